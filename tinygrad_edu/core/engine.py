@@ -1,0 +1,238 @@
+"""The backward engine: `backward()`, `tg.grad()` and the step generator behind both.
+
+1. Topologically sort the nodes reachable from the output (an explicit stack, so a
+   100,000-op chain needs no recursion).
+2. Visit them output-first; each node turns the gradient of its output into gradients
+   of its inputs (its `backward` rule), and those are *added* into the inputs' slots:
+   `+=` is the chain rule's sum over paths, which is why `a + a` gives 2.
+3. At a leaf (`AccumulateGrad`) the gradient is added into `.grad`.
+
+Everything runs on numpy arrays unless `create_graph=True`, where the backward rules
+run on Tensors with grad enabled, so the gradients have graphs of their own.
+Core layer.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from . import source
+from .errors import BackwardError, ShapeError, message
+from .function import AccumulateGrad, Node, _edge, _observers
+from .grad_mode import _using_grad
+from .ops.common import broadcast_to, sum_to
+from .tensor import Tensor, _to_array
+
+
+def toposort(roots: Sequence[Node]) -> list[Node]:
+    """Nodes reachable from `roots`, each before every node it sends gradients to."""
+    order: list[Node] = []
+    visited: set[int] = set()
+    stack: list[tuple[Node, bool]] = [(r, False) for r in reversed(roots)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if id(node) in visited:
+            continue
+        visited.add(id(node))
+        stack.append((node, True))
+        for nxt, _ in reversed(node._next):
+            if nxt is not None and id(nxt) not in visited:
+                stack.append((nxt, False))
+    order.reverse()
+    return order
+
+
+def _root(t: Tensor, gradient: Any, create_graph: bool, op: str) -> tuple[Node, Any]:
+    if not isinstance(t, Tensor):
+        raise TypeError(message(op, f"expected a Tensor, got {type(t).__name__}", source.here()))
+    if not t.requires_grad:
+        raise BackwardError(message(
+            op, f"{t._label()} does not require grad and has no grad_fn, so there is nothing "
+            "to differentiate", source.here(),
+            "create the inputs with requires_grad=True, outside any `with tg.no_grad():` block"))
+    if gradient is None:
+        if t.data.size != 1:
+            name = t.name or "y"
+            raise BackwardError(message(
+                op, f"{t._label()} has shape {t.shape!r}, but backward() without `gradient` needs "
+                "a single number", t.grad_fn.site if t.grad_fn is not None else source.here(),
+                f"call {name}.sum().backward(), or pass gradient= a tensor of shape {t.shape!r}"))
+        g = np.ones(t.shape, dtype=t.dtype)
+    else:
+        g = _to_array(gradient, None, op)
+        if g.shape != t.shape:
+            raise ShapeError(message(
+                op, f"gradient has shape {g.shape!r} but {t._label()} has shape {t.shape!r}",
+                source.here(), "pass a gradient of the same shape as the tensor"))
+        g = g.astype(t.dtype, copy=False)
+    if create_graph:
+        g = gradient if isinstance(gradient, Tensor) else Tensor._make(g)
+    node = t.grad_fn if t.grad_fn is not None else _edge(t)[0]
+    return node, g
+
+
+def backward(tensor: Tensor, gradient: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False) -> None:
+    """Accumulate d(tensor)/d(leaf) into every leaf's `.grad` (see `Tensor.backward`)."""
+    root = _root(tensor, gradient, create_graph, "backward")
+    for _ in steps([root], retain_graph=create_graph if retain_graph is None else retain_graph,
+                   create_graph=create_graph):
+        pass
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
+         create_graph: bool = False, allow_unused: bool = False) -> tuple:
+    r"""Return d(outputs)/d(inputs) without touching any `.grad`.
+
+    Rules: `outputs` and `inputs` are Tensors or sequences of them; `grad_outputs`
+    plays the role of `gradient` in `backward()`, one per output. The result is a
+    tuple with one Tensor per input (None for an unused input when `allow_unused`).
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> x = tg.tensor(3.0, requires_grad=True)
+        >>> (dy,) = tg.grad(x ** 3, x, create_graph=True)
+        >>> dy, tg.grad(dy, x)[0]
+        (tensor(27., grad_fn=<MulBackward>), tensor(18.))
+    """
+    outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    gouts = [grad_outputs] * len(outs) if grad_outputs is None or isinstance(grad_outputs, Tensor) \
+        else list(grad_outputs)
+    roots = [_root(o, g, create_graph, "grad") for o, g in zip(outs, gouts)]
+    targets: dict[int, Any] = {}
+    for t in ins:
+        if not isinstance(t, Tensor) or not t.requires_grad:
+            raise BackwardError(message("grad", "every input must be a Tensor that requires grad",
+                                        source.here()))
+        node = t.grad_fn if t.grad_fn is not None else _edge(t)[0]
+        targets[id(node)] = None
+    captured = {}
+    for node, g in steps(roots, retain_graph=create_graph if retain_graph is None else retain_graph,
+                         create_graph=create_graph, capture=targets):
+        captured[id(node)] = g
+    result = []
+    for t in ins:
+        node = t.grad_fn if t.grad_fn is not None else t._accumulator
+        g = captured.get(id(node))
+        if g is None and not allow_unused:
+            raise BackwardError(message(
+                "grad", f"{t._label()} was not used to compute the outputs, so it has no gradient",
+                source.here(), "pass allow_unused=True to get None for it instead"))
+        result.append(None if g is None else (g if isinstance(g, Tensor) else Tensor._make(g)))
+    return tuple(result)
+
+
+def steps(roots: list[tuple[Node, Any]], retain_graph: bool = False, create_graph: bool = False,
+          capture: dict | None = None) -> Iterator[tuple[Node, Any]]:
+    """Run backward node by node, yielding `(node, grad_of_its_output)` after each one.
+
+    With `capture` (ids of nodes), the gradients reaching those nodes are yielded only
+    and leaves' `.grad` is left alone (this is `tg.grad`); otherwise every node is
+    yielded after it ran (this is what `tg.debug.backward_steps` shows).
+    """
+    grads: dict[int, Any] = {}
+    for node, g in roots:
+        grads[id(node)] = g if id(node) not in grads else grads[id(node)] + g
+    with _using_grad(create_graph):
+        for node in toposort([n for n, _ in roots]):
+            g = grads.pop(id(node), None)
+            if g is None:
+                continue  # no gradient flows here (e.g. the branch of a constant)
+            if type(node) is AccumulateGrad:
+                g = _run_hooks(node.variable._hooks, g, create_graph)
+                if capture is not None:
+                    if id(node) in capture:
+                        yield node, g
+                    continue
+                _accumulate(node.variable, g, create_graph)
+                yield node, g
+                continue
+            d = node.__dict__
+            if "_pre_hooks" in d:
+                g = _run_hooks(d["_pre_hooks"], g, create_graph)
+            if "_retained" in d:
+                kept = d["_retained"]()
+                if kept is not None:
+                    _accumulate(kept, g, create_graph)
+            if capture is not None and id(node) in capture:
+                yield node, g
+            node._as_tensors = create_graph
+            try:
+                grads_in = node.backward(node, g)
+            finally:
+                node._as_tensors = False
+            if not isinstance(grads_in, tuple):
+                grads_in = (grads_in,)
+            if len(grads_in) != len(node._next):
+                raise BackwardError(message(
+                    f"{node.name}", f"backward returned {len(grads_in)} gradient(s) for "
+                    f"{len(node._next)} input(s)", node.site,
+                    "return one gradient per input of forward (None where none is needed)"))
+            for (nxt, _), gi, (shape, _dt) in zip(node._next, grads_in, node._inputs_meta):
+                if nxt is None or gi is None:
+                    continue
+                if not create_graph and isinstance(gi, Tensor):
+                    gi = gi.data  # a learner's backward may compute with Tensors
+                elif create_graph and not isinstance(gi, Tensor):
+                    gi = Tensor._make(np.asarray(gi))
+                if gi.shape != shape:
+                    gi = _unbroadcast(gi, shape, node)
+                key = id(nxt)
+                prev = grads.get(key)
+                grads[key] = gi if prev is None else prev + gi
+            if _observers:
+                for obs in tuple(_observers):
+                    hook = getattr(obs, "on_backward", None)
+                    if hook is not None:
+                        hook(node, g, grads_in)
+            if not retain_graph:
+                node._release()
+            if capture is None:
+                yield node, g
+
+
+def _unbroadcast(gi: Any, shape: tuple, node: Node) -> Any:
+    """Fit a gradient to its input's shape: sum broadcast axes, or spread a scalar."""
+    if not hasattr(gi, "shape"):
+        gi = np.asarray(gi)
+    try:
+        both = np.broadcast_shapes(shape, gi.shape)
+    except ValueError:
+        both = None
+    if both == gi.shape:
+        return sum_to(gi, shape)  # forward broadcast the input: add the copies' gradients
+    if both == shape:
+        return broadcast_to(gi, shape)  # e.g. a learner's backward returned a plain number
+    raise ShapeError(message(
+        node.name, f"backward returned a gradient of shape {gi.shape!r} for an input of shape "
+        f"{shape!r}", node.site, "each gradient must have its input's shape"))
+
+
+def _run_hooks(hooks: list | None, g: Any, create_graph: bool) -> Any:
+    if not hooks:
+        return g
+    for hook in list(hooks):
+        out = hook(g if isinstance(g, Tensor) else Tensor._make(g))
+        if out is not None:
+            g = out if create_graph else (out.data if isinstance(out, Tensor) else np.asarray(out))
+    return g
+
+
+def _accumulate(t: Tensor, g: Any, create_graph: bool) -> None:
+    """`t.grad += g`, keeping t's dtype; the first gradient is copied (never aliased)."""
+    if create_graph:
+        gt = g if isinstance(g, Tensor) else Tensor._make(g)
+        t._grad = gt if t._grad is None else t._grad + gt
+        return
+    if g.dtype != t.data.dtype:
+        g = g.astype(t.data.dtype)
+    if t._grad is None:
+        t._grad = Tensor._make(np.array(g, copy=True))
+    else:
+        t._grad.data = t._grad.data + g

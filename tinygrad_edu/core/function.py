@@ -1,0 +1,288 @@
+"""Function (one op: forward + backward), the graph node it leaves behind, and `apply`.
+
+A `Function` subclass is one primitive op. Its `forward(ctx, *arrays)` computes with
+numpy arrays; its `backward(ctx, grad_output)` returns one gradient per input. The same
+backward rule runs on arrays (fast, the usual case) and on Tensors (when
+`backward(create_graph=True)` wants gradients that are themselves differentiable), so
+each op has exactly one derivative rule. `ctx` *is* the graph node (as in PyTorch): it
+holds the saved tensors, `next_functions` (the edges toward the inputs), the creation
+site and the module path.
+
+`Function.apply` is the only place that does graph bookkeeping. Debug and static
+layers watch ops through `add_observer` instead of patching anything here.
+Core layer: numpy and the standard library only.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from . import source
+from .errors import GraphFreedError, InplaceError, ShapeError, message
+from .grad_mode import _state
+
+_node_ids = itertools.count(1)
+OPS: dict[str, type[Function]] = {}  # op name -> class, for the static program and export
+_observers: list[Any] = []  # objects with on_op(node_or_None, cls, args, kwargs, out)
+_scope: list[str] = []  # module path while an nn.Module runs, e.g. ["net", "0"]
+_config = {"retain_outputs": False}  # keep outputs alive for drawing (set by the live view)
+
+
+def add_observer(obs: Any) -> Callable[[], None]:
+    """Register an op observer (debug, tracing); returns a function that removes it."""
+    _observers.append(obs)
+
+    def remove() -> None:
+        if obs in _observers:
+            _observers.remove(obs)
+
+    return remove
+
+
+class Node:
+    """What `grad_fn` points at: a backward step with edges toward the inputs."""
+
+    _next: tuple = ()
+    _site: tuple[str, int] | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{type(self).__name__}Backward"
+
+    @property
+    def next_functions(self) -> tuple:
+        """`((node, 0), ...)`, one pair per input; `(None, 0)` where no grad is needed."""
+        return self._next
+
+    @property
+    def site(self) -> source.Site | None:
+        """Where the learner's code built this node (cell or file, line, source)."""
+        return source.resolve(self._site)
+
+    def __repr__(self) -> str:
+        return f"<{self.name}>"
+
+
+class AccumulateGrad(Node):
+    """The end of every path to a leaf: adds the arriving gradient into `leaf.grad`."""
+
+    def __init__(self, variable: Any) -> None:
+        self.variable = variable
+        self._id = next(_node_ids)
+
+    @property
+    def name(self) -> str:
+        return "AccumulateGrad"
+
+
+class Function(Node):
+    r"""Base class of every op, and of the ops learners write themselves.
+
+    Rules: subclasses define `forward(ctx, *args, **kwargs)` on numpy arrays and
+    `backward(ctx, grad_output)` returning one gradient per positional input (or
+    `None` where the input needs none). Save what backward needs with
+    `ctx.save_for_backward(...)`; read it back with `ctx.saved_tensors`. Call the op
+    with `MyOp.apply(...)`, never `forward` directly. Gradients whose shape was
+    broadcast in forward are summed back to the input's shape for you.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> class Cube(tg.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         ctx.save_for_backward(x)
+        ...         return x ** 3
+        ...     @staticmethod
+        ...     def backward(ctx, grad_output):
+        ...         (x,) = ctx.saved_tensors
+        ...         return grad_output * 3 * x ** 2   # d(x^3)/dx = 3x^2
+        >>> x = tg.tensor([2.0], requires_grad=True)
+        >>> Cube.apply(x).backward(tg.tensor([1.0]))
+        >>> x.grad
+        tensor([12.])
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Only the package's own ops can be looked up by name (export refuses the rest).
+        if cls.__module__.startswith("tinygrad_edu."):
+            OPS.setdefault(cls.__name__, cls)
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> np.ndarray:
+        raise NotImplementedError("a Function subclass must define forward(ctx, ...)")
+
+    @staticmethod
+    def backward(ctx: Any, grad_output: Any) -> Any:
+        raise NotImplementedError("a Function subclass must define backward(ctx, grad_output)")
+
+    # --- saving for backward -------------------------------------------------------
+
+    def save_for_backward(self, *arrays: Any) -> None:
+        """Keep arrays (inputs, the output or others) for `backward`."""
+        self._to_save = arrays
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The saved values: arrays normally, Tensors under `create_graph=True`.
+
+        Raises GraphFreedError after a backward without `retain_graph=True`, and
+        InplaceError if a saved tensor was changed in place since it was saved.
+        """
+        saved = self._saved
+        if saved is None:
+            raise GraphFreedError(
+                message(
+                    f"{self.name}.backward",
+                    "the values this op saved for backward were freed by an earlier "
+                    "backward() through the same graph",
+                    self.site,
+                    "pass retain_graph=True to the first backward() if you need to go "
+                    "through the graph twice, or rebuild the graph by running forward again",
+                )
+            )
+        out = []
+        as_tensors = self._as_tensors
+        for arr, tensor, vc, version in saved:
+            if vc is not None and vc[0] != version:
+                raise InplaceError(_modified_message(self, vc, version))
+            if as_tensors and arr is not None:
+                if tensor is _OUTPUT:  # rebuilt with this node as grad_fn: d(out)/d(in) flows
+                    tensor = _Tensor._make(arr)
+                    tensor.requires_grad, tensor.grad_fn = True, self
+                out.append(tensor if tensor is not None else _Tensor._make(arr))
+            else:
+                out.append(arr)
+        return tuple(out)
+
+    _saved: tuple | None = ()
+    _to_save: tuple = ()
+    _as_tensors = False
+
+    def _release(self) -> None:
+        self._saved = None
+
+    # --- the one place that builds the graph ------------------------------------------
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run the op on Tensors (or constants) and record a node if grad is needed."""
+        ctx = cls.__new__(cls)
+        arrays = []
+        needs = []
+        any_grad = False
+        for a in args:
+            if isinstance(a, _Tensor):
+                arrays.append(a.data)
+                rg = a.requires_grad
+                needs.append(rg)
+                any_grad = any_grad or rg
+            else:
+                arrays.append(a)
+                needs.append(False)
+        any_grad = any_grad and _state.enabled
+        ctx.needs_input_grad = tuple(needs) if any_grad else (False,) * len(args)
+        try:
+            data = cls.forward(ctx, *arrays, **kwargs)
+        except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
+            raise cls._explain(e, arrays, kwargs) from None
+        out = _Tensor._make(data)
+        if any_grad:
+            ctx._inputs_meta = tuple((getattr(a, "shape", None), getattr(a, "dtype", None)) for a in arrays)
+            ctx._next = tuple(_edge(a) for a in args)
+            ctx._site = source.capture(2)
+            ctx._id = next(_node_ids)
+            ctx._scope = tuple(_scope) if _scope else None
+            saved = ctx._to_save
+            if saved:
+                ctx._saved = tuple(_saved_entry(x, args, data, out) for x in saved)
+                ctx._to_save = ()
+            ctx._out_meta = (data.shape, data.dtype)
+            ctx._out_ref = out if _config["retain_outputs"] else weakref.ref(out)
+            out.requires_grad = True
+            out.grad_fn = ctx
+        else:
+            ctx._to_save = ()
+        if _observers:
+            for obs in tuple(_observers):
+                obs.on_op(ctx if any_grad else None, cls, args, kwargs, out)
+        return out
+
+    @classmethod
+    def _explain(cls, err: Exception, arrays: list, kwargs: dict) -> Exception:
+        """Turn a numpy failure inside forward into a learner-facing error."""
+        shapes = [np.shape(a) for a in arrays]
+        op = cls.__name__.lower()
+        text = str(err)
+        if "broadcast" in text and len(shapes) >= 2:
+            return ShapeError(broadcast_message(op, shapes[0], shapes[1]))
+        shown = " and ".join(str(s) for s in shapes)
+        return type(err)(message(op, f"failed on inputs of shape {shown}: {text}", source.here()))
+
+    def output(self) -> Any:
+        """The tensor this node produced, if it is still alive (for drawing)."""
+        ref = getattr(self, "_out_ref", None)
+        if ref is None or isinstance(ref, _Tensor):
+            return ref
+        return ref()
+
+
+def broadcast_message(op: str, a_shape: tuple, b_shape: tuple) -> str:
+    """`op: cannot broadcast ...` naming the first axis (from the right) that clashes."""
+    axis, sa, sb = -1, None, None
+    for i in range(1, max(len(a_shape), len(b_shape)) + 1):
+        da = a_shape[-i] if i <= len(a_shape) else 1
+        db = b_shape[-i] if i <= len(b_shape) else 1
+        if da != db and da != 1 and db != 1:
+            axis, sa, sb = -i, da, db
+            break
+    return message(
+        op,
+        f"cannot broadcast shapes {a_shape!r} and {b_shape!r}: axis {axis} has sizes {sa} and {sb}",
+        source.here(),
+        "shapes broadcast when, compared from the right, each pair of sizes is equal or "
+        "one of them is 1; reshape or transpose one operand",
+    )
+
+
+def _modified_message(node: Function, vc: list, version: int) -> str:
+    where = source.resolve(vc[1])
+    changed = f" at {where}" if where is not None else ""
+    return message(
+        f"{node.name}.backward",
+        f"a tensor this op saved for backward was modified in place{changed} "
+        f"(version {version} when saved, {vc[0]} now)",
+        node.site,
+        "use an out-of-place op (x = x + 1 rather than x += 1), or modify a .clone()",
+    )
+
+
+def _edge(a: Any) -> tuple:
+    if not isinstance(a, _Tensor) or not a.requires_grad:
+        return (None, 0)
+    if a.grad_fn is not None:
+        return (a.grad_fn, 0)
+    acc = a._accumulator
+    if acc is None:
+        acc = a._accumulator = AccumulateGrad(a)
+    return (acc, 0)
+
+
+def _saved_entry(x: Any, args: tuple, out_data: np.ndarray, out: Any) -> tuple:
+    """`(array, tensor_or_None, version_counter, version)` for one saved value."""
+    if x is None:
+        return (None, None, None, None)
+    if x is out_data:  # the output: rebuilt lazily for double backward (no ref cycle)
+        return (x, _OUTPUT, out._vc, out._vc[0])
+    for a in args:
+        if isinstance(a, _Tensor) and a.data is x:
+            return (x, a, a._vc, a._vc[0])
+    return (x, None, None, None)
+
+
+_OUTPUT = object()  # marks the op's own output among its saved values
+_Tensor: Any = None  # set by tensor.py (Tensor imports this module)

@@ -1,0 +1,95 @@
+"""Grad mode: whether new ops record a graph. `no_grad`, `enable_grad`, `is_grad_enabled`.
+
+One private switch (`_state.enabled`) behind one context manager, `_using_grad(flag)`;
+the public names are thin wrappers that also work as decorators, as in PyTorch.
+Core layer: stdlib only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from typing import Any, Callable, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _State:
+    __slots__ = ("enabled",)
+
+    def __init__(self) -> None:
+        self.enabled = True
+
+
+_state = _State()
+
+
+def is_grad_enabled() -> bool:
+    """Return True when new ops record the graph needed for `backward()`."""
+    return _state.enabled
+
+
+@contextlib.contextmanager
+def _using_grad(flag: bool):
+    old = _state.enabled
+    _state.enabled = flag
+    try:
+        yield
+    finally:
+        _state.enabled = old
+
+
+class _GradMode(contextlib.ContextDecorator):
+    _flag = True
+
+    def __enter__(self):
+        self._cm = _using_grad(self._flag)
+        self._cm.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self._cm.__exit__(*exc)
+
+    def __call__(self, fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    def __repr__(self) -> str:
+        return f"tg.{type(self).__name__}()"
+
+
+class no_grad(_GradMode):  # noqa: N801 - PyTorch's name
+    r"""Turn graph recording off inside the block (or the decorated function).
+
+    Rules: ops inside make tensors with `requires_grad=False` and no `grad_fn`; the
+    previous mode comes back on exit, even after an exception. Optimizers update
+    parameters in this mode.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> x = tg.tensor([1.0], requires_grad=True)
+        >>> with tg.no_grad():
+        ...     y = x * 2
+        >>> y.requires_grad
+        False
+    """
+
+    _flag = False
+
+
+class enable_grad(_GradMode):  # noqa: N801 - PyTorch's name
+    r"""Turn graph recording back on inside a `no_grad` block.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> with tg.no_grad():
+        ...     with tg.enable_grad():
+        ...         tg.is_grad_enabled()
+        True
+    """
+
+    _flag = True

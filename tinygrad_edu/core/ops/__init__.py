@@ -1,0 +1,1 @@
+"""The primitive ops, one class each (see elementwise, reduce, movement, linalg)."""

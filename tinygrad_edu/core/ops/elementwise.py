@@ -1,0 +1,243 @@
+"""Elementwise ops: one class each, forward and its derivative side by side.
+
+Binary ops broadcast like numpy in forward; the engine sums each gradient back to its
+input's shape (`sum_to`), so the rules below are written for same-shaped operands.
+Core layer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..function import Function
+from .common import data, log, where
+
+
+class Add(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        return a + b
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, g  # d(a+b)/da = d(a+b)/db = 1
+
+
+class Sub(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        return a - b
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, -g  # d(a-b)/db = -1
+
+
+class Mul(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        na, nb = ctx.needs_input_grad
+        return (g * b if na else None), (g * a if nb else None)  # d(ab)/da = b, d(ab)/db = a
+
+
+class Div(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a / b
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        na, nb = ctx.needs_input_grad
+        # d(a/b)/da = 1/b, d(a/b)/db = -a/b^2
+        return (g / b if na else None), (-g * a / (b * b) if nb else None)
+
+
+class Neg(Function):
+    @staticmethod
+    def forward(ctx, a):
+        return -a
+
+    @staticmethod
+    def backward(ctx, g):
+        return (-g,)
+
+
+class Pow(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        out = a**b
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b, out = ctx.saved_tensors
+        na, nb = ctx.needs_input_grad
+        ga = g * b * a ** (b - 1) if na else None  # d(a^b)/da = b a^(b-1)
+        gb = g * out * log(a) if nb else None  # d(a^b)/db = a^b ln a
+        return ga, gb
+
+
+class Exp(Function):
+    @staticmethod
+    def forward(ctx, a):
+        out = np.exp(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return (g * out,)  # d(e^a)/da = e^a
+
+
+class Log(Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.log(a)
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return (g / a,)  # d(ln a)/da = 1/a
+
+
+class Tanh(Function):
+    @staticmethod
+    def forward(ctx, a):
+        out = np.tanh(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return (g * (1 - out * out),)  # d(tanh a)/da = 1 - tanh(a)^2
+
+
+class ReLU(Function):
+    @staticmethod
+    def forward(ctx, a):
+        out = np.maximum(a, 0)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        # NOTE: relu'(0) is taken as 0, like PyTorch
+        return (g * (data(out) > 0),)
+
+
+class Sigmoid(Function):
+    @staticmethod
+    def forward(ctx, a):
+        out = 1 / (1 + np.exp(-a))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return (g * out * (1 - out),)  # d(sigma)/da = sigma (1 - sigma)
+
+
+class Abs(Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.abs(a)
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return (g * np.sign(data(a)),)  # NOTE: |a|'(0) is taken as 0, like PyTorch
+
+
+class Sqrt(Function):
+    @staticmethod
+    def forward(ctx, a):
+        out = np.sqrt(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return (g / (2 * out),)  # d(sqrt a)/da = 1 / (2 sqrt a): infinite at 0
+
+
+class Clip(Function):
+    @staticmethod
+    def forward(ctx, a, lo=None, hi=None):
+        ctx.save_for_backward(a)
+        ctx.lo, ctx.hi = lo, hi
+        return np.clip(a, lo, hi)
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        x = data(a)
+        inside = np.ones(x.shape, dtype=bool)
+        if ctx.lo is not None:
+            inside &= x >= ctx.lo
+        if ctx.hi is not None:
+            inside &= x <= ctx.hi
+        return (g * inside,)  # 1 inside [lo, hi], 0 where the value was clipped
+
+
+class Where(Function):
+    @staticmethod
+    def forward(ctx, cond, a, b):
+        ctx.cond = np.asarray(cond, dtype=bool)
+        return np.where(ctx.cond, a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        na, nb = ctx.needs_input_grad[1:]
+        zero = np.zeros((), dtype=data(g).dtype)
+        ga = where(ctx.cond, g, zero) if na else None
+        gb = where(ctx.cond, zero, g) if nb else None
+        return None, ga, gb
+
+
+class Clone(Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a.copy()
+
+    @staticmethod
+    def backward(ctx, g):
+        return (g,)
+
+
+class Cast(Function):
+    @staticmethod
+    def forward(ctx, a, dtype):
+        ctx.in_dtype = a.dtype
+        return a.astype(dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (g.astype(ctx.in_dtype),)
+
+
+class Fill(Function):
+    """`t.fill_(v)` / `t.zero_()` on a tensor in the graph: the old values stop mattering."""
+
+    @staticmethod
+    def forward(ctx, a, value):
+        return np.full_like(a, value)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (g * 0,)  # the output does not depend on the old values

@@ -1,0 +1,73 @@
+"""Matrix multiplication, `a @ b`, with numpy's rules for 1-D and batched operands.
+
+Core layer.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .. import source
+from ..errors import ShapeError, message
+from ..function import Function
+
+
+def _swap(x):
+    return x.swapaxes(-1, -2)
+
+
+class MatMul(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.matmul(a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        na, nb = ctx.needs_input_grad
+        # For matrices: dL/da = g @ b^T and dL/db = a^T @ g. A 1-D operand is a
+        # row (left) or column (right) vector that numpy squeezed away: put the axis back.
+        if a.ndim == 1 and b.ndim == 1:
+            return (g * b if na else None), (g * a if nb else None)
+        if a.ndim == 1:  # (k,) @ (..., k, m) -> (..., m)
+            ga = (g[..., None, :] @ _swap(b))[..., 0, :] if na else None
+            gb = a[:, None] * g[..., None, :] if nb else None
+            return ga, gb
+        if b.ndim == 1:  # (..., n, k) @ (k,) -> (..., n)
+            ga = g[..., :, None] * b if na else None
+            gb = (_swap(a) @ g[..., :, None])[..., :, 0] if nb else None
+            return ga, gb
+        return (g @ _swap(b) if na else None), (_swap(a) @ g if nb else None)
+
+    @classmethod
+    def _explain(cls, err, arrays, kwargs):
+        a_shape, b_shape = np.shape(arrays[0]), np.shape(arrays[1])
+        site = source.here()
+        if not a_shape or not b_shape:
+            return ShapeError(message(
+                "matmul", f"cannot multiply {a_shape!r} @ {b_shape!r}: @ needs at least one axis "
+                "on each side", site, "use * to scale by a single number"))
+        k_a = a_shape[-1]
+        k_b = b_shape[-2] if len(b_shape) > 1 else b_shape[0]
+        what = f"cannot multiply {a_shape!r} @ {b_shape!r}: inner sizes {k_a} and {k_b} differ"
+        if k_a != k_b:
+            return ShapeError(message("matmul", what, site, _hint(a_shape, b_shape, site)))
+        return ShapeError(message("matmul", f"cannot multiply {a_shape!r} @ {b_shape!r}: "
+                                  "the batch axes do not broadcast", site))
+
+
+def _hint(a_shape: tuple, b_shape: tuple, site) -> str:
+    left, right = "a", "b"
+    m = re.search(r"([\w.]+)\s*@\s*([\w.]+)", site.text if site is not None else "")
+    if m:
+        left, right = m.group(1), m.group(2)
+    if len(b_shape) >= 2 and a_shape[-1] == b_shape[-1]:
+        bt = b_shape[:-2] + (b_shape[-1], b_shape[-2])
+        return f"did you mean {left} @ {right}.T, which has shape {bt!r}?"
+    if len(a_shape) >= 2 and a_shape[-2] == (b_shape[-2] if len(b_shape) > 1 else b_shape[0]):
+        at = a_shape[:-2] + (a_shape[-1], a_shape[-2])
+        return f"did you mean {left}.T @ {right}, which has shape {at!r}?"
+    return "the last axis of the left operand must equal the second-to-last axis of the right one"

@@ -1,0 +1,91 @@
+"""Reductions (sum, max, min) and the softmax family, with numpy's `axis`/`keepdims`.
+
+A reduction's backward spreads the gradient back over the axes it removed; `sum_to`
+(in common.py) is the reverse trip that the engine uses to undo broadcasting.
+Core layer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..function import Function
+from .common import broadcast_to, data, exp
+
+
+def _kept_shape(shape: tuple, axis, keepdims: bool, g_shape: tuple) -> tuple:
+    """The shape of the reduced result *with* keepdims, to re-insert removed axes."""
+    if keepdims or axis is None:
+        return tuple(1 for _ in shape) if axis is None else g_shape
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    axes = {a % len(shape) for a in axes}
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+class Sum(Function):
+    @staticmethod
+    def forward(ctx, a, axis=None, keepdims=False):
+        ctx.a_shape, ctx.axis, ctx.keepdims = a.shape, axis, keepdims
+        return np.asarray(a.sum(axis=axis, keepdims=keepdims))
+
+    @staticmethod
+    def backward(ctx, g):
+        # every input element contributes once: d(sum)/da_i = 1, so repeat g
+        kept = _kept_shape(ctx.a_shape, ctx.axis, ctx.keepdims, g.shape)
+        return (broadcast_to(g.reshape(kept), ctx.a_shape),)
+
+
+class Max(Function):
+    _reduce = staticmethod(np.max)
+
+    @classmethod
+    def forward(cls, ctx, a, axis=None, keepdims=False):
+        ctx.a_shape, ctx.axis, ctx.keepdims = a.shape, axis, keepdims
+        out = np.asarray(cls._reduce(a, axis=axis, keepdims=keepdims))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        a, out = ctx.saved_tensors
+        kept = _kept_shape(ctx.a_shape, ctx.axis, ctx.keepdims, g.shape)
+        # the gradient goes to the winning element(s); ties share it evenly
+        hit = data(a) == data(out).reshape(kept)
+        share = (hit / hit.sum(axis=ctx.axis, keepdims=True)).astype(data(g).dtype)
+        return (g.reshape(kept) * share,)
+
+
+class Min(Max):
+    _reduce = staticmethod(np.min)
+
+
+class Softmax(Function):
+    @staticmethod
+    def forward(ctx, a, axis=-1):
+        e = np.exp(a - a.max(axis=axis, keepdims=True))  # shift by the max: no overflow
+        out = e / e.sum(axis=axis, keepdims=True)
+        ctx.axis = axis
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (s,) = ctx.saved_tensors
+        # dL/da = s * (g - sum(g * s)): the Jacobian diag(s) - s s^T applied to g
+        return (s * (g - (g * s).sum(axis=ctx.axis, keepdims=True)),)
+
+
+class LogSoftmax(Function):
+    @staticmethod
+    def forward(ctx, a, axis=-1):
+        shifted = a - a.max(axis=axis, keepdims=True)
+        out = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))  # log-sum-exp
+        ctx.axis = axis
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        # d(log softmax)/da applied to g: g - softmax * sum(g)
+        return (g - exp(out) * g.sum(axis=ctx.axis, keepdims=True),)

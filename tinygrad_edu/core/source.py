@@ -1,0 +1,75 @@
+"""Where did the learner build this node? Creation sites, recorded cheaply.
+
+`capture()` walks frames (never `inspect.stack()`, which reads source files for every
+frame) up to the first one outside this package, and keeps only `(filename, lineno)`.
+Turning that into text (`cell [4], line 2: y = x @ w`) happens only when an error or a
+graph asks for it. In a notebook, IPython compiles each cell under a file name it maps
+to the cell's execution count; we read that map through the `get_ipython` builtin that
+IPython installs, so this module never imports IPython. Core layer: stdlib only.
+"""
+
+from __future__ import annotations
+
+import builtins
+import linecache
+import os
+import sys
+from dataclasses import dataclass
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def capture(skip: int = 1) -> tuple[str, int] | None:
+    """Return `(filename, lineno)` of the nearest caller outside tinygrad_edu."""
+    f = sys._getframe(skip)
+    while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+        f = f.f_back
+    if f is None:
+        return None
+    return (f.f_code.co_filename, f.f_lineno)
+
+
+@dataclass(frozen=True)
+class Site:
+    """A resolved creation site: notebook cell (if any), file, line and its source."""
+
+    filename: str
+    lineno: int
+    cell: int | None
+    text: str
+
+    def __str__(self) -> str:
+        where = f"cell [{self.cell}]" if self.cell is not None else _short(self.filename)
+        return f"{where}, line {self.lineno}: {self.text}" if self.text else f"{where}, line {self.lineno}"
+
+
+def _cell_number(filename: str) -> int | None:
+    get_ipython = getattr(builtins, "get_ipython", None)  # set by IPython, absent elsewhere
+    if get_ipython is None:
+        return None
+    try:
+        return get_ipython().compile._filename_map.get(filename)
+    except Exception:  # an IPython without the map: fall back to the file name
+        return None
+
+
+def _short(filename: str) -> str:
+    try:
+        rel = os.path.relpath(filename)
+    except ValueError:  # another drive on Windows
+        return filename
+    return filename if rel.startswith("..") else rel
+
+
+def resolve(raw: tuple[str, int] | None) -> Site | None:
+    """Turn a captured `(filename, lineno)` into a `Site` with the line's source text."""
+    if raw is None:
+        return None
+    filename, lineno = raw
+    text = linecache.getline(filename, lineno).strip()
+    return Site(filename, lineno, _cell_number(filename), text)
+
+
+def here() -> Site | None:
+    """The learner's current line, resolved (used when an error is raised right away)."""
+    return resolve(capture(2))
