@@ -1,0 +1,30 @@
+"""Layering rules: import-linter contracts, and a bare import pulls in nothing optional."""
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+OPTIONAL = ["graphviz", "ipywidgets", "IPython", "matplotlib", "anywidget", "traitlets"]
+
+
+def test_import_contracts_hold():
+    exe = shutil.which("lint-imports")
+    if exe is None:
+        pytest.fail("lint-imports is missing: install the dev extra (pip install -e '.[dev]')")
+    proc = subprocess.run([exe], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0 broken" in proc.stdout
+
+
+@pytest.mark.parametrize("module", ["tinygrad_edu", "tinygrad_edu.nn", "tinygrad_edu.static",
+                                    "tinygrad_edu.debug", "tinygrad_edu.graph"])
+def test_import_pulls_in_no_optional_dependency(module):
+    code = (
+        f"import sys, json, {module}; "
+        f"print(json.dumps([m for m in {OPTIONAL!r} if m in sys.modules]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == []
