@@ -222,8 +222,9 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
+        # equal digits per element, at most 4, like PyTorch: tensor([0.5000, 0.2500])
         body = np.array2string(self.data, separator=", ", prefix="tensor(", precision=4,
-                               suppress_small=False)
+                               floatmode="maxprec_equal")
         extra = []
         if self.data.dtype not in (np.float64, np.bool_):
             extra.append(f"dtype={self.data.dtype}")
