@@ -1,0 +1,156 @@
+"""`backward_steps(loss)`: run backward one node at a time and say what each node did.
+
+A thin layer over the core engine's own step generator (`core.engine.steps`), so the
+order, the `+=` accumulation and the final `.grad` are exactly `loss.backward()`'s.
+What the engine does not yield (the gradients a node sends to each input) is read
+through the `on_backward` observer while the generator runs, and removed after.
+Debug layer: imports tinygrad_edu.core, numpy and the standard library only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import numpy as np
+
+from ..core import engine
+from ..core.function import AccumulateGrad, Node, add_observer
+from ..core.tensor import Tensor
+from .summary import array_of, label, values, where
+
+
+@dataclass(frozen=True, repr=False)
+class Step:
+    """What one node did during backward.
+
+    Fields: `index` (0 for the output's node), `node`, `name` (display label), `site`
+    (the line that built it), `grad_output` (the gradient that reached it: the sum of
+    `parts`, one per path, so `a + a` shows two parts), `sends` (one
+    `(input_node, gradient)` pair per input, gradients fitted to the input's shape;
+    `(None, None)` where no gradient flows), `leaf_grad` (a leaf's `.grad` after this
+    step, else None) and `waiting` (`(node, sum_so_far, number_of_parts)` for nodes
+    that have received gradients but not run yet).
+    """
+
+    index: int
+    node: Node
+    name: str
+    site: str
+    grad_output: np.ndarray
+    parts: tuple
+    sends: tuple
+    leaf_grad: np.ndarray | None
+    waiting: tuple
+
+    @property
+    def is_leaf(self) -> bool:
+        return type(self.node) is AccumulateGrad
+
+    def text(self, precision: int = 4) -> str:
+        """Deterministic multi-line description (nbval compares it)."""
+        head = f"step {self.index}: {self.name}" + (f"  [{self.site}]" if self.site else "")
+        g = values(self.grad_output, precision)
+        lines = [head]
+        if len(self.parts) > 1:
+            summed = " + ".join(values(p, precision) for p in self.parts)
+            lines.append(f"  grad in: {g} = {summed} (from {len(self.parts)} paths)")
+        else:
+            lines.append(f"  grad in: {g}")
+        for nxt, gi in self.sends:
+            if nxt is not None:
+                lines.append(f"  sends {values(gi, precision)} to {label(nxt)}")
+        if self.leaf_grad is not None:
+            var = self.node.variable
+            lines.append(f"  {var.name or 'leaf'}.grad is now {values(self.leaf_grad, precision)}")
+        for node, total, n in self.waiting:
+            if n > 1:
+                lines.append(f"  {label(node)} has {n} gradients so far, "
+                             f"sum {values(total, precision)}")
+        return "\n".join(lines)
+
+    __str__ = text
+
+    def __repr__(self) -> str:
+        return self.text()
+
+
+class _SendsRecorder:
+    """Observer that keeps each node's freshly computed input gradients for one step."""
+
+    def __init__(self) -> None:
+        self.sent: dict[int, tuple] = {}
+
+    def on_backward(self, node: Node, grad_output: Any, grads_in: tuple) -> None:
+        self.sent[id(node)] = grads_in
+
+
+def backward_steps(loss: Tensor, gradient: Any = None,
+                   retain_graph: bool = False) -> Iterator[Step]:
+    r"""Run `loss.backward()` one node at a time, yielding a `Step` after each node.
+
+    Rules: nodes come in the engine's order (every node after all the nodes that send
+    it gradients); a leaf's `.grad` is updated at its `AccumulateGrad` step, so after
+    the last step every `.grad` equals what `loss.backward()` gives. Stopping early
+    leaves the remaining gradients unsent. The graph is freed as in `backward()`
+    unless `retain_graph=True`. Each step prints as deterministic text.
+
+    Args:
+        loss: the output tensor (one number, or pass `gradient`).
+        gradient: the upstream gradient for a non-scalar `loss`.
+        retain_graph: keep the saved values for another backward.
+
+    Returns:
+        A generator of `Step` records.
+
+    Raises:
+        BackwardError / ShapeError: as `loss.backward()` would.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> a = tg.tensor(3.0, requires_grad=True, name="a")
+        >>> for step in tg.debug.backward_steps(a + a):
+        ...     print(step.text().splitlines()[:2])
+        ['step 0: AddBackward  [<doctest tinygrad_edu.debug.stepper.backward_steps[2]>, line 1]', '  grad in: 1.0000']
+        ['step 1: AccumulateGrad(a)', '  grad in: 2.0000 = 1.0000 + 1.0000 (from 2 paths)']
+    """
+    root = engine._root(loss, gradient, False, "backward_steps")
+    return _run(root, retain_graph)
+
+
+def _run(root: tuple, retain_graph: bool) -> Iterator[Step]:
+    recorder = _SendsRecorder()
+    # id(node) -> [node, [gradient parts...]]: what the engine sums into its private slots
+    arrived: dict[int, list] = {id(root[0]): [root[0], [array_of(root[1])]]}
+    remove = add_observer(recorder)
+    try:
+        for index, (node, g) in enumerate(engine.steps([root], retain_graph=retain_graph)):
+            _, parts = arrived.pop(id(node), (node, [array_of(g)]))
+            sends = ()
+            if type(node) is not AccumulateGrad:
+                sends = _fit(node, recorder.sent.pop(id(node), ()))
+                for nxt, gi in sends:
+                    if nxt is not None and gi is not None:
+                        arrived.setdefault(id(nxt), [nxt, []])[1].append(gi)
+            leaf = None
+            if type(node) is AccumulateGrad and node.variable._grad is not None:
+                leaf = np.array(node.variable._grad.data, copy=True)
+            waiting = tuple((n, sum(ps[1:], ps[0]), len(ps)) for n, ps in arrived.values() if ps)
+            yield Step(index, node, label(node), where(node), np.array(array_of(g), copy=True),
+                       tuple(parts), sends, leaf, waiting)
+    finally:
+        remove()
+
+
+def _fit(node: Node, grads_in: tuple) -> tuple:
+    """Pair each returned gradient with its input node, shaped like the input."""
+    out = []
+    for (nxt, _), gi, (shape, _dt) in zip(node._next, grads_in, node._inputs_meta):
+        if nxt is None or gi is None:
+            out.append((nxt, None))
+            continue
+        gi = array_of(gi)
+        if gi.shape != shape:
+            gi = engine._unbroadcast(gi, shape, node)  # the engine's own rule, not a copy
+        out.append((nxt, np.array(gi, copy=True)))
+    return tuple(out)
