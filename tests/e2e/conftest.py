@@ -1,0 +1,126 @@
+"""Fixtures for the end-to-end suite: one JupyterLab server and one headless Chromium per
+session, a fresh page per test, screenshots under build/e2e/.
+
+Without /usr/bin/chromium or the playwright package the suite is skipped with the reason,
+unless the CI environment variable is set: then every e2e test fails, because CI must
+install them (`apt-get install chromium`, `pip install -e .[dev]`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from driver import NotebookPage
+from labserver import LabServer
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = REPO / "notebooks"
+SHOTS = REPO / "build" / "e2e"
+CHROMIUM = Path(os.environ.get("TG_E2E_CHROMIUM", "/usr/bin/chromium"))
+
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+
+def _missing() -> str | None:
+    """Why the browser cannot run here, or None."""
+    if not CHROMIUM.is_file() or not os.access(CHROMIUM, os.X_OK):
+        return f"{CHROMIUM} not found (Debian: apt-get install -y chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright Python package is not installed (pip install -e .[dev])"
+    return None
+
+
+@pytest.fixture(scope="session")
+def _browser_available() -> None:
+    problem = _missing()
+    if problem is None:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"e2e: CI is set but {problem}", pytrace=False)
+    pytest.skip(f"e2e: {problem}")
+
+
+@pytest.fixture(scope="session")
+def lab_server(_browser_available, tmp_path_factory):
+    """A JupyterLab server serving an empty temporary folder (tests copy notebooks in)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    base = Path(tempfile.mkdtemp(prefix="tg-e2e-"))
+    server = LabServer(base, SHOTS / "jupyterlab.log")
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def browser_context(_browser_available):
+    """A persistent Chromium context with a fresh user-data-dir."""
+    from playwright.sync_api import sync_playwright
+
+    profile = Path(tempfile.mkdtemp(prefix="tg-e2e-chromium-"))
+    pw = sync_playwright().start()
+    context = None
+    try:
+        context = pw.chromium.launch_persistent_context(
+            str(profile), executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS,
+            viewport={"width": 1280, "height": 900}, timeout=60_000,
+        )
+        context.set_default_timeout(30_000)
+        yield context
+    finally:
+        if context is not None:
+            try:
+                context.close()
+            except Exception:  # a crashed browser must not hide the test's own failure
+                pass
+        pw.stop()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    # Remember each phase's report on the item, so fixtures can screenshot failures.
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    return report
+
+
+@pytest.fixture
+def open_notebook(request, lab_server, browser_context):
+    """open_notebook(source_path_or_name, ui="lab") -> NotebookPage.
+
+    Copies the notebook into the server root (so the lesson files are never modified), opens
+    it in a new page, and on teardown screenshots failures and stops the kernels.
+    """
+    pages: list[NotebookPage] = []
+    test_name = request.node.name.replace("[", "-").replace("]", "")
+
+    def _open(source: Path, ui: str = "lab") -> NotebookPage:
+        name = f"{test_name}-{source.name}"
+        shutil.copy(source, lab_server.root / name)
+        page = browser_context.new_page()
+        nb = NotebookPage(page, lab_server, name, ui, SHOTS)
+        pages.append(nb)
+        return nb.open()
+
+    yield _open
+    failed = getattr(request.node, "rep_call", None)
+    for i, nb in enumerate(pages):
+        if failed is not None and failed.failed:
+            try:
+                nb.screenshot(f"FAILED-{test_name}-{i}")
+            except Exception:
+                pass
+        nb.page.close()
+    lab_server.shutdown_kernels()

@@ -1,0 +1,172 @@
+"""Drive a notebook in JupyterLab or Notebook 7 the way a learner does: click a cell, press
+Shift+Enter, look at what appears under it.
+
+Both front ends use the same `jp-*` DOM classes for cells, prompts and outputs, so one class
+serves both. Every wait has a timeout; a timeout failure names the cell and what it waited for.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import nbformat
+
+# Kernel start + `import tinygrad_edu` + the first graphviz call happen in the first cell.
+FIRST_CELL_TIMEOUT_MS = 90_000
+CELL_TIMEOUT_MS = 45_000
+RENDER_TIMEOUT_MS = 20_000
+
+
+
+def write_notebook(path: Path, sources: list[str]) -> Path:
+    """Write a code-only notebook with the python3 kernelspec (so no kernel dialog shows)."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell(src) for src in sources]
+    nbformat.write(nb, str(path))
+    return path
+
+
+class NotebookPage:
+    """A notebook open in the browser.
+
+    Args:
+        page: a playwright Page.
+        server: the LabServer serving the notebook.
+        name: path of the notebook relative to the server root.
+        ui: "lab" (JupyterLab) or "notebook" (Notebook 7).
+        shots: folder for screenshots.
+    """
+
+    def __init__(self, page, server, name: str, ui: str, shots: Path):
+        self.page = page
+        self.server = server
+        self.name = name
+        self.ui = ui
+        self.shots = shots
+        self._runs = 0
+
+    def open(self) -> NotebookPage:
+        if self.ui == "lab":
+            url = self.server.url(f"lab/tree/{self.name}", reset="")
+        else:
+            url = self.server.url(f"notebooks/{self.name}")
+        self.page.goto(url, wait_until="domcontentloaded", timeout=60_000)
+        self.page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
+        self.wait_kernel_idle()
+        return self
+
+    def kernel_status(self) -> str | None:
+        indicator = self.page.locator(".jp-Notebook-ExecutionIndicator[data-status]")
+        if indicator.count() == 0:
+            return None
+        return indicator.first.get_attribute("data-status")
+
+    def wait_kernel_idle(self, timeout_s: float = 90.0, stable_s: float = 1.0) -> None:
+        """Wait until the kernel has been idle for `stable_s` seconds in a row.
+
+        Lab flips idle -> connecting -> idle while it opens a notebook, and re-renders the cells
+        in between; clicking a cell during that flip hits a detached element.
+        """
+        deadline = time.monotonic() + timeout_s
+        idle_since = None
+        while time.monotonic() < deadline:
+            if self.kernel_status() == "idle":
+                idle_since = idle_since or time.monotonic()
+                if time.monotonic() - idle_since >= stable_s:
+                    return
+            else:
+                idle_since = None
+            time.sleep(0.2)
+        raise AssertionError(
+            f"{self.name}: kernel not idle after {timeout_s:.0f} s (status {self.kernel_status()!r})"
+        )
+
+    @property
+    def notebook(self):
+        # In Lab, only the current notebook panel is visible; `:visible` skips hidden ones.
+        return self.page.locator(".jp-NotebookPanel:visible .jp-Notebook").first
+
+    def cells(self):
+        return self.notebook.locator(".jp-Cell")
+
+    def cell(self, index: int):
+        return self.cells().nth(index)
+
+    def cell_count(self) -> int:
+        return self.cells().count()
+
+    def code_cell_indices(self) -> list[int]:
+        classes = self.cells().evaluate_all("els => els.map(e => e.className)")
+        return [i for i, c in enumerate(classes) if "jp-CodeCell" in c]
+
+    def output(self, index: int):
+        """The output area of cell `index`."""
+        return self.cell(index).locator(".jp-OutputArea").first
+
+    def prompt_text(self, index: int) -> str:
+        return self.cell(index).locator(".jp-InputPrompt").first.inner_text().strip()
+
+    def run_cell(self, index: int, timeout_ms: int | None = None) -> None:
+        """Select cell `index`, press Shift+Enter, wait until its prompt shows `[n]:`."""
+        if timeout_ms is None:
+            timeout_ms = FIRST_CELL_TIMEOUT_MS if self._runs == 0 else CELL_TIMEOUT_MS
+        cell = self.cell(index)
+        cell.scroll_into_view_if_needed(timeout=10_000)
+        before = self.prompt_text(index)
+        # Clicking the prompt selects the cell in command mode in both front ends; clicking the
+        # editor would also work but can land the caret inside a widget output.
+        cell.locator(".jp-InputPrompt").first.click(timeout=10_000)
+        self.page.keyboard.press("Shift+Enter")
+        handle = cell.locator(".jp-InputPrompt").first.element_handle(timeout=10_000)
+        try:
+            self.page.wait_for_function(
+                """([el, before]) => {
+                    const t = el.innerText.trim();
+                    return /^\\[\\d+\\]:$/.test(t) && t !== before;
+                }""",
+                arg=[handle, before],
+                timeout=timeout_ms,
+            )
+        except Exception as exc:
+            raise AssertionError(
+                f"{self.name}: cell {index} did not finish in {timeout_ms / 1000:.0f} s "
+                f"(prompt {self.prompt_text(index)!r}); source:\n{self.source(index)}"
+            ) from exc
+        self._runs += 1
+
+    def run_all_code_cells(self) -> None:
+        for index in self.code_cell_indices():
+            self.run_cell(index)
+
+    def source(self, index: int) -> str:
+        return self.cell(index).locator(".jp-InputArea-editor").first.inner_text()
+
+    def find_cell(self, needle: str) -> int:
+        """Index of the first cell whose source contains `needle`."""
+        for i in range(self.cell_count()):
+            if needle in self.source(i):
+                return i
+        raise AssertionError(f"{self.name}: no cell contains {needle!r}")
+
+    def output_text(self, index: int) -> str:
+        return self.output(index).inner_text()
+
+    def errors(self, index: int) -> str:
+        """Traceback text shown under a cell ('' when none)."""
+        err = self.cell(index).locator('[data-mime-type="application/vnd.jupyter.stderr"]')
+        return "\n".join(err.all_inner_texts())
+
+    def screenshot(self, label: str) -> Path:
+        self.shots.mkdir(parents=True, exist_ok=True)
+        path = self.shots / f"{label}.png"
+        self.page.screenshot(path=str(path), full_page=False, timeout=15_000)
+        return path
+
+    def screenshot_cell(self, index: int, label: str) -> Path:
+        self.shots.mkdir(parents=True, exist_ok=True)
+        path = self.shots / f"{label}.png"
+        self.cell(index).screenshot(path=str(path), timeout=15_000)
+        return path
