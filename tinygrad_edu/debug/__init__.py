@@ -12,5 +12,8 @@ Debug layer: imports tinygrad_edu.core, numpy and the standard library only.
 """
 
 from .anomaly import AnomalyError, detect_anomaly, is_anomaly_enabled
+from .breakpoints import Breakpoint, Hit, break_on, is_interactive, last_hit
+from .stepper import Step, backward_steps
 
-__all__ = ["AnomalyError", "detect_anomaly", "is_anomaly_enabled"]
+__all__ = ["AnomalyError", "detect_anomaly", "is_anomaly_enabled", "Breakpoint", "Hit",
+           "break_on", "is_interactive", "last_hit", "Step", "backward_steps"]
