@@ -14,39 +14,18 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from browser import CHROMIUM_FLAGS, chromium_path, missing, require
 from driver import NotebookPage
 from labserver import LabServer
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
 SHOTS = REPO / "build" / "e2e"
-CHROMIUM = Path(os.environ.get("TG_E2E_CHROMIUM", "/usr/bin/chromium"))
-
-CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
-
-
-def _missing() -> str | None:
-    """Why the browser cannot run here, or None."""
-    if not CHROMIUM.is_file() or not os.access(CHROMIUM, os.X_OK):
-        return f"{CHROMIUM} not found (Debian: apt-get install -y chromium)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "the playwright Python package is not installed (pip install -e .[dev])"
-    return None
 
 
 @pytest.fixture(scope="session")
 def _browser_available() -> None:
-    problem = _missing()
-    if problem is None:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(f"e2e: CI is set but {problem}", pytrace=False)
-    pytest.skip(f"e2e: {problem}")
+    require(missing(chromium_path()), ci=bool(os.environ.get("CI")))
 
 
 @pytest.fixture(scope="session")
@@ -73,7 +52,7 @@ def browser_context(_browser_available):
     context = None
     try:
         context = pw.chromium.launch_persistent_context(
-            str(profile), executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS,
+            str(profile), executable_path=str(chromium_path()), headless=True, args=CHROMIUM_FLAGS,
             viewport={"width": 1280, "height": 900}, timeout=60_000,
         )
         context.set_default_timeout(30_000)
