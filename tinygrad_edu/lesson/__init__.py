@@ -1,0 +1,12 @@
+"""Instructor tooling: the `tinygrad-edu lesson` commands and helpers for check cells.
+
+- `tinygrad_edu.lesson.check`: `expect_close`, `expect_equal`, `check_grad`, for cells
+  that evaluate to True or fail saying what differs.
+- `tinygrad_edu.lesson.cli`: `lesson new` / `lesson strip` / `lesson check`.
+
+Lesson layer (the top one): uses the public API; importing it loads no optional package.
+"""
+
+from .check import check_grad, expect_close, expect_equal
+
+__all__ = ["check_grad", "expect_close", "expect_equal"]

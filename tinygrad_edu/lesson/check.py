@@ -1,0 +1,177 @@
+"""Helpers for a lesson's check cells: return True, or fail saying exactly what differs.
+
+A check cell should end in an expression that is `True` when the learner's answer is
+right (nbval then keeps the claim true forever). When it is wrong, a bare `assert`
+only says `AssertionError`; these helpers say which value, which element, and what
+was expected instead, in the learner's names:
+
+    AssertionError: check: x.grad differs at index (1,): expected 4.0, got 2.0
+      (1 of 3 elements differ)
+      hint: ...
+
+They raise `AssertionError` (so `pytest` and nbval treat a wrong answer as a failed
+check) with the standard message shape of `core.errors.message`. Lesson layer: may
+use the public API; imports numpy and the core only.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import message
+from ..core.tensor import Tensor
+
+
+def _array(value: Any, name: str) -> np.ndarray:
+    """A Tensor, ndarray, number or (nested) list as a float ndarray."""
+    if isinstance(value, Tensor):
+        return np.asarray(value.data)
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise AssertionError(message(
+            "check", f"{name} should be numbers, got {type(value).__name__} {value!r}",
+            hint="pass a tensor, a numpy array, a number or a list of numbers")) from None
+
+
+def _fmt(v: Any) -> str:
+    return f"{float(v):.6g}"
+
+
+def expect_close(actual: Any, expected: Any, name: str = "value", rtol: float = 1e-5,
+                 atol: float = 1e-8) -> bool:
+    r"""Check that `actual` equals `expected` up to rounding; True, or a precise failure.
+
+    Rules: tensors, arrays, numbers and lists are compared as float arrays; shapes must
+    match exactly (no broadcasting: a (3,) answer for a (3, 1) question is wrong);
+    values pass when |actual - expected| <= atol + rtol * |expected| element-wise; NaN
+    never passes. The failure names the first differing element and both values.
+
+    Args:
+        actual: the learner's result.
+        expected: the right answer.
+        name: what to call `actual` in the message, e.g. `"x.grad"`.
+        rtol, atol: tolerances, as in `numpy.allclose`.
+
+    Returns:
+        True when every element is close.
+
+    Raises:
+        AssertionError: saying which shape or element differs, with both values.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> from tinygrad_edu.lesson.check import expect_close
+        >>> expect_close(tg.tensor([1.0, 2.0]) * 2, [2.0, 4.0], "y")
+        True
+        >>> expect_close(tg.tensor([1.0, 2.0]), [1.0, 3.0], "y")
+        Traceback (most recent call last):
+        AssertionError: check: y differs at index (1,): expected 3, got 2 (1 of 2 elements differ)
+    """
+    a = _array(actual, name)
+    e = _array(expected, "the expected value")
+    if a.shape != e.shape:
+        raise AssertionError(message(
+            "check", f"{name} has shape {a.shape!r}, expected shape {e.shape!r}",
+            hint="compare the shapes of the tensors that went into it; .reshape() or "
+                 ".sum(axis) may be missing"))
+    bad = ~np.isclose(a, e, rtol=rtol, atol=atol)
+    if not bad.any():
+        return True
+    idx = tuple(int(i) for i in np.argwhere(bad)[0])
+    at = f" at index {idx}" if a.ndim else ""
+    raise AssertionError(message(
+        "check", f"{name} differs{at}: expected {_fmt(e[idx])}, got {_fmt(a[idx])} "
+        f"({int(bad.sum())} of {bad.size} elements differ)"))
+
+
+def expect_equal(actual: Any, expected: Any, name: str = "value") -> bool:
+    """Check that `actual == expected` exactly (names, shapes, flags); True or a failure.
+
+    Use it for things that are not floating-point numbers: `y.grad_fn.name`, a shape,
+    `x.is_leaf`, a list of node names.
+
+    Args:
+        actual: the learner's result.
+        expected: the right answer.
+        name: what to call `actual` in the message.
+
+    Returns:
+        True when they are equal.
+
+    Raises:
+        AssertionError: showing both values.
+
+    Example:
+        >>> from tinygrad_edu.lesson.check import expect_equal
+        >>> expect_equal((2, 3), (2, 3), "y.shape")
+        True
+        >>> expect_equal("AddBackward", "MulBackward", "y.grad_fn.name")
+        Traceback (most recent call last):
+        AssertionError: check: y.grad_fn.name is 'AddBackward', expected 'MulBackward'
+    """
+    if isinstance(actual, (Tensor, np.ndarray)) or isinstance(expected, (Tensor, np.ndarray)):
+        raise AssertionError(message(
+            "check", f"expect_equal compares plain values, but {name} is an array",
+            hint=f"use expect_close({name}, expected) for numbers in tensors or arrays"))
+    if actual == expected:
+        return True
+    raise AssertionError(message("check", f"{name} is {actual!r}, expected {expected!r}"))
+
+
+def check_grad(tensor: Any, expected: Any, name: str | None = None, rtol: float = 1e-5,
+               atol: float = 1e-8) -> bool:
+    r"""Check a tensor's `.grad` after backward; True, or a failure that says why.
+
+    Rules: first checks that there *is* a gradient (a missing one is the commonest
+    slip: no `backward()` call yet, or `requires_grad=False`, or a non-leaf without
+    `retain_grad()`), then compares it with `expected` like `expect_close`.
+
+    Args:
+        tensor: the tensor whose `.grad` is checked.
+        expected: the right gradient (same shape as the tensor).
+        name: what to call it; defaults to the tensor's `name`, else `"tensor"`.
+        rtol, atol: tolerances, as in `numpy.allclose`.
+
+    Returns:
+        True when the gradient is close to `expected`.
+
+    Raises:
+        AssertionError: saying the gradient is missing, or which element differs.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> from tinygrad_edu.lesson.check import check_grad
+        >>> x = tg.tensor([1.0, 2.0], requires_grad=True, name="x")
+        >>> (x * x).sum().backward()
+        >>> check_grad(x, [2.0, 4.0])
+        True
+        >>> w = tg.tensor([1.0], name="w")
+        >>> check_grad(w, [1.0])
+        Traceback (most recent call last):
+        AssertionError: check: w.grad is None: w has requires_grad=False, so backward skips it
+          hint: create it with requires_grad=True, e.g. tg.tensor(..., requires_grad=True)
+    """
+    if not isinstance(tensor, Tensor):
+        raise AssertionError(message(
+            "check", f"check_grad expects a tensor, got {type(tensor).__name__}",
+            hint="pass the tensor itself (x), not its gradient (x.grad)"))
+    label = name or tensor.name or "tensor"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the non-leaf warning: explained below instead
+        grad = tensor.grad
+    if grad is None:
+        if not tensor.requires_grad:
+            why = f"{label} has requires_grad=False, so backward skips it"
+            hint = "create it with requires_grad=True, e.g. tg.tensor(..., requires_grad=True)"
+        elif not tensor.is_leaf:
+            why = f"{label} is not a leaf, and only leaves keep .grad"
+            hint = f"call {label}.retain_grad() before backward() to keep its gradient"
+        else:
+            why = "no backward() has reached it yet"
+            hint = "call loss.backward() on a result that was computed from it"
+        raise AssertionError(message("check", f"{label}.grad is None: {why}", hint=hint))
+    return expect_close(grad, expected, f"{label}.grad", rtol=rtol, atol=atol)

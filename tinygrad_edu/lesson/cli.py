@@ -1,0 +1,152 @@
+"""`tinygrad-edu` (also `python -m tinygrad_edu`): the instructor's command line.
+
+    tinygrad-edu lesson new NAME [--dir notebooks]   a lesson from the template
+    tinygrad-edu lesson strip SRC DEST [--force]     the student copy, solutions removed
+    tinygrad-edu lesson check PATH... [-- ARGS]      run nbval on lessons, as CI does
+
+Every command has `--help`. Exit codes: 0 on success, 1 when a command refuses
+(the message says why), and `lesson check` passes pytest's own exit code through.
+Lesson layer: standard library only at import time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+from . import notebook, strip, template
+
+_PKG = Path(__file__).resolve().parent
+# A source checkout (editable install) has the project's sanitizer in tests/; an
+# installed package uses the copy shipped beside this file.
+SANITIZE_CANDIDATES = (_PKG.parent.parent / "tests" / "nbval_sanitize.cfg",
+                       _PKG / "nbval_sanitize.cfg")
+
+
+def sanitize_config() -> Path:
+    """The nbval sanitize file `lesson check` uses (SVG geometry, graphviz version)."""
+    for path in SANITIZE_CANDIDATES:
+        if path.is_file():
+            return path
+    return SANITIZE_CANDIDATES[-1]
+
+
+def nbval_command(paths: list[str], sanitize: Path | None = None,
+                  extra: list[str] | None = None) -> list[str]:
+    """The pytest command line that checks `paths` exactly as the project's CI does."""
+    cfg = sanitize or sanitize_config()
+    return [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env",
+            "--nbval-sanitize-with", str(cfg), "-p", "no:cacheprovider", *(extra or []),
+            *paths]
+
+
+def _new(args: argparse.Namespace) -> int:
+    name = args.name[:-len(".ipynb")] if args.name.endswith(".ipynb") else args.name
+    try:
+        nb = template.lesson_notebook(name)
+    except ValueError as e:
+        print(f"lesson new: {e}", file=sys.stderr)
+        return 1
+    dest = Path(args.dir) / f"{name}.ipynb"
+    if dest.exists():
+        print(f"lesson new: {dest} already exists; choose another NAME or delete it first",
+              file=sys.stderr)
+        return 1
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    notebook.write(nb, dest)
+    print(f"created {dest}")
+    print(f"next: open it in JupyterLab, write the lesson, run all, then "
+          f"`tinygrad-edu lesson check {dest}`")
+    return 0
+
+
+def _strip(args: argparse.Namespace) -> int:
+    try:
+        n = strip.strip_file(Path(args.src), Path(args.dest), force=args.force)
+    except (strip.StripError, ValueError, OSError) as e:
+        print(f"lesson strip: {e}", file=sys.stderr)
+        return 1
+    print(f"wrote {args.dest}: {n} solution region{'s' * (n != 1)} removed, outputs cleared")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        print(f"lesson check: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+        return 1
+    sanitize = Path(args.sanitize_with) if args.sanitize_with else None
+    cmd = nbval_command(args.paths, sanitize, args.pytest_args)
+    print("running:", " ".join(cmd[1:]), flush=True)
+    return subprocess.call(cmd)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tinygrad-edu",
+        description="Instructor tools for tinygrad_edu lesson notebooks.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    lesson = sub.add_parser("lesson", help="create, strip and check lesson notebooks",
+                            description="Create, strip and check lesson notebooks.")
+    lsub = lesson.add_subparsers(dest="action", metavar="ACTION")
+
+    new = lsub.add_parser(
+        "new", help="create a lesson notebook from the template",
+        description="Create NAME.ipynb from the lesson template: title, setup cell (seeded, "
+                    "live graph on), example sections, Summary, and Exercises with a "
+                    "### BEGIN SOLUTION / ### END SOLUTION region and a check cell. "
+                    "Never overwrites an existing file.")
+    new.add_argument("name", metavar="NAME", help="file name without .ipynb, e.g. 11_my_topic")
+    new.add_argument("--dir", default="notebooks", help="folder to create it in "
+                     "(default: notebooks)")
+    new.set_defaults(func=_new)
+
+    st = lsub.add_parser(
+        "strip", help="write the student copy without solutions",
+        description="Copy SRC to DEST with every ### BEGIN SOLUTION ... ### END SOLUTION "
+                    "region replaced by '# YOUR CODE HERE' and 'raise NotImplementedError' "
+                    "(at the region's indentation), and all outputs and execution counts "
+                    "cleared. Refuses to write over SRC.")
+    st.add_argument("src", metavar="SRC", help="the instructor notebook (with solutions)")
+    st.add_argument("dest", metavar="DEST", help="where to write the student notebook")
+    st.add_argument("--force", action="store_true", help="overwrite DEST if it exists "
+                    "(never SRC)")
+    st.set_defaults(func=_strip)
+
+    ch = lsub.add_parser(
+        "check", help="run the notebooks with nbval, as CI does",
+        description="Run pytest --nbval --nbval-current-env --nbval-sanitize-with CFG on "
+                    "the given notebooks or folders: every cell must run and reproduce "
+                    "its saved output. Arguments after -- go to pytest. Exits with "
+                    "pytest's exit code.")
+    ch.add_argument("paths", metavar="PATH", nargs="+", help="notebooks or folders")
+    ch.add_argument("--sanitize-with", metavar="CFG", default=None,
+                    help=f"nbval sanitize file (default: {sanitize_config()})")
+    ch.set_defaults(func=_check)
+
+    lesson.set_defaults(func=lambda a: _usage(lesson))
+    parser.set_defaults(func=lambda a: _usage(parser))
+    return parser
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code (also used by the console script)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra: list[str] = []
+    if "--" in argv:  # everything after `--` is for pytest (lesson check)
+        cut = argv.index("--")
+        argv, extra = argv[:cut], argv[cut + 1:]
+    args = build_parser().parse_args(argv)
+    args.pytest_args = extra
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
