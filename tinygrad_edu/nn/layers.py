@@ -1,0 +1,235 @@
+"""Layers: `Linear`, `Sequential`, `ReLU`, `Tanh`, `Sigmoid`, `RNNCell`.
+
+Each layer is a small `Module` whose `forward` uses only Tensor ops, so the graph
+view shows exactly what it computes. Weights use PyTorch's layouts and default
+initialisation (uniform in +-1/sqrt(fan_in)), drawn from numpy's global generator so
+`tg.manual_seed(0)` makes a model repeatable. Core layer.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import numpy as np
+
+from ..core import source
+from ..core.errors import ShapeError, message
+from ..core.tensor import Tensor
+from . import functional as F  # noqa: N812 - PyTorch's conventional alias
+from .module import Module, Parameter
+
+
+def _uniform(bound: float, shape: tuple, dtype: Any) -> Parameter:
+    return Parameter(np.random.uniform(-bound, bound, size=shape).astype(dtype))
+
+
+def _check_features(layer: str, x: Tensor, expected: int, what: str) -> None:
+    if x.ndim == 0 or x.shape[-1] != expected:
+        got = x.shape[-1] if x.ndim else 1
+        raise ShapeError(message(
+            layer, f"expected {what} with {expected} features in the last axis, "
+            f"got shape {x.shape!r}", source.here(),
+            f"the layer was made for {expected} features but the data has {got}; "
+            "change the layer's size or reshape the data"))
+
+
+class Linear(Module):
+    r"""An affine map y = x @ weight.T + bias, like `torch.nn.Linear`.
+
+    Rules: `weight` has shape (out_features, in_features) and `bias` (out_features,);
+    both start uniform in +-1/sqrt(in_features). Input shape (..., in_features) gives
+    output shape (..., out_features). float64 unless `dtype=` says otherwise.
+
+    Args:
+        in_features: size of each input's last axis.
+        out_features: size of each output's last axis.
+        bias: learn an additive bias (default True).
+        dtype: numpy dtype of the parameters (default float64).
+
+    Raises:
+        ShapeError: (on call) an input whose last axis is not `in_features`.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> layer = tg.nn.Linear(2, 3)
+        >>> layer
+        Linear(in_features=2, out_features=3, bias=True)
+        >>> layer(tg.zeros(4, 2)).shape
+        (4, 3)
+        >>> [(n, p.shape) for n, p in layer.named_parameters()]
+        [('weight', (3, 2)), ('bias', (3,))]
+    """
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 dtype: Any = np.float64) -> None:
+        super().__init__()
+        self.in_features, self.out_features = int(in_features), int(out_features)
+        bound = 1.0 / np.sqrt(in_features) if in_features > 0 else 0.0
+        self.weight = _uniform(bound, (out_features, in_features), dtype)
+        if bias:
+            self.bias = _uniform(bound, (out_features,), dtype)
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = F._as_tensor(x, self.weight)
+        _check_features(f"Linear({self.in_features}, {self.out_features})", x, self.in_features,
+                        "input")
+        return F.linear(x, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
+
+
+class Sequential(Module):
+    r"""Run modules one after another: `Sequential(a, b, c)(x) == c(b(a(x)))`.
+
+    Rules: the modules are registered as "0", "1", ... (or under the keys of a dict
+    passed as the only argument), so parameters are named "0.weight", "2.bias", ...
+    Supports `len`, iteration, `seq[i]` (negative too), `seq[i:j]` (a Sequential
+    keeping the names) and `append`.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> net = tg.nn.Sequential(tg.nn.Linear(2, 4), tg.nn.ReLU(), tg.nn.Linear(4, 1))
+        >>> net
+        Sequential(
+          (0): Linear(in_features=2, out_features=4, bias=True)
+          (1): ReLU()
+          (2): Linear(in_features=4, out_features=1, bias=True)
+        )
+        >>> net(tg.zeros(5, 2)).shape, len(net), net[-1].out_features
+        ((5, 1), 3, 1)
+    """
+
+    def __init__(self, *modules: Any) -> None:
+        super().__init__()
+        if len(modules) == 1 and isinstance(modules[0], dict):
+            for key, m in modules[0].items():
+                self.add_module(str(key), m)
+        else:
+            for m in modules:
+                self.append(m)
+
+    def append(self, module: Module) -> Sequential:
+        """Add `module` at the end, named by its position; returns self."""
+        if not isinstance(module, Module):
+            raise TypeError(message(
+                "Sequential", f"expected a Module, got {type(module).__name__}", source.here(),
+                "wrap a function in a Module subclass, or call it in your own forward()"))
+        self.add_module(str(len(self._modules)), module)
+        return self
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        items = list(self._modules.items())
+        if isinstance(idx, slice):
+            return Sequential(dict(items[idx]))
+        if not -len(items) <= idx < len(items):
+            raise IndexError(message(
+                "Sequential", f"index {idx} is out of range for {len(items)} modules",
+                source.here(), f"valid indices are 0 to {len(items) - 1} (or -1 for the last)"))
+        return items[idx][1]
+
+    def forward(self, x: Any) -> Any:
+        for m in self._modules.values():
+            x = m(x)
+        return x
+
+
+class ReLU(Module):
+    """max(x, 0) elementwise, as a layer (see `Tensor.relu`)."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.relu(x)
+
+
+class Tanh(Module):
+    """tanh elementwise, as a layer."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.tanh(x)
+
+
+class Sigmoid(Module):
+    """1 / (1 + exp(-x)) elementwise, as a layer."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.sigmoid(x)
+
+
+class RNNCell(Module):
+    r"""One step of an Elman RNN, like `torch.nn.RNNCell`.
+
+    h' = tanh(x @ weight_ih.T + bias_ih + h @ weight_hh.T + bias_hh)
+
+    Rules: call it once per time step, feeding the previous step's output back in as
+    `hx`, so sequences of any length reuse the same four parameters (the graph grows
+    one step per element). `x` has shape (batch, input_size) or (input_size,); `hx`
+    the matching (batch, hidden_size) or (hidden_size,), zeros when omitted. All
+    parameters start uniform in +-1/sqrt(hidden_size).
+
+    Args:
+        input_size: features per time step.
+        hidden_size: size of the hidden state.
+        bias: learn `bias_ih` and `bias_hh` (default True).
+        nonlinearity: "tanh" (default) or "relu".
+        dtype: numpy dtype of the parameters (default float64).
+
+    Raises:
+        ValueError: an unknown nonlinearity.
+        ShapeError: (on call) `x` or `hx` with the wrong number of features.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> cell = tg.nn.RNNCell(1, 4)
+        >>> h = None
+        >>> for value in [0.5, -1.0, 2.0]:      # a sequence of length 3
+        ...     h = cell(tg.tensor([value]), h)
+        >>> h.shape
+        (4,)
+    """
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 nonlinearity: str = "tanh", dtype: Any = np.float64) -> None:
+        super().__init__()
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(message("RNNCell", f"nonlinearity must be 'tanh' or 'relu', got "
+                                     f"{nonlinearity!r}", source.here()))
+        self.input_size, self.hidden_size = int(input_size), int(hidden_size)
+        self.nonlinearity = nonlinearity
+        bound = 1.0 / np.sqrt(hidden_size)
+        self.weight_ih = _uniform(bound, (hidden_size, input_size), dtype)
+        self.weight_hh = _uniform(bound, (hidden_size, hidden_size), dtype)
+        if bias:
+            self.bias_ih = _uniform(bound, (hidden_size,), dtype)
+            self.bias_hh = _uniform(bound, (hidden_size,), dtype)
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+
+    def forward(self, x: Tensor, hx: Tensor | None = None) -> Tensor:
+        x = F._as_tensor(x, self.weight_ih)
+        _check_features(f"RNNCell({self.input_size}, {self.hidden_size})", x, self.input_size,
+                        "input")
+        if hx is None:
+            hx = Tensor(np.zeros(x.shape[:-1] + (self.hidden_size,), dtype=self.weight_hh.dtype))
+        hx = F._as_tensor(hx, self.weight_hh)
+        _check_features(f"RNNCell({self.input_size}, {self.hidden_size})", hx, self.hidden_size,
+                        "hidden state hx")
+        pre = F.linear(x, self.weight_ih, self.bias_ih) + F.linear(hx, self.weight_hh, self.bias_hh)
+        return pre.tanh() if self.nonlinearity == "tanh" else pre.relu()
+
+    def extra_repr(self) -> str:
+        text = f"{self.input_size}, {self.hidden_size}"
+        if self.bias_ih is None:
+            text += ", bias=False"
+        if self.nonlinearity != "tanh":
+            text += f", nonlinearity={self.nonlinearity}"
+        return text
