@@ -1,0 +1,16 @@
+"""`tinygrad_edu.graph`: turn tensors into a plain, deterministic Graph model.
+
+`build_graph(*tensors, view=...)` walks what produced the tensors and returns a
+`Graph` of `GraphNode`s and `GraphEdge`s; `render` draws it, widgets show its
+details. `watermark()` marks a moment so later nodes can be flagged new. Other
+layers plug their own objects in with `register_converter` (e.g. static graphs).
+Graph layer: must not import graphviz, matplotlib, ipywidgets or IPython.
+"""
+
+from .build import VIEWS, build_graph, register_converter, watermark
+from .model import KINDS, MARKS, Graph, GraphEdge, GraphNode, Watermark
+from .summarise import DEFAULT_MAX_NODES
+from .values import summarise_array
+
+__all__ = ["build_graph", "watermark", "register_converter", "Graph", "GraphNode", "GraphEdge",
+           "Watermark", "VIEWS", "KINDS", "MARKS", "DEFAULT_MAX_NODES", "summarise_array"]

@@ -1,0 +1,74 @@
+"""Short, deterministic text summaries of values and gradients for graph labels.
+
+Numbers go through Python's own `format` (never numpy's repr, which changed between
+numpy 1 and 2), so labels repeat exactly across machines. Graph layer: numpy and the
+standard library only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+SMALL = 4  # tensors with at most this many elements show every value
+
+
+def num(v: float) -> str:
+    """One number with 4 significant digits: `2`, `-0.5`, `1.235e+05`, `nan`."""
+    v = float(v)
+    if v != v:
+        return "nan"
+    if v in (float("inf"), float("-inf")):
+        return "inf" if v > 0 else "-inf"
+    text = f"{v:.4g}"
+    return "0" if text == "-0" else text
+
+
+def summarise_array(arr: Any) -> str:
+    r"""Describe an array in one short line.
+
+    Rules: one element -> `2.0000` (micrograd's `%.4f`); up to SMALL elements ->
+    `[1, 2.5, 3]`; larger -> `mean 0.1234 std 1.1`; NaN/inf counts are appended
+    (`3 nan`) because they are what a learner hunts for.
+
+    Example:
+        >>> import numpy as np
+        >>> summarise_array(np.array(2.0)), summarise_array(np.array([1.0, 2.5]))
+        ('2.0000', '[1, 2.5]')
+        >>> summarise_array(np.array([1.0, np.nan, 3.0, 4.0, 5.0]))
+        'mean 3.25 std 1.479, 1 nan'
+    """
+    a = np.asarray(arr)
+    if a.size == 0:
+        return "empty"
+    if a.dtype.kind == "b":
+        a = a.astype(np.int64)
+    if a.size == 1:
+        v = float(a.reshape(()))
+        return f"{v:.4f}" if np.isfinite(v) else num(v)
+    if a.size <= SMALL:
+        return "[" + ", ".join(num(v) for v in a.reshape(-1).tolist()) + "]"
+    flat = a.reshape(-1).astype(np.float64, copy=False)
+    finite = np.isfinite(flat)
+    nan = int(np.isnan(flat).sum())
+    inf = int(flat.size - finite.sum() - nan)
+    if finite.any():
+        good = flat[finite] if not finite.all() else flat
+        text = f"mean {num(good.mean())} std {num(good.std())}"
+    else:
+        text = "no finite values"
+    if nan:
+        text += f", {nan} nan"
+    if inf:
+        text += f", {inf} inf"
+    return text
+
+
+def shape_text(shape: tuple | None) -> str:
+    """`(3, 2)` / `()` for a scalar / `""` when unknown."""
+    if shape is None:
+        return ""
+    if len(shape) == 1:
+        return f"({shape[0]},)"
+    return "(" + ", ".join(str(s) for s in shape) + ")"
