@@ -1,0 +1,102 @@
+import re
+
+import numpy as np
+import pytest
+from debug_helpers import line_of
+
+import tinygrad_edu as tg
+from tinygrad_edu.debug import check_nodes
+
+
+class BadSquare(tg.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * x  # wrong on purpose: d(x^2)/dx = 2x
+
+
+class GoodSquare(BadSquare):
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * 2 * x
+
+
+def _graph(square):
+    tg.manual_seed(0)
+    x = tg.randn(4, 3, requires_grad=True, name="x")
+    w1 = tg.randn(3, 5, requires_grad=True, name="w1")
+    b1 = tg.zeros(5, requires_grad=True, name="b1")
+    w2 = tg.randn(5, 2, requires_grad=True, name="w2")
+    h = (x @ w1 + b1).relu()
+    z = square.apply(h @ w2)
+    return ((z.softmax(axis=-1).log() * 0.5).mean() + z.max() + z.reshape(8).sum()
+            + z.T.sum(axis=0).clip(-1, 1).sum() / 2 + (z.exp()[1:3] ** 2).sigmoid().tanh().sum()
+            - x.abs().sqrt().sum() + tg.where(z > 0, z, z * 0.1).sum())
+
+
+def test_finds_the_wrong_custom_function_among_built_in_ops():
+    report = check_nodes(_graph(BadSquare))
+    assert [n.name for n in report.failed] == ["BadSquareBackward"] and not report.ok
+    bad = report.failed[0]
+    assert bad._mark == "gradcheck"
+    assert bad._mark_text.startswith("backward disagrees with finite differences (error ")
+    rows = {r.name: r for r in report.rows}
+    assert rows["BadSquareBackward"].status == "WRONG"
+    assert rows["BadSquareBackward"].site.endswith(f"line {line_of('z = square.apply')}: "
+                                                  "z = square.apply(h @ w2)")
+    # the claimed gradient is half the true one everywhere
+    m = re.fullmatch(r"input 0 at index \(\d, \d\): backward gives (\S+), "
+                     r"finite differences give (\S+)", rows["BadSquareBackward"].detail)
+    got, numeric = float(m.group(1)), float(m.group(2))
+    assert numeric == pytest.approx(2 * got, rel=1e-4)
+    assert all(r.status == "ok" for r in report.rows if r.name != "BadSquareBackward")
+    assert len(report.rows) >= 30
+    text = str(report).splitlines()
+    assert text[0].split() == ["node", "built", "at", "result"]
+    assert text[-1] == f"{len(report.rows)} nodes checked, 1 wrong: BadSquareBackward"
+
+
+def test_all_built_in_and_a_correct_custom_function_pass():
+    report = check_nodes(_graph(GoodSquare))
+    assert report.ok and report.failed == []
+    assert {r.status for r in report.rows} == {"ok"}
+
+
+def test_works_after_backward_by_recomputing_and_skips_what_is_lost():
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    y = (x.exp() * x).tanh()
+    loss = (y * y).sum()
+    loss.backward()  # frees the saved values: inputs are recomputed from the leaves
+    report = check_nodes(loss)
+    assert [r.status for r in report.rows] == ["ok"] * 5
+    # Add keeps nothing, so its constant input is gone once the graph is freed
+    loss = (x + tg.tensor([5.0, 6.0])).sum()
+    loss.backward()
+    report = check_nodes(loss)
+    assert [(r.name, r.status) for r in report.rows] == [("AddBackward", "skipped"),
+                                                         ("SumBackward", "skipped")]
+    assert report.ok
+    assert str(report).endswith("inputs not available (freed by an earlier backward, or a "
+                                "constant the op did not keep)\n2 nodes checked, 0 wrong")
+
+
+def test_crashing_backward_is_a_finding():
+    class Crash(tg.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x + 1
+
+        @staticmethod
+        def backward(ctx, g):
+            raise ValueError("oops")
+
+    x = tg.tensor([1.0], requires_grad=True)
+    report = check_nodes(Crash.apply(x).sum())
+    assert [r.detail for r in report.rows if r.status == "WRONG"] == ["ValueError: oops"]
+    np.testing.assert_equal(x.grad, None)  # nothing was accumulated

@@ -1,0 +1,304 @@
+"""`check_nodes(loss)`: a gradient check for every node of a graph, one node at a time.
+
+`tg.gradcheck` says *whether* a function's gradient is wrong; this says *which node*.
+For each Function node it rebuilds the node's inputs (from the leaves, the values ops
+saved for backward, outputs still alive, or by re-running earlier nodes' forwards),
+then compares the node's own backward rule with central differences of its own
+forward, in float64:
+
+    d(sum(w * f(x)))/dx_i ~ sum(w * (f(x + h e_i) - f(x - h e_i))) / (2 h)
+
+with fixed random weights `w`, so one backward call checks the whole Jacobian in one
+direction. Nodes whose inputs cannot be rebuilt are reported as skipped.
+Debug layer: imports tinygrad_edu.core, numpy and the standard library only.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core import engine
+from ..core.function import _OUTPUT, AccumulateGrad, Function, Node
+from ..core.tensor import Tensor
+from .summary import array_of, label, where
+
+_MISSING = object()
+
+
+@dataclass(frozen=True, repr=False)
+class NodeCheck:
+    """One node's result: `status` is "ok", "WRONG" or "skipped"; `detail` says why."""
+
+    node: Node
+    name: str
+    site: str
+    status: str
+    max_error: float | None
+    detail: str
+
+
+class NodeReport:
+    """The per-node results, in the order the nodes were built; prints as a table."""
+
+    def __init__(self, rows: list[NodeCheck]) -> None:
+        self.rows = tuple(rows)
+
+    @property
+    def failed(self) -> list[Node]:
+        """The nodes whose backward disagrees with finite differences."""
+        return [r.node for r in self.rows if r.status == "WRONG"]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def __str__(self) -> str:
+        heads = ("node", "built at", "result")
+        cells = [(r.name, _cut(r.site, 48), r.status + (f": {r.detail}" if r.detail else ""))
+                 for r in self.rows]
+        w0 = max([len(heads[0])] + [len(c[0]) for c in cells])
+        w1 = max([len(heads[1])] + [len(c[1]) for c in cells])
+        lines = [f"{heads[0]:<{w0}}  {heads[1]:<{w1}}  {heads[2]}"]
+        lines += [f"{a:<{w0}}  {b:<{w1}}  {c}" for a, b, c in cells]
+        n_bad = len(self.failed)
+        lines.append(f"{len(self.rows)} nodes checked, {n_bad} wrong" +
+                     (f": {', '.join(label(n) for n in self.failed)}" if n_bad else ""))
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def check_nodes(loss: Tensor, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+                max_elements: int = 64) -> NodeReport:
+    r"""Check every node's backward against finite differences of its own forward.
+
+    Rules: call it before `loss.backward()` (or after `backward(retain_graph=True)`),
+    since backward frees the values nodes saved. Each Function node is checked on its
+    recorded inputs, in float64; up to `max_elements` elements per input (a fixed
+    random sample beyond that). A node passes when |analytic - numeric| <= atol +
+    rtol * |numeric| everywhere. Failing nodes get `_mark = "gradcheck"` so the graph
+    view colours them. Nothing is accumulated into any `.grad`.
+
+    Args:
+        loss: the output whose graph is checked.
+        eps, atol, rtol: finite-difference step and tolerances, as in `tg.gradcheck`.
+        max_elements: elements checked per input.
+
+    Returns:
+        A `NodeReport`: `.rows`, `.failed` (nodes), `.ok`; printing it shows a table.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> class Square(tg.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         ctx.save_for_backward(x)
+        ...         return x * x
+        ...     @staticmethod
+        ...     def backward(ctx, g):
+        ...         (x,) = ctx.saved_tensors
+        ...         return g * x  # wrong: d(x^2)/dx = 2x
+        >>> x = tg.tensor([1.0, 2.0], requires_grad=True)
+        >>> report = tg.debug.check_nodes(Square.apply(x.exp()).sum())
+        >>> [n.name for n in report.failed], report.ok
+        (['SquareBackward'], False)
+    """
+    if not isinstance(loss, Tensor) or loss.grad_fn is None:
+        return NodeReport([])
+    nodes = [n for n in engine.toposort([loss.grad_fn]) if isinstance(n, Function)]
+    nodes.sort(key=lambda n: n._id)
+    outputs: dict[int, Any] = {}
+    rows = [_check(n, outputs, eps, atol, rtol, max_elements) for n in nodes]
+    return NodeReport(rows)
+
+
+def _check(node: Function, outputs: dict, eps: float, atol: float, rtol: float,
+           max_elements: int) -> NodeCheck:
+    name, site = label(node), where(node)
+    call = _call_of(node, outputs)
+    if call is None:
+        return NodeCheck(node, name, site, "skipped", None,
+                         "inputs not available (freed by an earlier backward, or a constant the op did not keep)")
+    args, kwargs = call
+    # C order: the finite differences nudge elements through a flat *view*
+    args = [np.array(a, dtype=np.float64, order="C") if _is_float(a) else a for a in args]
+    try:
+        out = _forward(type(node), args, kwargs)[1]
+        rng = np.random.default_rng(0)
+        weights = rng.uniform(0.5, 1.5, size=out.shape)
+        analytic = _backward(node, args, kwargs, weights)
+    except Exception as e:  # a learner's rule that crashes is a finding, not a crash here
+        return NodeCheck(node, name, site, "WRONG", None, f"{type(e).__name__}: {e}")
+    worst, detail = 0.0, ""
+    for i, (a, (nxt, _)) in enumerate(zip(args, node._next)):
+        if nxt is None or not _is_float(a):
+            continue
+        g = analytic[i] if i < len(analytic) else None
+        g = np.zeros_like(a) if g is None else g
+        flat = a.reshape(-1)
+        picks = np.arange(flat.size)
+        if flat.size > max_elements:
+            picks = np.sort(rng.choice(flat.size, max_elements, replace=False))
+        for j in picks:
+            # a relative step (x + 1e-6 == x once |x| > 1e10); near a domain edge
+            # (log(1e-9 - 1e-6) is nan) retry with a step that stays inside
+            diff = _central(node, args, kwargs, weights, flat, j, eps * max(1.0, abs(flat[j])))
+            if not np.isfinite(diff) and flat[j] != 0:
+                diff = _central(node, args, kwargs, weights, flat, j, 1e-3 * abs(flat[j]))
+            if not np.isfinite(diff):
+                continue  # outside the op's domain: no verdict for this element
+            numeric, got = diff, float(g.reshape(-1)[j])
+            err = abs(got - numeric)
+            if err > atol + rtol * abs(numeric) and err > worst:
+                idx = tuple(int(k) for k in np.unravel_index(j, a.shape))
+                worst = err
+                detail = (f"input {i} at index {idx}: backward gives {got:.6g}, "
+                          f"finite differences give {numeric:.6g}")
+    if detail:
+        node._mark = "gradcheck"
+        node._mark_text = f"backward disagrees with finite differences (error {worst:.3g})"
+        return NodeCheck(node, name, site, "WRONG", worst, detail)
+    return NodeCheck(node, name, site, "ok", worst, "")
+
+
+def _central(node: Function, args: list, kwargs: dict, weights: np.ndarray, flat: np.ndarray,
+             j: int, h: float) -> float:
+    """sum(w * (f(x + h e_j) - f(x - h e_j))) / 2h, nudging `flat` (a view of an input)."""
+    old = flat[j]
+    with np.errstate(all="ignore"):
+        flat[j] = old + h
+        hi = _forward(type(node), args, kwargs)[1]
+        flat[j] = old - h
+        lo = _forward(type(node), args, kwargs)[1]
+        flat[j] = old
+        # subtract before summing: unrelated large outputs would swamp the difference
+        return float((weights * (hi - lo)).sum()) / (2 * h)
+
+
+def _is_float(a: Any) -> bool:
+    return isinstance(a, np.ndarray) and a.dtype.kind == "f"
+
+
+def _forward(cls: type, args: list, kwargs: dict,
+             needs: tuple | None = None) -> tuple[Function, np.ndarray]:
+    ctx = cls.__new__(cls)
+    # like apply: only inputs on the graph want a gradient (Pow skips log(a) for a constant b)
+    ctx.needs_input_grad = needs if needs is not None else tuple(_is_float(a) for a in args)
+    # a copy: reshape/transpose return views that would follow the nudged input back
+    return ctx, np.array(cls.forward(ctx, *args, **kwargs), dtype=np.float64, copy=True)
+
+
+def _backward(node: Function, args: list, kwargs: dict, weights: np.ndarray) -> list:
+    """Run the node's own backward rule on fresh saved values; gradients at input shapes."""
+    needs = tuple(nxt is not None and _is_float(a) for (nxt, _), a in zip(node._next, args))
+    ctx, _ = _forward(type(node), args, kwargs, needs)
+    ctx._saved = tuple((x, None, None, None) for x in ctx._to_save)
+    ctx._to_save = ()
+    grads = ctx.backward(ctx, weights)
+    if not isinstance(grads, tuple):
+        grads = (grads,)
+    out = []
+    for gi, a in zip(grads, args):
+        if gi is None or not isinstance(a, np.ndarray):
+            out.append(None)
+            continue
+        gi = array_of(gi).astype(np.float64)
+        if gi.shape != a.shape:
+            gi = np.asarray(engine._unbroadcast(gi, a.shape, ctx))
+        out.append(gi)
+    return out
+
+
+# --- rebuilding a node's inputs -----------------------------------------------------------
+
+
+def _call_of(node: Function, outputs: dict) -> tuple[list, dict] | None:
+    """The positional inputs and keyword arguments `node` was called with, or None."""
+    saved = node._saved or ()
+    names = _param_names(node)
+    constants = iter([arr for arr, t, _, _ in saved if t is None and arr is not None])
+    args: list[Any] = []
+    for i, (nxt, _) in enumerate(node._next):
+        if nxt is None:  # an input that needed no grad: stored on ctx, or saved by the op
+            name = names[i] if i < len(names) else None
+            value = node.__dict__[name] if name in node.__dict__ else next(constants, None)
+        else:
+            value = _value_of(nxt, saved, outputs)
+        if value is None:
+            return None
+        args.append(value)
+    kwargs = _kwargs_of(node, names[len(args):])
+    if kwargs is None:
+        return None
+    return args, kwargs
+
+
+def _edge_kind(edge: tuple) -> str | None:
+    nxt = edge[0]
+    return None if nxt is None else ("leaf" if type(nxt) is AccumulateGrad else "node")
+
+
+def _value_of(nxt: Node, saved: tuple, outputs: dict) -> np.ndarray | None:
+    if type(nxt) is AccumulateGrad:
+        return nxt.variable.data
+    for arr, t, _, _ in saved:  # the op saved this input: the exact array
+        if isinstance(t, Tensor) and t.grad_fn is nxt:
+            return arr
+    return _output_of(nxt, outputs)
+
+
+def _output_of(node: Node, outputs: dict) -> np.ndarray | None:
+    """A node's output: alive, saved by itself, or recomputed from its own inputs."""
+    key = id(node)
+    if key in outputs:
+        return outputs[key]
+    out = node.output() if isinstance(node, Function) else None
+    value = out.data if out is not None else None
+    if value is None:
+        for arr, t, _, _ in node._saved or ():
+            if t is _OUTPUT:
+                value = arr
+    if value is None and isinstance(node, Function):
+        call = _call_of(node, outputs)
+        if call is not None:
+            try:
+                value = _forward(type(node), *call)[1]
+            except Exception:  # noqa: BLE001 - a guess that did not fit: not rebuildable
+                value = None
+            if value is not None and value.shape != node._out_meta[0]:
+                value = None
+    outputs[key] = value
+    return value
+
+
+def _param_names(node: Function) -> list[str]:
+    """Names of forward's parameters after `ctx` (empty for `*args` ops such as Cat)."""
+    try:
+        params = list(inspect.signature(type(node).forward).parameters.values())
+    except (TypeError, ValueError):
+        return []
+    if params and params[0].name == "ctx":
+        params = params[1:]
+    return [p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+
+def _kwargs_of(node: Function, names: list[str]) -> dict | None:
+    """Keyword arguments of forward, read back from what the op stored on ctx."""
+    params = inspect.signature(type(node).forward).parameters
+    kwargs = {}
+    for name in names:
+        if name in node.__dict__:
+            kwargs[name] = node.__dict__[name]
+        elif name == "shape":  # reshape / broadcast_to: the output's shape
+            kwargs[name] = node._out_meta[0]
+        elif params[name].default is inspect.Parameter.empty:
+            return None
+    return kwargs
