@@ -233,7 +233,7 @@ def _walk_forward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> tupl
             else:
                 key = ("o", id(nxt))
                 if key not in raws:
-                    raws[key] = _Raw("tensor", None, nxt)
+                    raws[key] = _Raw("tensor", nxt.output(), nxt)
                 stack.append(nxt)
             edges.append((key, ("n", oid), slot))
     # order: op k's new inputs, op k, op k's output, for ops in creation order

@@ -1,0 +1,317 @@
+r"""Graph -> DOT text, pure and byte-identical for the same Graph on any machine.
+
+The picture follows micrograd's `draw_dot`: a record `name | data | grad` per scalar,
+a small ellipse per op (`+`, `*`, `tanh`), arrows in data-flow order. Tensors show
+their shape and a value summary instead of one number. The backward view keeps the
+same layout but draws `grad_fn` nodes, with arrows pointing the way gradients flow.
+
+Every SVG node gets `id="node-<graph id>"` and `class="tg-node tg-<kind> [tg-new]
+[tg-<mark>]"`, so a widget can highlight nodes by CSS without a new layout. Labels are
+escaped, so a tensor named `<script>` or `"}{|` draws as text. No graphviz import:
+this module only writes text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..graph.model import MARKS, Graph, GraphNode
+from ..graph.values import shape_text
+
+FAST_LAYOUT_NODES = 120  # above this many nodes, straight edges and short optimisation
+
+OP_SYMBOLS = {
+    "Add": "+", "Sub": "-", "Mul": "*", "Div": "/", "Neg": "neg", "Pow": "**", "MatMul": "@",
+    "ReLU": "relu", "LogSoftmax": "log_softmax", "BroadcastTo": "broadcast_to", "Index": "[ ]",
+    "IndexAdd": "index_add",
+}
+
+FONT = "Helvetica,Arial,sans-serif"
+INK = "#333333"
+FILL = {  # tensor roles and summaries, light so the text stays readable in print
+    "leaf": "#e3f2fd", "output": "#e8f5e9", "constant": "#f5f5f5", "intermediate": "#ffffff",
+    "op": "#ffffff", "accumulate": "#e3f2fd", "summary": "#eeeeee",
+}
+NEW_FILL = "#fff59d"
+MARK_STYLE = {  # mark -> (border colour, fill)
+    "anomaly": ("#c62828", "#ffcdd2"),
+    "breakpoint": ("#ef6c00", "#ffe0b2"),
+    "current": ("#1565c0", "#bbdefb"),
+    "gradcheck": ("#6a1b9a", "#e1bee7"),
+}
+LEGEND_TEXT = {
+    "new": "new in this cell",
+    "anomaly": "anomaly (NaN/inf)",
+    "breakpoint": "breakpoint hit",
+    "current": "current backward step",
+    "gradcheck": "gradcheck mismatch",
+}
+
+
+def quote(text: str) -> str:
+    r"""A DOT double-quoted string: backslashes and quotes escaped, newlines kept as `\n`.
+
+    Example:
+        >>> print(quote('say "hi" \\ bye'))
+        "say \"hi\" \\ bye"
+    """
+    text = _printable(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{text}"'
+
+
+def record_field(text: str) -> str:
+    r"""Escape text for one field of a record label (`{`, `}`, `|`, `<`, `>` are syntax).
+
+    Example:
+        >>> record_field('"}{|<script>')
+        '"\\}\\{\\|\\<script\\>'
+    """
+    out = []
+    for ch in _printable(text).replace("\n", " "):
+        if ch in "{}|<>\\":
+            out.append("\\" + ch)
+        elif ch == " " and (not out or out[-1] == " "):
+            out.append("\\ ")  # records squeeze spaces; keep what the learner typed
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _printable(text: str) -> str:
+    return "".join(ch if ch.isprintable() or ch == "\n" else "?" for ch in str(text))
+
+
+def _num(n: int) -> str:
+    return f"{n:,}"
+
+
+def op_symbol(op: str) -> str:
+    """The short op label micrograd would draw: `+`, `*`, `@`, `tanh`."""
+    return OP_SYMBOLS.get(op, op.lower())
+
+
+def to_dot(graph: Graph, rankdir: str = "LR", show_values: bool = True, show_grads: bool = True,
+           highlight: Iterable[str] = ()) -> str:
+    r"""Write a Graph as DOT text.
+
+    Rules: the output depends only on the Graph and the options (byte-identical across
+    runs and machines). Scalars draw as records `name | data 2.0000 | grad 1.0000`,
+    other tensors as `name (3, 2) | mean .. std ..`, ops as ellipses with their
+    symbol; grads appear once a backward has filled them. New nodes are filled
+    yellow; marked nodes get their colour (anomaly red, breakpoint orange, current
+    step blue, gradcheck purple) and a legend explains the colours in use. Ids in
+    `highlight` get a thick border and the `tg-highlight` class. Module nodes sit in
+    clusters named after the module path.
+
+    Args:
+        graph: from `build_graph`.
+        rankdir: "LR" (left to right, the default) or "TB" (top to bottom).
+        show_values: draw value summaries.
+        show_grads: draw gradient summaries.
+        highlight: graph node ids to emphasise.
+
+    Returns:
+        The DOT source.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> from tinygrad_edu.graph import build_graph
+        >>> a = tg.tensor(2.0, requires_grad=True, name="a")
+        >>> print(to_dot(build_graph(a.tanh())).splitlines()[4])
+          t1 [id="node-t1", class="tg-node tg-tensor tg-leaf", shape=record, label="{a|data 2.0000}", fillcolor="#e3f2fd"]
+    """
+    if rankdir not in ("LR", "TB", "RL", "BT"):
+        from ..core.errors import message
+
+        raise ValueError(message("to_dot", f"unknown rankdir {rankdir!r}", None,
+                                 'use "LR" (left to right) or "TB" (top to bottom)'))
+    hl = set(highlight)
+    backward = graph.attrs.get("view") == "backward"
+    big = len(graph.nodes) > FAST_LAYOUT_NODES
+    lines = ["digraph G {"]
+    gattrs = [f"rankdir={rankdir}", f'fontname="{FONT}"', "bgcolor=white", "nodesep=0.25",
+              "ranksep=0.35"]
+    if big:
+        gattrs += ["splines=line", "mclimit=0.1", "nslimit=1", "nslimit1=1"]
+    lines.append(f"  graph [{', '.join(gattrs)}]")
+    lines.append(f'  node [fontname="{FONT}", fontsize=11, color="{INK}", fontcolor="#111111", '
+                 'style=filled, penwidth=1, margin="0.08,0.04", height=0.3]')
+    edge_colour = "#b23b3b" if backward else "#555555"
+    lines.append(f'  edge [color="{edge_colour}", arrowsize=0.7, penwidth=1]')
+    horizontal = rankdir in ("LR", "RL")
+    node_lines = {n.id: _node_line(n, horizontal, show_values, show_grads, n.id in hl)
+                  for n in graph.nodes}
+    _emit_nodes(graph, node_lines, lines)
+    for e in graph.edges:
+        if backward:  # same ranks as the forward picture, arrows the way gradients go
+            lines.append(f'  {e.dst} -> {e.src} [id="edge-{e.src}-{e.dst}-{e.slot}", dir=back]')
+        else:
+            lines.append(f'  {e.src} -> {e.dst} [id="edge-{e.src}-{e.dst}-{e.slot}"]')
+    _legend(graph, lines)
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _emit_nodes(graph: Graph, node_lines: dict[str, str], lines: list[str]) -> None:
+    """Nodes in graph order; a module's cluster is written where its first node appears."""
+    children: dict[str, list[str]] = {}  # module path -> child module paths
+    members: dict[str, list[str]] = {}
+    for n in graph.nodes:
+        members.setdefault(n.module, []).append(n.id)
+    for m in graph.modules():
+        parent = m.rpartition(".")[0]
+        children.setdefault(parent, []).append(m)
+    owner = {}  # module path -> the top-level cluster that contains it
+    for m in graph.modules():
+        owner[m] = m.split(".")[0]
+    done: set[str] = set()
+
+    def cluster(path: str, indent: str) -> None:
+        done.add(path)
+        lines.append(f'{indent}subgraph "cluster_{_safe(path)}" {{')
+        lines.append(f'{indent}  graph [label={quote(path)}, id="cluster-{_safe(path)}", '
+                     f'class="tg-module", style="rounded,dashed", color="#9e9e9e", '
+                     'fontcolor="#616161", fontsize=10, labeljust=l]')
+        for node_id in members.get(path, ()):
+            lines.append(f"{indent}  {node_lines[node_id]}")
+        for child in children.get(path, ()):
+            cluster(child, indent + "  ")
+        lines.append(f"{indent}}}")
+
+    for n in graph.nodes:
+        if not n.module:
+            lines.append(f"  {node_lines[n.id]}")
+            continue
+        top = owner.get(n.module, n.module)
+        if top not in done:
+            cluster(top, "  ")
+
+
+def _safe(path: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "._" else "_" for ch in path)
+
+
+def _classes(n: GraphNode, highlighted: bool) -> str:
+    cls = ["tg-node", f"tg-{n.kind}"]
+    if n.role:
+        cls.append(f"tg-{n.role}")
+    if n.new:
+        cls.append("tg-new")
+    cls += [f"tg-{m}" for m in n.marks]
+    if highlighted:
+        cls.append("tg-highlight")
+    return " ".join(cls)
+
+
+def _node_line(n: GraphNode, horizontal: bool, show_values: bool, show_grads: bool,
+               highlighted: bool) -> str:
+    attrs = [f'id="node-{n.id}"', f'class="{_classes(n, highlighted)}"']
+    if n.kind == "tensor":
+        attrs += ["shape=record", f"label={_tensor_label(n, horizontal, show_values, show_grads)}"]
+    elif n.kind == "op":
+        if n.name.endswith("Backward"):
+            attrs += ['shape=box, style="rounded,filled"', f"label={quote(n.name)}"]
+        else:
+            attrs += ["shape=ellipse", f"label={quote(op_symbol(n.op))}"]
+    elif n.kind == "accumulate":
+        text = "AccumulateGrad"
+        leaf = " ".join(x for x in (n.detail, shape_text(n.shape) if n.shape else "") if x)
+        if leaf:
+            text += f"\n{leaf}"
+        if show_grads and n.grad:
+            text += f"\ngrad {n.grad}"
+        attrs += ['shape=box, style="rounded,filled"', f"label={quote(text)}"]
+    else:
+        attrs += ['shape=box, style="rounded,dashed,filled"', f"label={quote(_summary_text(n))}"]
+    fill = FILL.get(n.role if n.kind == "tensor" else n.kind, "#ffffff")
+    border = ""
+    width = 1.0
+    if n.new:
+        fill = NEW_FILL
+    for m in n.marks:  # the first mark in MARKS order wins: anomaly over breakpoint ...
+        border, fill = MARK_STYLE[m]
+        width = 2.0
+        break
+    if highlighted:
+        width = 3.0
+        border = border or "#1565c0"
+    attrs.append(f'fillcolor="{fill}"')
+    if border:
+        attrs.append(f'color="{border}"')
+    if width != 1.0:
+        attrs.append(f"penwidth={width:g}")
+    tip = _tooltip(n)
+    if tip:
+        attrs.append(f"tooltip={quote(tip)}")
+    return f"{n.id} [{', '.join(attrs)}]"
+
+
+def _tensor_label(n: GraphNode, horizontal: bool, show_values: bool, show_grads: bool) -> str:
+    fields = []
+    scalar = n.shape is not None and all(d == 1 for d in n.shape)
+    head = n.name
+    if not scalar or not n.value:
+        shape = shape_text(n.shape)
+        if n.role == "constant" and not n.value:
+            shape = f"const {shape}".strip()
+        head = f"{head} {shape}".strip()
+        if n.dtype and n.dtype not in ("float64", ""):
+            head += f" {n.dtype}"
+    if head:
+        fields.append(record_field(head))
+    if show_values and n.value:
+        fields.append(record_field(f"data {n.value}"))
+    if show_grads and n.grad:
+        fields.append(record_field(f"grad {n.grad}"))
+    if not fields:
+        fields.append(" ")
+    body = "|".join(fields)
+    return quote("{" + body + "}" if horizontal else body)
+
+
+def _summary_text(n: GraphNode) -> str:
+    if n.role == "more" or (not n.role and n.name.endswith(("more nodes", "more node"))):
+        return f"... {_num(n.count)} more node{'s' if n.count != 1 else ''}"
+    if n.role == "repeat":
+        times, _, what = n.detail.partition(": ") if n.detail.startswith("x") else ("", "", "")
+        if times:  # folded modules: detail "x8: MatMul -> Add"
+            return f"{n.name}\n{times} blocks, {_num(n.count)} nodes\n{what}"
+        return f"{n.detail}\nrepeated {n.name}, {_num(n.count)} nodes"
+    return f"{n.name}\n{_num(n.count)} nodes: {n.detail}" if n.detail else n.name
+
+
+def _tooltip(n: GraphNode) -> str:
+    parts = []
+    if n.kind == "op":
+        parts.append(n.name if n.name.endswith("Backward") else f"{n.op} ({n.name}Backward)"
+                     if False else n.op)
+        if n.shape is not None:
+            parts.append(f"output {shape_text(n.shape)} {n.dtype}".rstrip())
+        if n.saved:
+            parts.append("saved: " + ", ".join(n.saved))
+        elif n.freed:
+            parts.append("saved tensors freed by backward()")
+    if n.site:
+        parts.append(f"built at {n.site}")
+    if n.mark_text:
+        parts.append(n.mark_text)
+    return "\n".join(parts)
+
+
+def _legend(graph: Graph, lines: list[str]) -> None:
+    used = []
+    if any(n.new for n in graph.nodes):
+        used.append("new")
+    marked = {m for n in graph.nodes for m in n.marks}
+    used += [m for m in MARKS if m in marked]
+    if not used:
+        return
+    lines.append('  subgraph "cluster_legend" {')
+    lines.append('    graph [label="legend", id="cluster-legend", style="rounded", color="#bdbdbd", '
+                 'fontcolor="#616161", fontsize=9, labeljust=l]')
+    for kind in used:
+        border, fill = MARK_STYLE.get(kind, (INK, NEW_FILL))
+        lines.append(f'    legend_{kind} [id="legend-{kind}", class="tg-legend", shape=box, '
+                     f'fontsize=9, height=0.2, fillcolor="{fill}", color="{border}", '
+                     f"label={quote(LEGEND_TEXT[kind])}]")
+    lines.append("  }")
