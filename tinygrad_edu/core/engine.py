@@ -144,6 +144,8 @@ def steps(roots: list[tuple[Node, Any]], retain_graph: bool = False, create_grap
             g = grads.pop(id(node), None)
             if g is None:
                 continue  # no gradient flows here (e.g. the branch of a constant)
+            if type(g) is not np.ndarray and not isinstance(g, Tensor):
+                g = np.asarray(g)  # numpy turns 0-d results (`-g`, `g + g`) into scalars
             if type(node) is AccumulateGrad:
                 g = _run_hooks(node.variable._hooks, g, create_graph)
                 if capture is not None:
