@@ -133,7 +133,8 @@ def where(condition: Any, a: Any, b: Any) -> Tensor:
         tensor([0., 2.])
     """
     like = a if isinstance(a, Tensor) else b if isinstance(b, Tensor) else Tensor(0.0)
-    cond = np.asarray(condition.data if isinstance(condition, Tensor) else condition, dtype=bool)
+    # a Tensor condition is passed as is, so a static trace sees where it came from
+    cond = condition if isinstance(condition, Tensor) else np.asarray(condition, dtype=bool)
     return Where.apply(cond, _operand(a, like), _operand(b, like))
 
 

@@ -570,6 +570,9 @@ def _operand(other: Any, like: Tensor) -> Any:
     """Tensors pass through; a Python scalar takes `like`'s float dtype (no promotion)."""
     if isinstance(other, Tensor):
         return other
+    if type(other) is float or type(other) is int:  # the common case, without an ABC check
+        kind = like.data.dtype
+        return np.asarray(other, dtype=kind if kind.kind == "f" else np.float64)
     if isinstance(other, (bool, numbers.Number)) and not isinstance(other, np.ndarray):
         dt = like.data.dtype if like.data.dtype.kind == "f" else np.float64
         return np.asarray(other, dtype=dt)
@@ -586,9 +589,14 @@ def _array_of(other: Any, like: Tensor) -> np.ndarray:
 def _compare(ufunc: Any, symbol: str, a: Tensor, b: Any) -> Tensor:
     other = _array_of(b, a)
     try:
-        return Tensor._make(ufunc(a.data, other))
+        out = Tensor._make(ufunc(a.data, other))
     except ValueError:
         raise ShapeError(_function.broadcast_message(symbol, a.shape, np.shape(other))) from None
+    if _function._observers:  # no graph node, but a static trace must still record it
+        args = (a, b if isinstance(b, Tensor) else other)
+        for obs in tuple(_function._observers):
+            obs.on_op(None, Compare, args, {"symbol": symbol}, out)
+    return out
 
 
 def _axis(axis: Any) -> Any:
@@ -628,11 +636,12 @@ def _notify_concrete(t: Tensor, kind: str) -> None:
 
 
 _function._Tensor = Tensor
+_function._Tensor_ids = _tensor_ids
 
 # Imported last: the ops import this module's Tensor through function.py.
 from .ops.elementwise import (  # noqa: E402
-    Abs, Add, Cast, Clip, Clone, Div, Exp, Fill, Log, Mul, Neg, Pow, ReLU, Sigmoid, Sqrt, Sub,
-    Tanh,
+    Abs, Add, Cast, Clip, Clone, Compare, Div, Exp, Fill, Log, Mul, Neg, Pow, ReLU, Sigmoid, Sqrt,
+    Sub, Tanh,
 )
 from .ops.linalg import MatMul  # noqa: E402
 from .ops.movement import BroadcastTo, Index, Reshape, Transpose  # noqa: E402

@@ -210,6 +210,24 @@ class Where(Function):
         return None, ga, gb
 
 
+class Compare(Function):
+    """`a < b` and friends as an op, so a static trace can replay comparisons.
+
+    Tensors call it only to tell observers; it never makes a graph node (no gradient).
+    """
+
+    _UFUNCS = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+               "==": np.equal, "!=": np.not_equal}
+
+    @staticmethod
+    def forward(ctx, a, b, symbol):
+        return Compare._UFUNCS[symbol](a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        return None, None  # a step function: no gradient
+
+
 class Clone(Function):
     @staticmethod
     def forward(ctx, a):

@@ -1,0 +1,27 @@
+"""`tg.static`: static (define-then-run) graphs over the same ops as the eager core.
+
+- `trace(fn, *example_inputs)` records what `fn` does into a `StaticGraph` that
+  replays on new inputs without running `fn` again; `tg.static.function` retraces
+  per input shape. An `if` on a traced value freezes a branch (`TracerWarning`).
+- `placeholder` and `Graph` build a graph first and feed it values later (`run`).
+- `cond` and `while_loop` keep data-dependent control flow inside the graph.
+- `StaticGraph.grad()` / `tg.static.grad` derive backward programs from each op's own
+  backward rule; `save` / `load` export to JSON + .npz; `fold_constants` and
+  `eliminate_dead_code` optimise.
+
+Static layer: imports `tinygrad_edu.core`, numpy and the standard library only.
+"""
+
+from ..core.errors import TracingError
+from .control_flow import cond, while_loop
+from .function import CacheInfo, StaticFunction, function
+from .io import FormatError, load
+from .passes import eliminate_dead_code, fold_constants
+from .program import FeedError, Graph, Placeholder, StaticGraph, grad, placeholder, trace
+from .tracer import TracerWarning
+
+__all__ = [
+    "trace", "StaticGraph", "placeholder", "Placeholder", "Graph", "FeedError", "cond",
+    "while_loop", "function", "StaticFunction", "CacheInfo", "grad", "load", "FormatError",
+    "eliminate_dead_code", "fold_constants", "TracerWarning", "TracingError",
+]

@@ -1,0 +1,364 @@
+"""Export: a StaticGraph as human-readable JSON (the program) plus .npz (the arrays).
+
+`g.save("model")` writes `model.json` and `model.npz`; `tg.static.load("model")`
+rebuilds a StaticGraph that runs without the original Python code. The format:
+
+    {"format": "tinygrad_edu.static", "version": 1, "name": "f", "structure": "single",
+     "program": {"inputs": [1], "outputs": [3],
+                 "vars": [{"id": 1, "name": "x", "shape": [3], "dtype": "float64"}, ...],
+                 "consts": [{"id": 2, "array": "a0"}],
+                 "eqns": [{"op": "Mul", "in": [1, 2], "out": [3], "attrs": {},
+                           "site": "cell [2], line 1: y = x * 2", "subs": {}}]}}
+
+Ops are names looked up in `core.function.OPS` (plus `cond`, `while_loop`, `vjp`);
+attribute values are JSON numbers, strings, booleans, null and lists (tuples), or
+`{"dtype": name}`, `{"slice": [start, stop, step]}`, `{"ellipsis": true}` and
+`{"array": key}` (an index array in the .npz). Loading never unpickles and never
+evaluates text: it parses JSON, checks every field, op, reference, dtype and shape,
+and rejects anything else with a `FormatError` saying what and where.
+
+Static layer: imports the core, numpy and the standard library only.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import message
+from ..core.function import OPS
+from .ir import STRUCTURED, ZERO, Eqn, Program, Var
+
+FORMAT, VERSION = "tinygrad_edu.static", 1
+MAX_ELEMENTS = 50_000_000  # per array; a hostile file must not make us allocate terabytes
+MAX_DEPTH = 32
+DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+          "uint16", "uint32", "uint64", "bool")
+
+
+class FormatError(ValueError):
+    """A saved static graph is malformed, unsafe or uses an unknown op."""
+
+
+def _paths(path: str) -> tuple[str, str]:
+    base = path[:-5] if path.endswith(".json") else path
+    return base + ".json", base + ".npz"
+
+
+# --- saving ---------------------------------------------------------------------------
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def array(self, arr: np.ndarray) -> str:
+        key = f"a{len(self.arrays)}"
+        self.arrays[key] = np.ascontiguousarray(arr)
+        return key
+
+    def attr(self, v: Any) -> Any:
+        if v is None or isinstance(v, (bool, str)):
+            return v
+        if isinstance(v, (int, np.integer)):
+            return int(v)
+        if isinstance(v, (float, np.floating)):
+            return float(v)
+        if isinstance(v, np.dtype) or (isinstance(v, type) and issubclass(v, np.generic)):
+            return {"dtype": np.dtype(v).name}
+        if isinstance(v, slice):
+            return {"slice": [self.attr(v.start), self.attr(v.stop), self.attr(v.step)]}
+        if v is Ellipsis:
+            return {"ellipsis": True}
+        if isinstance(v, np.ndarray):
+            return {"array": self.array(v)}
+        if isinstance(v, (tuple, list)):
+            return [self.attr(x) for x in v]
+        raise FormatError(message("save", f"cannot store an attribute of type "
+                                  f"{type(v).__name__} ({v!r})"))
+
+    def program(self, p: Program) -> dict:
+        eqns = []
+        for e in p.eqns:
+            if e.fn is not None and OPS.get(e.fn.__name__) is not e.fn:
+                raise FormatError(message(
+                    "save", f"op {e.fn.__name__!r} is a Function defined outside tinygrad_edu, "
+                    "so a loaded graph could not run it", e.site,
+                    "export only graphs built from the built-in ops"))
+            eqns.append({"op": e.op, "in": list(e.ins), "out": list(e.outs),
+                         "attrs": {k: self.attr(v) for k, v in e.attrs.items()},
+                         "site": e.site, "subs": {k: self.program(s) for k, s in e.subs.items()}})
+        return {
+            "inputs": list(p.inputs), "outputs": list(p.outputs),
+            "vars": [{"id": v.id, "name": v.name, "shape": list(v.shape), "dtype": v.dtype.name}
+                     for v in p.vars.values()],
+            "consts": [{"id": k, "array": self.array(a)} for k, a in p.consts.items()],
+            "eqns": eqns,
+        }
+
+
+def save(graph: Any, path: str) -> None:
+    """Write `graph` to `path` (.json) and the arrays beside it (.npz); see the module doc."""
+    w = _Writer()
+    doc = {"format": FORMAT, "version": VERSION, "name": graph.name,
+           "structure": graph.structure, "program": w.program(graph.program)}
+    jpath, npath = _paths(path)
+    with open(jpath, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1)
+    np.savez(npath, **w.arrays)
+
+
+# --- loading --------------------------------------------------------------------------
+
+
+def _fail(where: str, what: str) -> FormatError:
+    return FormatError(message("load", f"{where}: {what}", None,
+                               "only load files written by StaticGraph.save"))
+
+
+class _Reader:
+    def __init__(self, arrays: Any, jpath: str) -> None:
+        self.arrays = arrays
+        self.jpath = jpath
+
+    def array(self, key: Any, where: str) -> np.ndarray:
+        if not isinstance(key, str) or key not in self.arrays.files:
+            raise _fail(where, f"refers to array {key!r}, which is not in the .npz file")
+        try:
+            arr = self.arrays[key]
+        except ValueError:  # object arrays need pickle, which we never allow
+            raise _fail(where, f"array {key!r} is not a plain numeric array") from None
+        if arr.dtype.name not in DTYPES:
+            raise _fail(where, f"array {key!r} has unsupported dtype {arr.dtype.name}")
+        return arr
+
+    def shape(self, s: Any, where: str) -> tuple:
+        if not isinstance(s, list) or not all(type(d) is int and d >= 0 for d in s):
+            raise _fail(where, f"a shape must be a list of non-negative integers, got {s!r}")
+        size = 1
+        for d in s:
+            size *= d
+        if size > MAX_ELEMENTS:
+            raise _fail(where, f"shape {tuple(s)!r} has {size} elements, more than the "
+                        f"{MAX_ELEMENTS} allowed")
+        return tuple(s)
+
+    def attr(self, v: Any, where: str) -> Any:
+        if v is None or isinstance(v, (bool, int, float, str)):
+            return v
+        if isinstance(v, list):
+            return tuple(self.attr(x, where) for x in v)
+        if isinstance(v, dict) and len(v) == 1:
+            (k, x), = v.items()
+            if k == "dtype" and x in DTYPES:
+                return np.dtype(x)
+            if k == "slice" and isinstance(x, list) and len(x) == 3 and \
+                    all(p is None or type(p) is int for p in x):
+                return slice(*x)
+            if k == "ellipsis" and x is True:
+                return Ellipsis
+            if k == "array":
+                return self.array(x, where)
+        raise _fail(where, f"unsupported attribute value {v!r}")
+
+    def program(self, d: Any, where: str, depth: int = 0) -> Program:
+        if depth > MAX_DEPTH:
+            raise _fail(where, f"sub-programs nested deeper than {MAX_DEPTH}")
+        keys = {"inputs", "outputs", "vars", "consts", "eqns"}
+        if not isinstance(d, dict) or set(d) != keys:
+            raise _fail(where, f"a program must be an object with exactly the keys {sorted(keys)}")
+        vars_: dict[int, Var] = {}
+        for i, v in enumerate(_list(d["vars"], f"{where}.vars")):
+            w = f"{where}.vars[{i}]"
+            if not isinstance(v, dict) or set(v) != {"id", "name", "shape", "dtype"}:
+                raise _fail(w, "a variable needs exactly id, name, shape and dtype")
+            if type(v["id"]) is not int or v["id"] <= 0 or v["id"] in vars_:
+                raise _fail(w, f"id must be a new positive integer, got {v['id']!r}")
+            if v["dtype"] not in DTYPES:
+                raise _fail(w, f"unsupported dtype {v['dtype']!r}")
+            if v["name"] is not None and not isinstance(v["name"], str):
+                raise _fail(w, "name must be a string or null")
+            vars_[v["id"]] = Var(v["id"], self.shape(v["shape"], w), np.dtype(v["dtype"]),
+                                 v["name"])
+        defined: set[int] = set()
+
+        def declare(vid: Any, w: str) -> int:
+            if type(vid) is not int or vid not in vars_:
+                raise _fail(w, f"{vid!r} is not a declared variable")
+            if vid in defined:
+                raise _fail(w, f"variable {vid} is defined twice")
+            defined.add(vid)
+            return vid
+
+        inputs = [declare(v, f"{where}.inputs") for v in _list(d["inputs"], f"{where}.inputs")]
+        consts = {}
+        for i, c in enumerate(_list(d["consts"], f"{where}.consts")):
+            w = f"{where}.consts[{i}]"
+            if not isinstance(c, dict) or set(c) != {"id", "array"}:
+                raise _fail(w, "a constant needs exactly id and array")
+            vid = declare(c["id"], w)
+            arr = self.array(c["array"], w)
+            v = vars_[vid]
+            if arr.shape != v.shape or arr.dtype != v.dtype:
+                raise _fail(w, f"array has {arr.dtype.name}{list(arr.shape)}, the variable "
+                            f"says {v.type_text()}")
+            consts[vid] = arr
+        eqns = []
+        firsts: set[int] = set()
+        for i, e in enumerate(_list(d["eqns"], f"{where}.eqns")):
+            eqns.append(self.eqn(e, f"{where}.eqns[{i}]", vars_, defined, declare, firsts, depth))
+        outputs = _list(d["outputs"], f"{where}.outputs")
+        for o in outputs:
+            if type(o) is not int or o not in defined:
+                raise _fail(f"{where}.outputs", f"{o!r} is not computed by the program")
+        return Program(inputs, list(outputs), consts, eqns, vars_)
+
+    def eqn(self, e: Any, w: str, vars_: dict, defined: set, declare: Any, firsts: set,
+            depth: int) -> Eqn:
+        if not isinstance(e, dict) or set(e) != {"op", "in", "out", "attrs", "site", "subs"}:
+            raise _fail(w, "an equation needs exactly op, in, out, attrs, site and subs")
+        op = e["op"]
+        if not isinstance(op, str) or (op not in OPS and op not in STRUCTURED):
+            raise _fail(w, f"unknown op {op!r}; known ops are the built-in ones "
+                        f"({', '.join(sorted(OPS))}) and {', '.join(STRUCTURED)}")
+        if not isinstance(e["attrs"], dict):
+            raise _fail(w, "attrs must be an object")
+        attrs = {str(k): self.attr(v, f"{w}.attrs.{k}") for k, v in e["attrs"].items()}
+        ins = _list(e["in"], f"{w}.in")
+        for i in ins:
+            ok = type(i) is int and (i in defined or (op == "vjp" and i == ZERO))
+            if not ok:
+                raise _fail(w, f"input {i!r} is used before it is computed (or never declared)")
+        outs = tuple(declare(o, f"{w}.out") for o in _list(e["out"], f"{w}.out"))
+        if e["site"] is not None and not isinstance(e["site"], str):
+            raise _fail(w, "site must be a string or null")
+        if not isinstance(e["subs"], dict):
+            raise _fail(w, "subs must be an object")
+        subs = {str(k): self.program(s, f"{w}.subs.{k}", depth + 1) for k, s in e["subs"].items()}
+        fn = OPS.get(op)
+        if op == "vjp":
+            fn = self._check_vjp(attrs, ins, outs, subs, w, firsts)
+        elif op in STRUCTURED:
+            self._check_structured(op, attrs, ins, outs, subs, w)
+        else:
+            self._check_op(fn, attrs, ins, outs, subs, w)
+        if outs:
+            firsts.add(outs[0])
+        return Eqn(op, tuple(ins), outs, attrs, e["site"], fn, subs)
+
+    def _check_op(self, fn: Any, attrs: dict, ins: list, outs: tuple, subs: dict, w: str) -> None:
+        params = list(inspect.signature(fn.forward).parameters.values())[1:]  # drop ctx
+        varargs = any(p.kind == p.VAR_POSITIONAL for p in params)
+        positional = [p for p in params if p.kind == p.POSITIONAL_OR_KEYWORD]
+        names = {p.name for p in params if p.kind != p.VAR_POSITIONAL}
+        n_required = sum(1 for p in positional if p.default is p.empty) - len(
+            [k for k in attrs if k in {p.name for p in positional}])
+        if not varargs and not (n_required <= len(ins) <= len(positional)):
+            raise _fail(w, f"{fn.__name__} takes {n_required} input(s), got {len(ins)}")
+        for k, v in attrs.items():
+            if k not in names:
+                raise _fail(w, f"{fn.__name__} has no attribute {k!r}")
+            if k == "shape":
+                if not isinstance(v, tuple) or not all(type(s) is int and s >= -1 for s in v):
+                    raise _fail(w, f"shape must be a list of integers, got {v!r}")
+                self.shape([s for s in v if s != -1], w)
+        if len(outs) != 1 or subs:
+            raise _fail(w, f"{fn.__name__} has exactly one output and no sub-programs")
+
+    def _check_structured(self, op: str, attrs: dict, ins: list, outs: tuple, subs: dict,
+                          w: str) -> None:
+        if op == "cond":
+            if set(subs) != {"true", "false"} or attrs:
+                raise _fail(w, "cond needs sub-programs true and false, and no attributes")
+            for s in subs.values():
+                if len(s.inputs) != len(ins) - 1 or len(s.outputs) != len(outs):
+                    raise _fail(w, "a cond branch does not match the equation's inputs/outputs")
+        else:
+            n = attrs.get("n_carry")
+            if set(subs) != {"cond", "body"} or set(attrs) != {"n_carry"} or type(n) is not int \
+                    or not 0 < n <= len(ins) or len(outs) != n:
+                raise _fail(w, "while_loop needs sub-programs cond and body and n_carry")
+            if len(subs["body"].inputs) != len(ins) or len(subs["body"].outputs) != n or \
+                    len(subs["cond"].inputs) != len(ins) or len(subs["cond"].outputs) != 1:
+                raise _fail(w, "the while_loop body/cond do not match the carry")
+
+    def _check_vjp(self, attrs: dict, ins: list, outs: tuple, subs: dict, w: str,
+                   firsts: set) -> Any:
+        need = {"of", "op", "needs", "_in_types", "_out_types"}
+        if not need <= set(attrs):
+            raise _fail(w, f"vjp needs the attributes {sorted(need)}")
+        if attrs["of"] not in firsts:
+            raise _fail(w, f"vjp refers to {attrs['of']!r}, which is not an earlier equation")
+        fwd = attrs["op"]
+        if fwd not in OPS and fwd not in ("cond", "while_loop"):
+            raise _fail(w, f"vjp of unknown op {fwd!r}")
+        needs = attrs["needs"]
+        if not isinstance(needs, tuple) or not all(isinstance(n, bool) for n in needs) or \
+                len(needs) != len(attrs["_in_types"]) or sum(needs) != len(outs):
+            raise _fail(w, "vjp needs one boolean per forward input and one output per True")
+        for s, dt in attrs["_in_types"] + attrs["_out_types"]:
+            if not isinstance(dt, np.dtype):
+                raise _fail(w, "vjp types must be (shape, dtype) pairs")
+            self.shape(list(s), w)
+        if len(ins) != len(attrs["_out_types"]):
+            raise _fail(w, "vjp needs one cotangent per forward output")
+        expected = {"cond": {"true_grad", "false_grad"}, "while_loop": {"body_grad"}}.get(fwd, set())
+        if set(subs) != expected:
+            raise _fail(w, f"vjp of {fwd} needs sub-programs {sorted(expected)}")
+        if fwd == "while_loop" and "_float_ins" not in attrs:
+            raise _fail(w, "vjp of while_loop needs _float_ins")
+        return OPS.get(fwd)
+
+
+def _list(x: Any, where: str) -> list:
+    if not isinstance(x, list):
+        raise _fail(where, f"expected a list, got {type(x).__name__}")
+    return x
+
+
+def load(path: str) -> Any:
+    r"""Load a StaticGraph saved with `StaticGraph.save` (JSON + .npz; never pickle).
+
+    Rules: `path` may name the .json file or leave the extension off; the .npz must
+    sit beside it. Every op must be a built-in one; every reference, dtype and shape
+    is checked before anything runs.
+
+    Raises:
+        FormatError: a malformed, unsafe or unknown-op file, naming the bad field.
+        FileNotFoundError: a missing file.
+
+    Example:
+        >>> import os, tempfile, tinygrad_edu as tg
+        >>> g = tg.static.trace(lambda x: (x * 3).sum(), tg.tensor([1.0, 2.0]))
+        >>> path = os.path.join(tempfile.mkdtemp(), "triple")
+        >>> g.save(path)
+        >>> tg.static.load(path)(tg.tensor([1.0, 1.0]))
+        tensor(6.)
+    """
+    from .program import StaticGraph
+
+    jpath, npath = _paths(os.fspath(path))
+    with open(jpath, encoding="utf-8") as f:
+        try:
+            doc = json.load(f)
+        except json.JSONDecodeError as e:
+            raise _fail(jpath, f"not valid JSON ({e.msg} at line {e.lineno})") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise _fail(jpath, f"not a {FORMAT} file (the \"format\" field is missing or different)")
+    if doc.get("version") != VERSION:
+        raise _fail(jpath, f"format version {doc.get('version')!r}, this tinygrad_edu reads "
+                    f"version {VERSION}")
+    if set(doc) != {"format", "version", "name", "structure", "program"} or \
+            doc["structure"] not in ("single", "tuple") or not isinstance(doc["name"], str):
+        raise _fail(jpath, "the top level needs format, version, name, structure and program")
+    try:
+        arrays = np.load(npath, allow_pickle=False)
+    except ValueError as e:
+        raise _fail(npath, f"not a plain .npz archive ({e})") from None
+    with arrays:
+        program = _Reader(arrays, jpath).program(doc["program"], "program")
+    return StaticGraph(program, doc["structure"], doc["name"])

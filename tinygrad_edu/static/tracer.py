@@ -1,0 +1,253 @@
+"""Tracing: run a Python function once and record the ops it performs as a `Program`.
+
+The tracer is a core observer (`core.function.add_observer`): every `Function.apply`
+reports its op, inputs and output, and the tracer writes one equation per op. Tensors
+are known by their storage (`_vc`, shared with `detach()`ed aliases); a tensor the
+trace has never seen (a captured weight, a tensor made inside the function) becomes a
+constant. When a traced tensor turns into a Python value (`if`, `while`, `int(...)`,
+`.item()`), the trace can only record the path this one input took: the tracer says so
+with a `TracerWarning` naming the learner's line (or a `TracingError` in strict mode).
+
+Static layer: imports the core, numpy and the standard library only.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ..core import source
+from ..core.errors import TracingError, message
+from ..core.function import OPS, add_observer
+from ..core.tensor import Tensor
+from .ir import IdSource, Program, Var
+
+
+class TracerWarning(UserWarning):
+    """A traced tensor became a Python value: the trace froze that branch or number."""
+
+
+_active: list[Tracer] = []  # the innermost tracer records; outer ones supply captures
+_remove_observer: list = []
+
+
+class _Observer:
+    """The one core observer; it forwards to the innermost active tracer."""
+
+    def on_op(self, node: Any, cls: type, args: tuple, kwargs: dict, out: Any) -> None:
+        if _active and not _active[-1].paused:
+            _active[-1].record(cls, args, kwargs, out)
+
+    def on_concrete(self, tensor: Any, kind: str) -> None:
+        if _active and not _active[-1].paused:
+            _active[-1].concrete(tensor, kind)
+
+    def on_backward(self, node: Any, grad_output: Any, grads_in: Any) -> None:
+        if _active and not _active[-1].paused:
+            _active[-1].eager_backward()
+
+
+_OBSERVER = _Observer()
+
+
+def current() -> Tracer | None:
+    """The innermost active tracer, or None outside any trace."""
+    return _active[-1] if _active else None
+
+
+def _site() -> str | None:
+    site = source.resolve(source.capture(2))
+    return str(site) if site is not None else None
+
+
+class Tracer:
+    """Records one program; a child tracer (a branch or loop body) can capture outer values."""
+
+    def __init__(self, parent: Tracer | None = None, strict: bool = False,
+                 new_id: IdSource | None = None) -> None:
+        self.parent = parent
+        self.strict = strict if parent is None else parent.strict
+        self.new_id = new_id or (parent.new_id if parent is not None else IdSource())
+        self.program = Program([], [], {}, [], {})
+        self.map: dict[int, tuple] = {}  # id(tensor._vc) -> (var id, version when recorded)
+        self.values: dict[int, np.ndarray] = {}  # var id -> value seen during the trace
+        self.depends: set[int] = set()  # vars that depend on this program's inputs
+        self.captures: list[int] = []  # parent var ids, one per captured input here
+        self.keep: list = []  # tensors kept alive so their `_vc` ids stay unique
+        self.paused = False
+        self.warned_backward = False
+
+    # --- activation ------------------------------------------------------------------
+
+    def __enter__(self) -> Tracer:
+        if not _active:
+            _remove_observer.append(add_observer(_OBSERVER))
+        _active.append(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _active.remove(self)
+        if not _active and _remove_observer:
+            _remove_observer.pop()()
+
+    # --- variables -------------------------------------------------------------------
+
+    def _new_var(self, shape: tuple, dtype: Any, name: str | None = None) -> int:
+        vid = self.new_id()
+        self.program.vars[vid] = Var(vid, tuple(shape), np.dtype(dtype), name)
+        return vid
+
+    def _bind(self, t: Tensor, vid: int) -> None:
+        self.map[id(t._vc)] = (vid, t._vc[0])
+        self.values[vid] = t.data
+        self.keep.append(t)
+
+    def add_input(self, t: Tensor, name: str) -> int:
+        vid = self._new_var(t.shape, t.dtype, name)
+        self.program.inputs.append(vid)
+        self.depends.add(vid)
+        self._bind(t, vid)
+        return vid
+
+    def find(self, t: Tensor) -> int | None:
+        """The var of a tensor this trace (or an enclosing one, as a capture) knows."""
+        entry = self.map.get(id(t._vc))
+        if entry is not None:
+            vid, version = entry
+            if t._vc[0] != version:
+                raise TracingError(message(
+                    "trace", "a traced tensor was changed in place; a static graph records "
+                    "values, not updates to them", source.here(),
+                    "write the update out of place (w = w - lr * g) and return the new value"))
+            return vid
+        if self.parent is None:
+            return None
+        outer = self.parent.find(t)
+        if outer is None:
+            return None
+        vid = self._new_var(t.shape, t.dtype, self.parent.program.vars[outer].name)
+        self.program.inputs.append(vid)
+        self.captures.append(outer)
+        self.depends.add(vid)
+        self._bind(t, vid)
+        return vid
+
+    def lookup(self, x: Any) -> int:
+        """The var for an op argument, making a constant for anything unknown."""
+        if isinstance(x, Tensor):
+            vid = self.find(x)
+            if vid is not None:
+                return vid
+            vid = self._new_var(x.shape, x.dtype, x.name)
+            self.program.consts[vid] = np.array(x.data)  # a snapshot: frozen into the graph
+            self._bind(x, vid)
+            return vid
+        arr = np.asarray(x)
+        vid = self._new_var(arr.shape, arr.dtype)
+        self.program.consts[vid] = arr
+        self.values[vid] = arr
+        return vid
+
+    # --- observer callbacks ----------------------------------------------------------
+
+    def record(self, cls: type, args: tuple, kwargs: dict, out: Tensor) -> None:
+        ins = tuple(self.lookup(a) for a in args)
+        vid = self._new_var(out.shape, out.dtype)
+        from .ir import Eqn
+
+        self.program.eqns.append(Eqn(cls.__name__, ins, (vid,), dict(kwargs), _site(), cls))
+        if any(i in self.depends for i in ins):
+            self.depends.add(vid)
+        self._bind(out, vid)
+
+    def depends_on_input(self, t: Tensor) -> bool:
+        entry = self.map.get(id(t._vc))
+        if entry is not None:
+            return entry[0] in self.depends
+        return self.parent is not None and self.parent.depends_on_input(t)
+
+    def concrete(self, t: Tensor, kind: str) -> None:
+        if not self.depends_on_input(t):
+            return  # a constant: its value is the same for every input
+        raw = source.capture(2)
+        site = source.resolve(raw)
+        if kind == "bool":
+            what = (f"bool() of a traced tensor (value {bool(t.data.item())}) decided an `if` or "
+                    "`while` here, so the branch it chose is frozen into the static graph: "
+                    "replay takes the same branch for every input")
+            hint = ("use tg.static.cond(pred, true_fn, false_fn, *operands) (or tg.where for "
+                    "elementwise choices) so the graph keeps both branches")
+        else:
+            what = (f"{kind}() of a traced tensor turned it into the Python number "
+                    f"{t.data.item()!r}, which is frozen into the static graph as a constant")
+            hint = "keep the value as a tensor (no .item(), int() or float()) inside the trace"
+        if self.strict:
+            raise TracingError(message("trace", what, site, hint))
+        text = message("trace", what, site, f"{hint}; trace(..., strict=True) makes this an error")
+        if raw is not None:
+            warnings.warn_explicit(text, TracerWarning, raw[0], raw[1])
+        else:
+            warnings.warn(text, TracerWarning, stacklevel=2)
+
+    def eager_backward(self) -> None:
+        if self.warned_backward:
+            return
+        self.warned_backward = True
+        text = message(
+            "trace", "backward()/tg.grad() ran the eager engine inside a trace: the gradients "
+            "it computed are frozen into the static graph as constants", source.here(),
+            "use tg.static.grad(loss, inputs) inside traced code (it records the backward "
+            "program), or trace the loss and call .grad() on the StaticGraph")
+        if self.strict:
+            raise TracingError(text)
+        warnings.warn(text, TracerWarning, stacklevel=2)
+
+    def output_vars(self, outs: list) -> list:
+        vids = []
+        for o in outs:
+            if not isinstance(o, Tensor):
+                raise TracingError(message(
+                    "trace", f"the traced function returned a {type(o).__name__}; a static "
+                    "graph's outputs must be Tensors", None,
+                    "return a Tensor or a tuple of Tensors"))
+            vids.append(self.lookup(o))
+        return vids
+
+
+def flatten_outputs(result: Any) -> tuple[list, str]:
+    """`(tensors, structure)`: structure is "single" for one Tensor, "tuple" otherwise."""
+    if isinstance(result, (tuple, list)):
+        return list(result), "tuple"
+    return [result], "single"
+
+
+def input_names(fn: Any, n: int, examples: tuple) -> list[str]:
+    """Placeholder names: an example's own name, else the function's parameter name."""
+    import inspect
+
+    try:
+        params = [p.name for p in inspect.signature(fn).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    names, used = [], set()
+    for i in range(n):
+        ex = examples[i]
+        name = getattr(ex, "name", None) if isinstance(ex, Tensor) else None
+        if not name:
+            name = params[i] if i < len(params) and not params[i].startswith("*") else f"x{i}"
+        if name in used:
+            name = f"{name}_{i}"
+        used.add(name)
+        names.append(name)
+    return names
+
+
+def is_placeholder(x: Any) -> bool:
+    return type(x).__name__ == "Placeholder" and isinstance(x, Tensor)
+
+
+def ops_known(program: Program) -> bool:
+    return all(e.fn is None or OPS.get(e.op) is e.fn for e in program.eqns)
