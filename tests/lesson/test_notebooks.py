@@ -1,0 +1,92 @@
+"""The committed lessons keep the house shape (STYLE.md section 7) and were run cleanly.
+
+nbval checks that every cell reproduces its saved output; these tests check what nbval
+cannot: that the saved outputs come from one top-to-bottom run in a fresh kernel, that
+the lesson has its title / setup / Summary / Exercises, and that the index lists it.
+"""
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+LESSONS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+PLANNED = ["01_define_by_run", "02_backward", "03_static_vs_dynamic", "04_control_flow",
+           "05_varying_sizes", "06_debugging", "07_changing_models", "08_myths_measured",
+           "09_deployment", "10_train_end_to_end"]
+ADDRESS = re.compile(r"\b0x[0-9a-f]{6,}\b")
+
+
+def _lessons():
+    return pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])
+
+
+def _outputs_text(cell):
+    parts = []
+    for out in cell.get("outputs", []):
+        parts.append(out.get("text", ""))
+        parts.extend(str(v) for v in out.get("data", {}).values())
+        parts.append(out.get("evalue", ""))
+    return "\n".join(parts)
+
+
+@_lessons()
+def test_lesson_has_the_house_shape(path):
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    cells = nb.cells
+    number = int(path.name[:2])
+    assert cells[0].cell_type == "markdown"
+    assert cells[0].source.startswith(f"# Lesson {number}: ")
+    assert "**What you will see:**" in cells[0].source
+    assert "**Prerequisites:**" in cells[0].source
+    setup = cells[1].source
+    assert cells[1].cell_type == "code"
+    assert "import tinygrad_edu as tg" in setup and "np.random.seed(0)" in setup
+    heads = [c.source.splitlines()[0] for c in cells if c.cell_type == "markdown"]
+    sections = [h for h in heads if re.match(r"## \d+\. ", h)]
+    assert 3 <= len(sections) <= 6, sections
+    assert [h for h in heads if h in ("## Summary", "## Exercises")] == ["## Summary",
+                                                                         "## Exercises"]
+    exercises = cells[[c.source.splitlines()[0] for c in cells].index("## Exercises"):]
+    assert any("### BEGIN SOLUTION" in c.source for c in exercises)
+
+
+@_lessons()
+def test_lesson_was_run_top_to_bottom_without_errors(path):
+    nb = nbformat.read(path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert [c.execution_count for c in code] == list(range(1, len(code) + 1))
+    for c in code:
+        text = _outputs_text(c)
+        raises = c.source.startswith("# NBVAL_RAISES_EXCEPTION")
+        errors = [o for o in c.outputs if o.output_type == "error"]
+        assert bool(errors) == raises, c.source
+        if raises:  # so "Run All" in JupyterLab and nbclient carry on past it
+            assert "raises-exception" in c.metadata.get("tags", [])
+        assert not ADDRESS.search(text), f"memory address in the output of: {c.source}"
+        assert "could not draw" not in text, c.source
+        assert "Traceback" not in text or raises
+
+
+@_lessons()
+def test_code_lines_fit_88_columns(path):
+    nb = nbformat.read(path, as_version=4)
+    long = [line for c in nb.cells if c.cell_type == "code"
+            for line in c.source.splitlines() if len(line) > 88]
+    assert long == []
+
+
+def test_index_lists_every_lesson_in_order():
+    index = (NOTEBOOKS / "README.md").read_text()
+    positions = [index.find(name) for name in PLANNED]
+    assert -1 not in positions and positions == sorted(positions)
+    for path in LESSONS:
+        assert path.stem in PLANNED, f"{path.name} is not one of the planned lesson names"
+        assert f"]({path.name})" in index, f"notebooks/README.md does not link {path.name}"
+    assert "https://mybinder.org/v2/gh/" in index
+    assert "urlpath=lab/tree/notebooks/01_define_by_run.ipynb" in index
+    for word in ("`x`", "`w`", "`b`", "`y`", "`loss`", "`lr`", "`num_steps`"):
+        assert word in index
