@@ -1,0 +1,116 @@
+"""GraphView driven from Python, headless: traits in, SVG and details text out."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import tinygrad_edu as tg
+from tinygrad_edu.graph import watermark
+from tinygrad_edu.widgets import GraphView
+from tinygrad_edu.widgets.graph_view import _fallback_class
+from tinygrad_edu.widgets.state import GraphViewState
+
+
+def svg_texts(svg: str) -> list[str]:
+    return [t.strip() for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]
+
+
+@pytest.fixture
+def graph():
+    x = tg.tensor([1.0, 2.0], requires_grad=True, name="x")
+    w = tg.tensor([3.0, 4.0], requires_grad=True, name="w")
+    mark = watermark()
+    y = (x * w).sum()
+    y.name = "y"
+    return x, w, y, mark
+
+
+@pytest.fixture(params=["anywidget", "fallback"])
+def view_cls(request):
+    return GraphView if request.param == "anywidget" else _fallback_class()
+
+
+def test_repr_and_mimebundle_carry_svg_and_one_line_summary(graph, view_cls):
+    x, w, y, mark = graph
+    v = view_cls(y)
+    name = view_cls.__name__
+    assert repr(v) == f"{name}(forward graph, 6 nodes)"
+    data, _ = v._repr_mimebundle_()
+    assert data["text/plain"] == f"{name}(forward graph, 6 nodes)"
+    assert {"x (2,)", "w (2,)", "y", "sum"} <= set(svg_texts(data["image/svg+xml"]))
+    assert "application/vnd.jupyter.widget-view+json" in data
+
+
+def test_selecting_a_node_shows_its_details(graph, view_cls):
+    x, w, y, mark = graph
+    y.backward()
+    v = view_cls(y)
+    v.selected = "t1"
+    assert v.details == "x  (t1, leaf tensor)\nshape: (2,) float64\nvalue: [1, 2]\ngrad: [3, 4]"
+    v.selected = "op1"
+    lines = v.details.splitlines()
+    assert lines[0] == "Mul  (op1, op)"
+    assert lines[1] == "output shape: (2,) float64"
+    assert lines[2] == "saved: freed by backward()"
+    assert lines[3].startswith("built at: ") and lines[3].endswith("y = (x * w).sum()")
+    v.selected = ""
+    assert v.details == ""
+
+
+def test_saved_tensors_listed_before_backward(graph):
+    x, w, y, mark = graph
+    v = GraphView(y)
+    v.selected = "op1"
+    assert "saved: x (2,) float64; w (2,) float64" in v.details.splitlines()
+
+
+def test_toggles_redraw_the_svg(graph, view_cls):
+    x, w, y, mark = graph
+    y.backward()
+    v = view_cls(y)
+    assert "grad [3, 4]" in svg_texts(v.svg)
+    v.show_grads = False
+    assert not any(t.startswith("grad") for t in svg_texts(v.svg))
+    v.show_values = False
+    assert not any(t.startswith("data") for t in svg_texts(v.svg))
+    v.view = "backward"
+    texts = svg_texts(v.svg)
+    assert "MulBackward" in texts and "SumBackward" in texts
+    assert repr(v) == f"{view_cls.__name__}(backward graph, 5 nodes)"
+
+
+def test_new_nodes_and_highlight_classes(graph):
+    x, w, y, mark = graph
+    v = GraphView(y, since=mark)
+    assert v.highlight == {"new": ["op1", "t3", "op2", "t4"]}
+    svg = v.svg
+    v.highlight = {**v.highlight, "current": ["op2"], "anomaly": ["t3"]}
+    assert v.svg == svg  # highlighting is CSS in the front end, never a new layout
+    with pytest.raises(Exception, match=re.escape("highlight: unknown kind 'hot'")):
+        v.highlight = {"hot": ["t1"]}
+
+
+def test_selection_cleared_when_node_disappears(graph):
+    x, w, y, mark = graph
+    v = GraphView(y)
+    v.selected = "t4"
+    z = x * 2
+    v.show_graph([z])
+    assert v.selected == "" and v.details == ""
+
+
+def test_state_model_is_plain_traitlets():
+    s = GraphViewState()
+    seen = []
+    s.observe(lambda c: seen.append(c["new"]), names=["view"])
+    s.view = "backward"
+    assert seen == ["backward"]
+
+
+def test_esm_is_vendored_and_has_no_imports():
+    esm = GraphView._esm
+    assert "export default" in esm
+    assert not re.search(r"^\s*import\s", esm, flags=re.M)  # no CDN, no build step
+    assert 'model.set("selected"' in esm

@@ -1,0 +1,140 @@
+"""The live graph in a real kernel: one notebook run through nbclient, many assertions.
+
+The notebook is built here with nbformat; each cell's outputs are then checked: graph
+cells get exactly one SVG + text/plain summary naming that cell's new nodes, a cell that
+changes nothing and a failing cell get no graph, a broken drawing shows a short note
+with a hint, and `%unload_ext` stops it all.
+"""
+
+from __future__ import annotations
+
+import re
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+CELLS = [
+    # 0: load; nothing to draw yet
+    "import tinygrad_edu as tg\n%load_ext tinygrad_edu",
+    # 1: a first graph
+    'x = tg.tensor([1.0, 2.0], requires_grad=True, name="x")\n'
+    'w = tg.tensor([3.0, 4.0], requires_grad=True, name="w")\n'
+    "y = (x * w).sum()",
+    # 2: no graph change (and retain_outputs is on while loaded)
+    "from tinygrad_edu.core.function import _config\n_config['retain_outputs']",
+    # 3: fails after building a node
+    'z = y * 2\nraise ValueError("boom")',
+    # 4: backward: grads appear
+    "y.backward()",
+    # 5: loading again is a no-op
+    "%load_ext tinygrad_edu",
+    # 6: one new node, drawn once
+    "q = (y * 3).tanh()",
+    # 7: pin one tensor
+    'tg.watch("q")',
+    # 8: a plain computation on tensors that need no grad changes no graph
+    "c = tg.tensor([1.0]) + 1",
+    # 9: back to auto
+    "tg.watch()",
+    # 10: the drawing itself breaks: a short note, not a traceback
+    "import tinygrad_edu.widgets.drawing as _d\n_orig = _d.live_bundle\n"
+    "_d.live_bundle = lambda *a, **k: 1 / 0\nr = y * 5",
+    # 11: restore; unload
+    "_d.live_bundle = _orig\n%unload_ext tinygrad_edu\n_config['retain_outputs']",
+    # 12: nothing drawn after unload
+    "s = y * 6",
+]
+
+
+@pytest.fixture(scope="module")
+def cells() -> list:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(src) for src in CELLS]
+    NotebookClient(nb, timeout=60, kernel_name="python3", allow_errors=True).execute()
+    return nb.cells
+
+
+def graph_outputs(cell) -> list:
+    return [
+        o
+        for o in cell.outputs
+        if o.get("output_type") == "display_data" and "image/svg+xml" in o.get("data", {})
+    ]
+
+
+def the_graph(cell) -> tuple[str, str]:
+    outs = graph_outputs(cell)
+    assert len(outs) == 1, cell.outputs
+    return outs[0]["data"]["image/svg+xml"], outs[0]["data"]["text/plain"]
+
+
+def svg_texts(svg: str) -> list[str]:
+    return [
+        re.sub(r"&#160;|&nbsp;", " ", t).strip()
+        for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    ]
+
+
+def test_load_cell_draws_nothing(cells):
+    assert cells[0].outputs == []
+
+
+def test_cell_output_holds_its_graph_with_new_nodes_named(cells):
+    svg, text = the_graph(cells[1])
+    labels = svg_texts(svg)
+    assert {"x (2,)", "w (2,)", "y", "data [3, 8]", "data 11.0000", "*", "sum"} <= set(labels)
+    assert not any(t.startswith("grad") for t in labels)  # no backward yet
+    assert text == (
+        "live graph: forward graph, 6 nodes (4 tensors, 2 ops)\n"
+        "new in this cell: x, w, Mul, t3, Sum, y"
+    )
+
+
+def test_no_change_cell_and_failing_cell_draw_nothing(cells):
+    assert [o["data"]["text/plain"] for o in cells[2].outputs] == ["True"]
+    assert [o["output_type"] for o in cells[3].outputs] == ["error"]
+    assert cells[3].outputs[0]["evalue"] == "boom"
+
+
+def test_backward_redraws_with_grads(cells):
+    svg, text = the_graph(cells[4])
+    labels = svg_texts(svg)
+    # y = sum(x * w): dy/dx = w = [3, 4], dy/dw = x = [1, 2]
+    assert labels[labels.index("x (2,)") + 2] == "grad [3, 4]"
+    assert labels[labels.index("w (2,)") + 2] == "grad [1, 2]"
+    assert "z" in labels  # built by the failing cell, drawn now
+    assert "new in this cell: none" in text
+
+
+def test_second_load_does_not_double_register(cells):
+    assert graph_outputs(cells[5]) == []
+    svg, text = the_graph(cells[6])
+    new = text.split("new in this cell: ", 1)[1]
+    assert new == "const, Mul, t8, Tanh, q"  # y's nodes are from cell 1
+
+
+def test_watch_pins_and_unpins(cells):
+    repr_out = [o for o in cells[7].outputs if o["output_type"] == "execute_result"]
+    assert repr_out[0]["data"]["text/plain"] == "LiveGraph(watching 1: q)"
+    svg, _ = the_graph(cells[7])
+    labels = svg_texts(svg)
+    assert "z" not in labels and "q" in labels  # z (cell 3) is not reachable from q
+    assert "y" in labels  # pinned graphs still name tensors after their variables
+    assert graph_outputs(cells[8]) == []
+    svg, _ = the_graph(cells[9])
+    assert "z" in svg_texts(svg)
+
+
+def test_broken_drawing_shows_a_short_note(cells):
+    notes = [o["data"]["text/plain"] for o in cells[10].outputs]
+    assert notes == [
+        "live graph: could not draw this cell's graph (ZeroDivisionError: division by zero)\n"
+        "  hint: the cell itself ran fine; tg.watch(loss) draws fewer tensors, and "
+        "%unload_ext tinygrad_edu turns the live graph off"
+    ]
+
+
+def test_unload_stops_and_restores(cells):
+    assert [o["data"]["text/plain"] for o in cells[11].outputs] == ["False"]
+    assert cells[12].outputs == []

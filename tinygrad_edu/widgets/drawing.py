@@ -1,0 +1,174 @@
+"""The widgets' one door to the graph and render layers: Graph model in, SVG and text out.
+
+Widgets never build DOT themselves (STYLE.md section 5): this module asks
+`graph.build_graph` for the model and `render` for DOT and SVG, and writes the short
+deterministic texts the widgets show (live summaries, node details).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..graph import Graph, GraphNode, build_graph
+from ..graph.values import shape_text
+
+MAX_LISTED = 12  # new nodes named in a live summary before "... and N more"
+
+
+@dataclass
+class Rendered:
+    """A drawn graph: the model, its SVG, a one-line summary and the new nodes' ids."""
+
+    graph: Graph
+    svg: str
+    summary: str
+    new_ids: list[str] = field(default_factory=list)
+    fingerprint: str = ""
+
+
+def _svg(graph: Graph, **options: Any) -> str:
+    from ..render.dot import to_dot
+    from ..render.svg import dot_to_svg
+
+    return dot_to_svg(to_dot(graph, **options))
+
+
+def render_view(
+    tensors: Any,
+    view: str = "forward",
+    show_values: bool = True,
+    show_grads: bool = True,
+    collapse: bool = False,
+    since: Any = None,
+    names: dict | None = None,
+    max_nodes: int | None = None,
+) -> Rendered:
+    """Build and draw the graph of `tensors` with the given options (for GraphView)."""
+    kwargs = {} if max_nodes is None else {"max_nodes": max_nodes}
+    graph = build_graph(*tensors, view=view, since=since, collapse=collapse, names=names, **kwargs)
+    # new nodes come out filled (to_dot reads `node.new`); the widget adds CSS classes
+    svg = _svg(graph, show_values=show_values, show_grads=show_grads) if graph.nodes else ""
+    return Rendered(graph, svg, short_summary(graph), graph.new_ids(), fingerprint(graph))
+
+
+def live_graph(roots: list, since: Any, max_nodes: int, names: dict | None = None) -> Graph:
+    """The live graph's model: the graphs of `roots`, nodes made after `since` flagged new."""
+    return build_graph(*roots, since=since, max_nodes=max_nodes, names=names)
+
+
+def live_bundle(graph: Graph, missing: Any = ()) -> dict[str, str]:
+    """What the live graph displays under a cell: the SVG and a deterministic summary."""
+    svg = _svg(graph)  # to_dot fills the new nodes and adds a "new in this cell" legend
+    return {"image/svg+xml": svg, "text/plain": live_text(graph, missing)}
+
+
+def fingerprint(graph: Graph) -> str:
+    """A hash of what is drawn, ignoring which nodes are new (that changes every cell)."""
+    h = hashlib.sha1()
+    for n in graph.nodes:
+        h.update(repr([v for k, v in vars(n).items() if k != "new"]).encode())
+    for e in graph.edges:
+        h.update(repr((e.src, e.dst, e.slot, e.label)).encode())
+    h.update(repr(sorted((k, repr(v)) for k, v in graph.attrs.items())).encode())
+    return h.hexdigest()[:16]
+
+
+def short_summary(graph: Graph) -> str:
+    """`forward graph, 7 nodes`: what a GraphView's repr and toolbar say."""
+    n = len(graph.nodes)
+    return f"{graph.attrs.get('view', 'forward')} graph, {n} node{'' if n == 1 else 's'}"
+
+
+def node_name(node: GraphNode) -> str:
+    """How a node is named in texts: a tensor's name (or id), an op's name, a summary's title."""
+    if node.kind == "tensor":
+        return node.name or ("const" if node.role == "constant" else node.id)
+    if node.kind == "accumulate":
+        return f"AccumulateGrad({node.detail})" if node.detail else "AccumulateGrad"
+    return node.name or node.op or node.id
+
+
+def live_text(graph: Graph, missing: Any = ()) -> str:
+    r"""The live graph's deterministic text/plain: the graph summary and the new nodes.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> from tinygrad_edu.graph import build_graph, watermark
+        >>> x = tg.tensor(2.0, requires_grad=True, name="x")
+        >>> mark = watermark()
+        >>> print(live_text(build_graph({"y": x * x}, since=mark)))
+        live graph: forward graph, 3 nodes (2 tensors, 1 op)
+        new in this cell: Mul, y
+    """
+    new = [node_name(n) for n in graph.nodes if n.new]
+    listed = ", ".join(new[:MAX_LISTED]) if new else "none"
+    if len(new) > MAX_LISTED:
+        listed += f" ... and {len(new) - MAX_LISTED} more"
+    lines = [f"live graph: {graph.summary()}", f"new in this cell: {listed}"]
+    if missing:
+        lines.append("not found: " + ", ".join(str(m) for m in missing))
+    return "\n".join(lines)
+
+
+def has_node(graph: Graph | None, node_id: str) -> bool:
+    """Whether `graph` has a node with this id."""
+    return graph is not None and node_id in graph
+
+
+def node_ids(graph: Graph | None) -> list[str]:
+    """The graph's node ids in drawing order (empty without a graph)."""
+    return [] if graph is None else [n.id for n in graph.nodes]
+
+
+def node_details(graph: Graph | None, node_id: str) -> str:
+    r"""The side-area text for one node: what it is, shapes, values, grads, where it was built.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> from tinygrad_edu.graph import build_graph
+        >>> x = tg.tensor([1.0, 2.0], requires_grad=True, name="x")
+        >>> g = build_graph({"y": x * x})
+        >>> print(node_details(g, "t1"))
+        x  (t1, leaf tensor)
+        shape: (2,) float64
+        value: [1, 2]
+        grad: none yet
+    """
+    if not has_node(graph, node_id):
+        return ""
+    n = graph.node(node_id)
+    if n.kind == "summary":
+        lines = [f"{n.name}  ({n.id}, stands for {n.count} nodes)"]
+        if n.detail:
+            lines.append(f"folded: {n.detail}")
+    elif n.kind == "tensor":
+        lines = [f"{node_name(n)}  ({n.id}, {n.role + ' ' if n.role else ''}tensor)"]
+        lines.append(f"shape: {shape_text(n.shape)} {n.dtype}".rstrip())
+        if n.value:
+            lines.append(f"value: {n.value}")
+        if n.requires_grad:
+            lines.append(f"grad: {n.grad or 'none yet'}")
+    else:
+        what = "op" if n.kind == "op" else "gradient accumulator"
+        lines = [f"{node_name(n)}  ({n.id}, {what})"]
+        if n.op and n.op != n.name:
+            lines.append(f"op: {n.op}")
+        lines.append(f"output shape: {shape_text(n.shape)} {n.dtype}".rstrip())
+        if n.kind == "accumulate":
+            lines.append(f"value: {n.value}")
+            lines.append(f"grad: {n.grad or 'none yet'}")
+        if n.freed:
+            lines.append("saved: freed by backward()")
+        elif n.saved:
+            lines.append("saved: " + "; ".join(n.saved))
+        elif n.kind == "op":
+            lines.append("saved: nothing")
+    if n.site:
+        lines.append(f"built at: {n.site}")
+    if n.module:
+        lines.append(f"module: {n.module}")
+    if n.marks:
+        lines.append(f"marks: {', '.join(n.marks)}" + (f" ({n.mark_text})" if n.mark_text else ""))
+    return "\n".join(lines)

@@ -1,0 +1,295 @@
+"""The live graph: after every notebook cell that changed a graph, draw it under that cell.
+
+`%load_ext tinygrad_edu` calls `load_ipython_extension(ip)`, which registers a
+`pre_run_cell` callback (takes a creation watermark, so the cell's new nodes can be
+highlighted) and a `post_run_cell` callback (draws). `%unload_ext tinygrad_edu`
+removes both. Cells that raised or changed no graph print nothing and cost a flag
+check plus a scan of the namespace's variable names (see benchmarks/bench_live.py).
+
+How "changed" is detected, cheapest test first:
+1. an op observer (`core.function.add_observer`) raises a flag on every op and every
+   backward step, and the tuple of watched tensors (name, creation id, has grad) is
+   compared with the previous cell's: neither changed -> return at once;
+2. otherwise the Graph model is built (no layout yet) and its fingerprint compared
+   with the last one drawn: a cell that only computed on plain tensors prints nothing.
+
+What is drawn goes into the *current* cell's output (`display` inside
+`post_run_cell`), as static SVG plus a deterministic `text/plain` summary, so saved
+notebooks and nbval see it (JUPYTER_NOTES.md). The optional panel (`live_panel()`)
+is one `GraphView` per kernel that updates in place instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.errors import DataError, message
+from ..core.function import _config, add_observer
+from ..core.tensor import Tensor
+from .state import WatchList
+
+_WATCH = WatchList()  # survives load/unload, so `tg.watch` may come before `%load_ext`
+_LIVE: _Live | None = None  # the one live graph of this kernel
+_PANEL: Any = None  # the one GraphView of `live_panel()`, created on first call
+_PANEL_INLINE = True  # keep drawing into cells while the panel is open
+
+MAX_NODES = 60  # bigger graphs are summarised, so one cell never waits seconds for dot
+_HINT = (
+    "the cell itself ran fine; tg.watch(loss) draws fewer tensors, and "
+    "%unload_ext tinygrad_edu turns the live graph off"
+)
+
+
+class _ChangeFlag:
+    """Op observer: remembers that some op or backward step ran since the last look."""
+
+    def __init__(self) -> None:
+        self.changed = True
+
+    def on_op(self, node: Any, cls: Any, args: Any, kwargs: Any, out: Any) -> None:
+        self.changed = True
+
+    def on_backward(self, node: Any, grad_output: Any, grads_in: Any) -> None:
+        self.changed = True
+
+
+class _Live:
+    """The callbacks and the little state they keep between cells."""
+
+    def __init__(self, ip: Any) -> None:
+        self.ip = ip
+        self.flag = _ChangeFlag()
+        self.key: tuple | None = None  # watched tensors after the previous cell
+        self.shown: Any = None  # fingerprint of the graph drawn last
+        self.mark = _watermark()
+        self._remove_observer: Any = None
+        self._retain_before = _config["retain_outputs"]
+
+    def start(self) -> None:
+        # NOTE: outputs are kept alive so every intermediate value stays drawable
+        self._retain_before = _config["retain_outputs"]
+        _config["retain_outputs"] = True
+        self._remove_observer = add_observer(self.flag)
+        self.ip.events.register("pre_run_cell", self.pre_run_cell)
+        self.ip.events.register("post_run_cell", self.post_run_cell)
+
+    def stop(self) -> None:
+        for event, cb in (
+            ("pre_run_cell", self.pre_run_cell),
+            ("post_run_cell", self.post_run_cell),
+        ):
+            try:
+                self.ip.events.unregister(event, cb)
+            except ValueError:  # already gone (a reset shell)
+                pass
+        if self._remove_observer is not None:
+            self._remove_observer()
+        _config["retain_outputs"] = self._retain_before
+
+    # --- callbacks ------------------------------------------------------------------
+
+    def pre_run_cell(self, info: Any = None) -> None:
+        self.mark = _watermark()
+
+    def post_run_cell(self, result: Any = None) -> None:
+        try:
+            self.after_cell(result)
+        except Exception as err:  # never break the notebook: one short visible note
+            self.flag.changed = False
+            _show({"text/plain": failure_text(err)})
+
+    def after_cell(self, result: Any) -> None:
+        """Draw the watched graph if this cell changed it; otherwise do (almost) nothing."""
+        roots, names, missing, key = watched(self.ip.user_ns, _WATCH)
+        changed = self.flag.changed or key != self.key
+        self.flag.changed = False
+        self.key = key
+        if not changed or getattr(result, "error_in_exec", None) is not None:
+            return
+        if not roots:
+            self.shown = None
+            return
+        from . import drawing
+
+        if not _WATCH.auto:  # pinned: still name every tensor after its variable
+            names = {**_tensor_names(self.ip.user_ns), **names}
+        graph = drawing.live_graph(roots, since=self.mark, max_nodes=MAX_NODES, names=names)
+        shown = drawing.fingerprint(graph)
+        if shown == self.shown:
+            return
+        self.shown = shown
+        if _PANEL is not None:
+            _PANEL.show_graph(roots, since=self.mark, names=names)
+            if not _PANEL_INLINE:
+                return
+        _show(drawing.live_bundle(graph, missing))
+        self.flag.changed = False  # drawing may have run ops of its own
+
+
+def watched(user_ns: dict, watch: WatchList) -> tuple[list, dict, list, tuple]:
+    """The tensors to draw, their variable names, pinned names not found, and a cheap key.
+
+    Auto mode takes every Tensor variable that is part of a graph (requires grad),
+    in namespace order, skipping `_`-prefixed names and IPython's `In`/`Out` history.
+    The key (name, creation id, has grad) changes when a variable is rebound or
+    deleted, or a watched tensor's grad is set or cleared.
+    """
+    roots: list = []
+    names: dict = {}
+    missing: list = []
+    key: list = []
+    if watch.auto:
+        for name, value in user_ns.items():
+            if (
+                isinstance(value, Tensor)
+                and value.requires_grad
+                and name[0] != "_"
+                and name not in ("In", "Out")
+            ):
+                roots.append(value)
+                names[name] = value
+                key.append((name, value._id, value._grad is None))
+    else:
+        for item in watch.pinned:
+            value = user_ns.get(item) if isinstance(item, str) else item
+            if isinstance(value, Tensor):
+                roots.append(value)
+                if isinstance(item, str):
+                    names[item] = value
+                key.append((item if isinstance(item, str) else "", value._id, value._grad is None))
+            else:
+                missing.append(item)
+                key.append((item, None, None))
+    return roots, names, missing, tuple(key)
+
+
+def _tensor_names(user_ns: dict) -> dict:
+    return {
+        name: value
+        for name, value in user_ns.items()
+        if isinstance(value, Tensor) and name[0] != "_"
+    }
+
+
+def failure_text(err: Exception) -> str:
+    """The short note shown instead of a traceback when drawing fails."""
+    what = str(err).splitlines()[0] if str(err) else ""
+    detail = f"{type(err).__name__}: {what}" if what else type(err).__name__
+    return message("live graph", f"could not draw this cell's graph ({detail})", None, _HINT)
+
+
+def _show(bundle: dict) -> None:
+    from IPython.display import display
+
+    display(bundle, raw=True)
+
+
+def _watermark() -> Any:
+    from ..graph import watermark
+
+    return watermark()
+
+
+# --- public functions ----------------------------------------------------------------
+
+
+def load_ipython_extension(ip: Any) -> None:
+    """Start the live graph in this IPython kernel (what `%load_ext tinygrad_edu` runs).
+
+    Rules: registers `pre_run_cell` / `post_run_cell` once per kernel (loading twice
+    does nothing more), and sets `retain_outputs` so intermediate values stay drawable
+    until `unload_ipython_extension` restores it.
+
+    Args:
+        ip: the running `InteractiveShell`.
+    """
+    global _LIVE
+    if _LIVE is not None:
+        if _LIVE.ip is ip:
+            return
+        _LIVE.stop()
+    _LIVE = _Live(ip)
+    _LIVE.start()
+
+
+def unload_ipython_extension(ip: Any) -> None:
+    """Stop the live graph (what `%unload_ext tinygrad_edu` runs); a no-op if not started.
+
+    Args:
+        ip: the running `InteractiveShell`.
+    """
+    global _LIVE
+    if _LIVE is not None:
+        _LIVE.stop()
+        _LIVE = None
+
+
+def set_panel_inline(inline: bool) -> None:
+    """Whether cells keep their own graph output while the panel is open."""
+    global _PANEL_INLINE
+    _PANEL_INLINE = bool(inline)
+
+
+def current_roots() -> list:
+    """The tensors the live graph would draw now (none outside IPython)."""
+    ip = _LIVE.ip if _LIVE is not None else _shell()
+    return [] if ip is None else watched(ip.user_ns, _WATCH)[0]
+
+
+def current_names() -> dict:
+    """Variable name -> tensor for the tensors the live graph would draw now."""
+    ip = _LIVE.ip if _LIVE is not None else _shell()
+    return {} if ip is None else watched(ip.user_ns, _WATCH)[1]
+
+
+def ensure_loaded() -> None:
+    """Start the live graph in the running IPython kernel, if any and not started yet."""
+    ip = _shell()
+    if _LIVE is None and ip is not None:
+        load_ipython_extension(ip)
+
+
+def _shell() -> Any:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    return get_ipython()
+
+
+def watch(*tensors: Tensor | str) -> WatchList:
+    r"""Choose what the live graph draws: these tensors (or variable names), or everything.
+
+    Rules: `watch(loss)` or `watch("loss", "y")` pins the graphs reachable from those
+    tensors; a name is looked up in the notebook at every cell, so `loss` rebound in a
+    loop is followed. `watch()` with no arguments goes back to auto mode: every tensor
+    variable that is part of a graph. Works before or after `%load_ext tinygrad_edu`.
+
+    Args:
+        *tensors: Tensors and/or variable names (strings).
+
+    Returns:
+        The watch list; it displays as e.g. `LiveGraph(watching 2: loss, y)`.
+
+    Raises:
+        DataError: an argument is neither a Tensor nor a string.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> tg.watch("loss", "y")
+        LiveGraph(watching 2: loss, y)
+        >>> tg.watch()
+        LiveGraph(watching all graph tensors in the notebook)
+    """
+    for item in tensors:
+        if not isinstance(item, (Tensor, str)):
+            raise DataError(
+                message(
+                    "watch",
+                    f"expected Tensors or variable names, got {type(item).__name__}",
+                    None,
+                    'pass the tensor itself (tg.watch(loss)) or its name (tg.watch("loss"))',
+                )
+            )
+    _WATCH.pinned = list(tensors)
+    return _WATCH
