@@ -13,7 +13,7 @@ Static layer: imports the core, numpy and the standard library only.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -11,7 +11,8 @@ Static layer: imports the core, numpy and the standard library only.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -186,7 +187,7 @@ def while_loop(cond_fn: Callable, body_fn: Callable, init: Any) -> Any:
         ...                                               lambda v: v * 2, x)
         >>> g = tg.static.trace(double_until, tg.tensor([1.0, 2.0]))
         >>> g(tg.tensor([30.0, 10.0])), g(tg.tensor([1.0, 0.0]))
-        (tensor([60., 20.]), tensor([128.,   0.]))
+        (tensor([120.,  40.]), tensor([128.,   0.]))
     """
     single = not isinstance(init, (tuple, list))
     carry = _tensors([init] if single else list(init))

@@ -12,8 +12,9 @@ Static layer: imports the core, numpy and the standard library only.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

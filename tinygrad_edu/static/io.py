@@ -58,7 +58,7 @@ class _Writer:
 
     def array(self, arr: np.ndarray) -> str:
         key = f"a{len(self.arrays)}"
-        self.arrays[key] = np.ascontiguousarray(arr)
+        self.arrays[key] = np.array(arr, order="C")  # (ascontiguousarray makes 0-d 1-d)
         return key
 
     def attr(self, v: Any) -> Any:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import copy
 from collections import namedtuple
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -312,7 +313,7 @@ def trace(fn: Callable[..., Any], *example_inputs: Any, strict: bool = False,
         tr.add_input(t, nm)
         args.append(t)
     quiet = any(is_placeholder(ex) for ex in example_inputs)
-    with tr, np.errstate(all="ignore") if quiet else _nothing():
+    with tr, np.errstate(all="ignore") if quiet else _Nothing():
         result = fn(*args)
         outs, structure = flatten_outputs(result)
         tr.program.outputs = tr.output_vars(outs)
@@ -320,7 +321,7 @@ def trace(fn: Callable[..., Any], *example_inputs: Any, strict: bool = False,
     return StaticGraph(tr.program, structure, "f" if fname == "<lambda>" else fname)
 
 
-class _nothing:
+class _Nothing:
     def __enter__(self) -> None:
         return None
 
