@@ -69,8 +69,21 @@ class Drawing:
         """True when some node shows `text` as one of its text lines (exact match)."""
         return text in self.labels()
 
-    def with_class(self, fragment: str) -> list[Node]:
-        return [n for n in self.nodes if any(fragment in c for c in n.classes)]
+    def with_class(self, name: str) -> list[Node]:
+        """The nodes carrying CSS class `name` (exact class, not a substring)."""
+        return [n for n in self.nodes if name in n.classes]
+
+    def graph_nodes(self) -> list[Node]:
+        """tinygrad_edu's graph nodes (class tg-node): the legend's boxes left out."""
+        return self.with_class("tg-node")
+
+    def heads(self, css_class: str | None = None) -> list[str]:
+        """First text line (the name: "a", "*", "MulBackward") of each graph node, in drawing
+        order; only nodes with `css_class` when given."""
+        nodes = self.graph_nodes()
+        if css_class is not None:
+            nodes = [n for n in nodes if css_class in n.classes]
+        return [n.texts[0] if n.texts else "" for n in nodes]
 
     def describe(self) -> str:
         rows = [f"{self.how} drawing, rendered={self.rendered}, {len(self.nodes)} nodes, "

@@ -1,0 +1,95 @@
+"""The live graph in a real browser: `%load_ext tinygrad_edu` draws the notebook's graph
+under each cell that changed it, with that cell's new nodes highlighted; the panel
+(`tg.live_panel()`) is one interactive view that updates in place and answers clicks.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from driver import write_notebook
+from graphs import drawings, wait_for_drawing
+
+pytestmark = pytest.mark.e2e
+
+CELLS = [
+    "import tinygrad_edu as tg\n%load_ext tinygrad_edu",
+    "a = tg.tensor(2.0, requires_grad=True, name='a')\n"
+    "b = tg.tensor(-3.0, requires_grad=True, name='b')\n"
+    "c = a * b",
+    "d = c + a",
+    "print('this cell builds no graph')",
+    "d.backward()",
+    "panel = tg.live_panel()\npanel",
+    "e = d * 2.0",
+]
+SETUP, FIRST, SECOND, NO_GRAPH, BACKWARD, PANEL, THIRD = range(7)
+
+
+def _no_drawing_for(area, seconds: float) -> None:
+    """Fail if a drawing shows up in `area` within `seconds` (it must stay empty)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = drawings(area)
+        assert found == [], "expected no graph here, found:\n" + found[0].describe()
+        time.sleep(0.25)
+
+
+def test_live_graph_grows_cell_by_cell(open_notebook, tmp_path):
+    nb = open_notebook(write_notebook(tmp_path / "live.ipynb", CELLS))
+
+    nb.run_cell(SETUP)
+    assert nb.errors(SETUP) == ""
+    _no_drawing_for(nb.output(SETUP), 0.5)  # no tensors yet: nothing to draw
+
+    nb.run_cell(FIRST)
+    first = wait_for_drawing(nb.output(FIRST), ["a", "b", "c", "*"], what="first graph cell")
+    assert first.how == "img"  # the inline graph is a static SVG output
+    assert sorted(first.heads()) == ["*", "a", "b", "c"]
+    assert sorted(first.heads("tg-new")) == ["*", "a", "b", "c"]  # all made in this cell
+    nb.screenshot_cell(FIRST, "live-first-cell")
+
+    nb.run_cell(SECOND)
+    second = wait_for_drawing(nb.output(SECOND), ["a", "b", "c", "d", "*", "+"],
+                              what="second graph cell")
+    assert sorted(second.heads("tg-new")) == ["+", "d"]  # only what this cell added
+    assert "new in this cell" in second.labels()  # the legend says what the fill means
+    nb.screenshot_cell(SECOND, "live-second-cell")
+
+    nb.run_cell(NO_GRAPH)
+    assert nb.output_text(NO_GRAPH).strip() == "this cell builds no graph"
+    _no_drawing_for(nb.output(NO_GRAPH), 1.0)
+
+    nb.run_cell(BACKWARD)
+    grads = wait_for_drawing(nb.output(BACKWARD), ["grad -2.0000", "grad 2.0000"],
+                             what="graph after backward")
+    assert grads.heads("tg-new") == []  # backward adds gradients, not nodes
+    nb.screenshot_cell(BACKWARD, "live-after-backward")
+
+    nb.run_cell(PANEL)
+    panel = nb.output(PANEL)
+    view = wait_for_drawing(panel, ["a", "b", "c", "d"], what="live panel")
+    assert view.how == "inline"  # the widget puts the SVG in the page, so it can be clicked
+
+    nb.run_cell(THIRD)
+    _no_drawing_for(nb.output(THIRD), 1.0)  # with the panel open, cells get no own graph
+    updated = wait_for_drawing(panel, ["a", "b", "c", "d", "e"], what="panel after a cell")
+    # the highlight is applied by the widget's JavaScript (CSS class, no new layout)
+    assert updated.heads("tg-hl-new") == ["*", "const ()", "e"], updated.describe()
+    assert updated.heads("tg-new") == ["*", "const ()", "e"], updated.describe()
+
+    e_node = panel.locator(
+        "xpath=.//*[local-name()='g' and contains(concat(' ', @class, ' '), ' node ')]"
+        "[*[local-name()='text' and normalize-space()='e']]"
+    )
+    nb.screenshot_cell(PANEL, "live-panel")
+    e_node.click()
+    details = panel.locator(".tg-gv-details")
+    details.wait_for(state="visible", timeout=10_000)
+    text = details.inner_text()
+    assert text.splitlines()[0].split() == ["e", "(t6,", "output", "tensor)"], text
+    assert "value: -8.0000" in text
+    clicked = wait_for_drawing(panel, ["e"], what="panel after click")
+    assert [n.texts[0] for n in clicked.with_class("tg-selected")] == ["e"]
+    nb.screenshot_cell(PANEL, "live-panel-clicked")
