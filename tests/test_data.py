@@ -11,20 +11,20 @@ data = tg.data
 
 
 def test_make_moons_shapes_dtypes_and_determinism():
-    X, y = data.make_moons(101, noise=0.1, seed=3)
-    assert X.shape == (101, 2) and X.dtype == np.float64
+    pts, y = data.make_moons(101, noise=0.1, seed=3)
+    assert pts.shape == (101, 2) and pts.dtype == np.float64
     assert y.shape == (101,) and y.dtype == np.int64
     assert int((y == 0).sum()) == 50 and int((y == 1).sum()) == 51
-    X2, y2 = data.make_moons(101, noise=0.1, seed=3)
-    np.testing.assert_array_equal(X, X2)
+    pts2, y2 = data.make_moons(101, noise=0.1, seed=3)
+    np.testing.assert_array_equal(pts, pts2)
     np.testing.assert_array_equal(y, y2)
-    X3, _ = data.make_moons(101, noise=0.1, seed=4)
-    assert not np.allclose(X, X3)
+    pts3, _ = data.make_moons(101, noise=0.1, seed=4)
+    assert not np.allclose(pts, pts3)
 
 
 def test_make_moons_without_noise_lies_on_the_two_half_circles():
-    X, y = data.make_moons(40, noise=0.0, seed=0)
-    upper, lower = X[y == 0], X[y == 1]
+    pts, y = data.make_moons(40, noise=0.0, seed=0)
+    upper, lower = pts[y == 0], pts[y == 1]
     np.testing.assert_allclose(np.hypot(upper[:, 0], upper[:, 1]), 1.0)
     np.testing.assert_allclose(np.hypot(lower[:, 0] - 1, lower[:, 1] - 0.5), 1.0)
     assert (upper[:, 1] >= -1e-12).all() and (lower[:, 1] <= 0.5 + 1e-12).all()
@@ -40,13 +40,13 @@ def test_make_moons_does_not_touch_the_global_generator():
 
 
 def test_make_spirals_arms_and_radius():
-    X, y = data.make_spirals(30, classes=4, noise=0.0, seed=0)
-    assert X.shape == (120, 2) and y.tolist() == [c for c in range(4) for _ in range(30)]
-    radius = np.hypot(X[:, 0], X[:, 1])
+    pts, y = data.make_spirals(30, classes=4, noise=0.0, seed=0)
+    assert pts.shape == (120, 2) and y.tolist() == [c for c in range(4) for _ in range(30)]
+    radius = np.hypot(pts[:, 0], pts[:, 1])
     np.testing.assert_allclose(radius[:30], np.linspace(0, 1, 30))
-    Xn, _ = data.make_spirals(30, classes=4, noise=0.2, seed=0)
-    np.testing.assert_allclose(np.hypot(Xn[:, 0], Xn[:, 1]), radius)  # noise turns, keeps r
-    assert not np.allclose(Xn, X)
+    pts_noisy, _ = data.make_spirals(30, classes=4, noise=0.2, seed=0)
+    np.testing.assert_allclose(np.hypot(pts_noisy[:, 0], pts_noisy[:, 1]), radius)  # noise turns, keeps r
+    assert not np.allclose(pts_noisy, pts)
 
 
 @pytest.mark.parametrize("task", ["sum", "parity", "count"])
@@ -73,25 +73,25 @@ def test_make_sequences_lengths_and_targets(task):
 
 def test_pad_sequences():
     xs, _ = data.make_sequences(4, min_len=1, max_len=4, seed=2)
-    X, lengths = data.pad_sequences(xs)
-    assert X.shape == (4, lengths.max(), 1) and lengths.tolist() == [len(x) for x in xs]
+    pts, lengths = data.pad_sequences(xs)
+    assert pts.shape == (4, lengths.max(), 1) and lengths.tolist() == [len(x) for x in xs]
     for i, x in enumerate(xs):
-        np.testing.assert_array_equal(X[i, : len(x)], x)
-        assert (X[i, len(x):] == 0).all()
+        np.testing.assert_array_equal(pts[i, : len(x)], x)
+        assert (pts[i, len(x):] == 0).all()
 
 
 def test_batches_cover_every_example_once():
-    X, y = data.make_moons(23, seed=0)
-    got = list(data.batches(X, y, 5, shuffle=True, seed=1))
+    pts, y = data.make_moons(23, seed=0)
+    got = list(data.batches(pts, y, 5, shuffle=True, seed=1))
     assert [len(yb) for _, yb in got] == [5, 5, 5, 5, 3]
     xs = np.concatenate([xb for xb, _ in got])
-    order = [int(np.where((X == row).all(axis=1))[0][0]) for row in xs]
+    order = [int(np.where((pts == row).all(axis=1))[0][0]) for row in xs]
     assert sorted(order) == list(range(23)) and order != list(range(23))
     np.testing.assert_array_equal(np.concatenate([yb for _, yb in got]), y[order])
-    again = [yb.tolist() for _, yb in data.batches(X, y, 5, shuffle=True, seed=1)]
+    again = [yb.tolist() for _, yb in data.batches(pts, y, 5, shuffle=True, seed=1)]
     assert again == [yb.tolist() for _, yb in got]
-    in_order = list(data.batches(X, y, 10, shuffle=False))
-    np.testing.assert_array_equal(in_order[0][0], X[:10])
+    in_order = list(data.batches(pts, y, 10, shuffle=False))
+    np.testing.assert_array_equal(in_order[0][0], pts[:10])
 
 
 def test_batches_of_sequence_lists_stay_lists():
@@ -110,5 +110,5 @@ def test_data_errors():
         data.make_sequences(3, min_len=5, max_len=2)
     with pytest.raises(ValueError, match=re.escape("make_moons: n must be at least 1, got 0")):
         data.make_moons(0)
-    with pytest.raises(ValueError, match=re.escape("batches: X has 3 examples but y has 2")):
+    with pytest.raises(ValueError, match=re.escape("batches: x has 3 examples but y has 2")):
         next(data.batches(np.zeros((3, 2)), np.zeros(2), 2))

@@ -169,12 +169,12 @@ def test_optimizer_errors():
 
 
 def _moons_mlp(make_opt, steps):
-    X, y = tg.data.make_moons(200, noise=0.1, seed=0)
+    pts, y = tg.data.make_moons(200, noise=0.1, seed=0)
     tg.manual_seed(0)
     net = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(),
                         nn.Linear(16, 2))
     opt = make_opt(net.parameters())
-    x = tg.tensor(X)
+    x = tg.tensor(pts)
     first = (net(x).data.argmax(axis=1) == y).mean()
     for _ in range(steps):
         loss = F.cross_entropy(net(x), y)

@@ -9,7 +9,8 @@ Core layer: numpy and the standard library only.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -39,12 +40,12 @@ def make_moons(n: int = 100, noise: float = 0.1, seed: int = 0) -> tuple[np.ndar
         seed: seed of the generator (same seed, same data).
 
     Returns:
-        `(X, y)`: X float64 of shape (n, 2), y int64 of shape (n,) with values 0 and 1.
+        `(x, y)`: x float64 of shape (n, 2), y int64 of shape (n,) with values 0 and 1.
 
     Example:
         >>> import tinygrad_edu as tg
-        >>> X, y = tg.data.make_moons(100, noise=0.1, seed=0)
-        >>> X.shape, X.dtype, y.shape, y.dtype, int(y.sum())
+        >>> x, y = tg.data.make_moons(100, noise=0.1, seed=0)
+        >>> x.shape, x.dtype, y.shape, y.dtype, int(y.sum())
         ((100, 2), dtype('float64'), (100,), dtype('int64'), 50)
     """
     _positive("make_moons", "n", n)
@@ -53,12 +54,12 @@ def make_moons(n: int = 100, noise: float = 0.1, seed: int = 0) -> tuple[np.ndar
     n_in = n - n_out
     t_out = np.linspace(0, np.pi, n_out)
     t_in = np.linspace(0, np.pi, n_in)
-    X = np.concatenate([np.stack([np.cos(t_out), np.sin(t_out)], axis=1),
+    x = np.concatenate([np.stack([np.cos(t_out), np.sin(t_out)], axis=1),
                         np.stack([1 - np.cos(t_in), 0.5 - np.sin(t_in)], axis=1)])
     y = np.concatenate([np.zeros(n_out, np.int64), np.ones(n_in, np.int64)])
-    X = X + rng.normal(0.0, noise, size=X.shape)
+    x = x + rng.normal(0.0, noise, size=x.shape)
     order = rng.permutation(n)
-    return X[order], y[order]
+    return x[order], y[order]
 
 
 def make_spirals(n_per_class: int = 100, classes: int = 3, noise: float = 0.2,
@@ -76,26 +77,26 @@ def make_spirals(n_per_class: int = 100, classes: int = 3, noise: float = 0.2,
         seed: seed of the generator.
 
     Returns:
-        `(X, y)`: X float64 of shape (n_per_class * classes, 2), y int64 in 0 .. classes - 1.
+        `(x, y)`: x float64 of shape (n_per_class * classes, 2), y int64 in 0 .. classes - 1.
 
     Example:
         >>> import tinygrad_edu as tg
-        >>> X, y = tg.data.make_spirals(50, classes=3, seed=0)
-        >>> X.shape, sorted(set(y.tolist()))
+        >>> x, y = tg.data.make_spirals(50, classes=3, seed=0)
+        >>> x.shape, sorted(set(y.tolist()))
         ((150, 2), [0, 1, 2])
     """
     _positive("make_spirals", "n_per_class", n_per_class)
     _positive("make_spirals", "classes", classes)
     rng = np.random.default_rng(seed)
-    X = np.zeros((n_per_class * classes, 2))
+    x = np.zeros((n_per_class * classes, 2))
     y = np.zeros(n_per_class * classes, dtype=np.int64)
     r = np.linspace(0.0, 1.0, n_per_class)
     for c in range(classes):
         t = np.linspace(4.0 * c, 4.0 * (c + 1), n_per_class) + rng.normal(0.0, noise, n_per_class)
         rows = slice(c * n_per_class, (c + 1) * n_per_class)
-        X[rows] = np.stack([r * np.sin(t), r * np.cos(t)], axis=1)
+        x[rows] = np.stack([r * np.sin(t), r * np.cos(t)], axis=1)
         y[rows] = c
-    return X, y
+    return x, y
 
 
 def make_sequences(n: int = 100, min_len: int = 2, max_len: int = 10, seed: int = 0,
@@ -157,46 +158,46 @@ def pad_sequences(xs: list[np.ndarray], value: float = 0.0) -> tuple[np.ndarray,
     r"""Stack variable-length sequences into one array, padding the ends with `value`.
 
     Returns:
-        `(X, lengths)`: X of shape (n, max_length, features), lengths int64 of shape (n,).
+        `(x, lengths)`: x of shape (n, max_length, features), lengths int64 of shape (n,).
 
     Example:
         >>> import numpy as np, tinygrad_edu as tg
-        >>> X, lengths = tg.data.pad_sequences([np.ones((2, 1)), np.ones((3, 1))])
-        >>> X.shape, lengths.tolist(), X[0, :, 0].tolist()
+        >>> x, lengths = tg.data.pad_sequences([np.ones((2, 1)), np.ones((3, 1))])
+        >>> x.shape, lengths.tolist(), x[0, :, 0].tolist()
         ((2, 3, 1), [2, 3], [1.0, 1.0, 0.0])
     """
     if not len(xs):
         raise ValueError(message("pad_sequences", "got no sequences", source.here()))
     arrs = [np.asarray(x, dtype=np.float64).reshape(len(x), -1) for x in xs]
     lengths = np.array([len(a) for a in arrs], dtype=np.int64)
-    X = np.full((len(arrs), int(lengths.max()), arrs[0].shape[1]), value, dtype=np.float64)
+    x = np.full((len(arrs), int(lengths.max()), arrs[0].shape[1]), value, dtype=np.float64)
     for i, a in enumerate(arrs):
-        X[i, : len(a)] = a
-    return X, lengths
+        x[i, : len(a)] = a
+    return x, lengths
 
 
-def batches(X: Any, y: Any, batch_size: int, shuffle: bool = True,
+def batches(x: Any, y: Any, batch_size: int, shuffle: bool = True,
             seed: int | None = 0) -> Iterator[tuple[Any, Any]]:
-    r"""Yield `(X_batch, y_batch)` pairs covering the data once (one epoch).
+    r"""Yield `(x_batch, y_batch)` pairs covering the data once (one epoch).
 
     Rules: the last batch may be smaller. With `shuffle=True` the order comes from
     `np.random.default_rng(seed)` (pass a different seed per epoch for a new order).
-    `X` may be an array (sliced) or a list such as `make_sequences`' (a list comes back).
+    `x` may be an array (sliced) or a list such as `make_sequences`' (a list comes back).
 
     Example:
         >>> import numpy as np, tinygrad_edu as tg
-        >>> X, y = np.arange(10).reshape(5, 2), np.arange(5)
-        >>> [yb.tolist() for _, yb in tg.data.batches(X, y, 2, shuffle=False)]
+        >>> x, y = np.arange(10).reshape(5, 2), np.arange(5)
+        >>> [yb.tolist() for _, yb in tg.data.batches(x, y, 2, shuffle=False)]
         [[0, 1], [2, 3], [4]]
     """
     _positive("batches", "batch_size", batch_size)
-    n = len(X)
+    n = len(x)
     if len(y) != n:
-        raise ValueError(message("batches", f"X has {n} examples but y has {len(y)}",
+        raise ValueError(message("batches", f"x has {n} examples but y has {len(y)}",
                                  source.here(), "pass features and labels of the same data set"))
     order = np.random.default_rng(seed).permutation(n) if shuffle else np.arange(n)
     y_arr = np.asarray(y)
     for start in range(0, n, batch_size):
         idx = order[start:start + batch_size]
-        xb = [X[i] for i in idx] if isinstance(X, list) else np.asarray(X)[idx]
+        xb = [x[i] for i in idx] if isinstance(x, list) else np.asarray(x)[idx]
         yield xb, y_arr[idx]

@@ -10,7 +10,8 @@ Core layer: numpy, the standard library and `tinygrad_edu.core` only (no `tg.nn`
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 

@@ -8,7 +8,8 @@ initialisation (uniform in +-1/sqrt(fan_in)), drawn from numpy's global generato
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 

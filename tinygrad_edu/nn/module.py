@@ -9,7 +9,8 @@ Core layer: numpy, the standard library and `tinygrad_edu.core` only.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, NamedTuple
+from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 import numpy as np
 
