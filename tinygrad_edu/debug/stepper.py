@@ -17,6 +17,7 @@ import numpy as np
 
 from ..core import engine
 from ..core.function import AccumulateGrad, Node, add_observer
+from ..core.grad_mode import _state
 from ..core.tensor import Tensor
 from .summary import array_of, label, values, where
 
@@ -82,6 +83,9 @@ class _SendsRecorder:
     def __init__(self) -> None:
         self.sent: dict[int, tuple] = {}
 
+    def on_op(self, *args: Any) -> None:
+        pass  # `Function.apply` calls every observer; ops between steps are no concern here
+
     def on_backward(self, node: Node, grad_output: Any, grads_in: tuple) -> None:
         self.sent[id(node)] = grads_in
 
@@ -125,7 +129,8 @@ def _run(root: tuple, retain_graph: bool) -> Iterator[Step]:
     arrived: dict[int, list] = {id(root[0]): [root[0], [array_of(root[1])]]}
     remove = add_observer(recorder)
     try:
-        for index, (node, g) in enumerate(engine.steps([root], retain_graph=retain_graph)):
+        for index, (node, g) in enumerate(_own_grad_mode(engine.steps([root],
+                                                                    retain_graph=retain_graph))):
             _, parts = arrived.pop(id(node), (node, [array_of(g)]))
             sends = ()
             if type(node) is not AccumulateGrad:
@@ -141,6 +146,27 @@ def _run(root: tuple, retain_graph: bool) -> Iterator[Step]:
                        tuple(parts), sends, leaf, waiting)
     finally:
         remove()
+
+
+def _own_grad_mode(inner: Iterator) -> Iterator:
+    """Run the engine's generator with grad off, but give the learner back their mode
+    between steps: the engine's `with` block stays entered while it is suspended, and
+    would otherwise switch off graph recording for every cell run between two steps."""
+    try:
+        while True:
+            outer = _state.enabled
+            _state.enabled = False  # what backward runs with (create_graph=False)
+            try:
+                item = next(inner)
+            except StopIteration:
+                return
+            finally:
+                _state.enabled = outer
+            yield item
+    finally:  # closed early: the engine's `with` exit would restore *its* saved mode
+        outer = _state.enabled
+        inner.close()
+        _state.enabled = outer
 
 
 def _fit(node: Node, grads_in: tuple) -> tuple:

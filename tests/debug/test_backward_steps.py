@@ -66,7 +66,7 @@ def test_a_plus_a_text_shows_accumulation():
     b = tg.tensor(2.0, requires_grad=True, name="b")
     y = (a + a) * b
     text = "\n".join(str(s) for s in backward_steps(y))
-    site = f"tests/debug/test_stepper.py, line {line_of('y = (a + a) * b')}: y = (a + a) * b"
+    site = f"tests/debug/test_backward_steps.py, line {line_of('y = (a + a) * b')}: y = (a + a) * b"
     assert text == (
         f"step 0: MulBackward  [{site}]\n"
         "  grad in: 1.0000\n"
@@ -93,7 +93,7 @@ def test_lazy_partial_run_and_leaf_grads_appear_at_their_step():
     assert isinstance(first, Step) and first.name == "SumBackward" and a.grad is None
     assert len(function._observers) == 1  # only while the generator is alive
     gen.close()
-    assert function._observers == []
+    assert function._observers == [] and tg.is_grad_enabled()
 
 
 def test_graph_is_freed_unless_retained_and_errors_match_backward():
@@ -105,3 +105,16 @@ def test_graph_is_freed_unless_retained_and_errors_match_backward():
         list(backward_steps(y))
     with pytest.raises(tg.BackwardError, match=r"^backward_steps: "):
         backward_steps(tg.tensor([1.0, 2.0], requires_grad=True) * 2)
+
+
+def test_ops_between_steps_do_not_disturb_the_generator():
+    a = tg.tensor([1.0, 2.0], requires_grad=True, name="a")
+    gen = backward_steps((a * a).sum())
+    next(gen)
+    assert tg.is_grad_enabled()  # the learner's mode between steps, not backward's
+    extra = (a * 5).sum()  # an op while the generator is suspended
+    assert extra.requires_grad
+    rest = list(gen)
+    assert [s.name for s in rest] == ["MulBackward", "AccumulateGrad(a)"]
+    np.testing.assert_allclose(a.grad.data, [2.0, 4.0])
+    assert extra.item() == 15.0

@@ -1,0 +1,55 @@
+import numpy as np
+
+import tinygrad_edu as tg
+from tinygrad_edu.widgets.stepper import BackwardStepper, StepperState
+
+
+def _graph():
+    a = tg.tensor([1.0, 2.0], requires_grad=True, name="a")
+    b = tg.tensor(3.0, requires_grad=True, name="b")
+    return a, b, ((a + a) * b).tanh().sum()
+
+
+def test_state_steps_forward_back_reset_and_final_grads_equal_backward():
+    a, b, loss = _graph()
+    s = StepperState(loss)
+    assert (s.step, s.total, s.current) == (0, 6, "")
+    s.advance()
+    assert s.step == 1 and s.current.startswith("step 0: SumBackward")
+    for _ in range(10):  # past the end: stays at the last step
+        s.advance()
+    assert (s.step, s.total) == (6, 6)
+    assert s.current.startswith("step 5: AccumulateGrad(a)\n  grad in: ")
+    assert "(from 2 paths)" in s.current
+    s.back()
+    assert s.current.startswith("step 4: ")
+    s.reset()
+    assert (s.step, s.current) == (0, "")
+    ra, rb, ref = _graph()
+    ref.backward()
+    np.testing.assert_allclose(a.grad.data, ra.grad.data)
+    np.testing.assert_allclose(b.grad.data, rb.grad.data)
+
+
+def test_widget_buttons_slider_and_static_repr():
+    a, b, loss = _graph()
+    stepper = BackwardStepper(loss)
+    assert repr(stepper) == "BackwardStepper(step 0 of 6)"
+    box = stepper.widget
+    controls, text = box.children
+    step_btn, back_btn, reset_btn, play, slider = controls.children
+    assert [w.description for w in (step_btn, back_btn, reset_btn)] == ["Step", "Back", "Reset"]
+    assert "(no node has run yet)" in text.value
+    step_btn.click()
+    step_btn.click()
+    assert stepper.state.step == 2 and slider.value == 2
+    assert "step 1: TanhBackward" in text.value
+    back_btn.click()
+    assert "step 0: SumBackward" in text.value and slider.value == 1
+    slider.value = 6  # dragging ahead runs the remaining nodes
+    assert stepper.state.step == 6 and a.grad is not None
+    reset_btn.click()
+    assert slider.value == 0
+    bundle = stepper._repr_mimebundle_()
+    assert bundle["text/plain"] == "BackwardStepper(step 0 of 6)\n(no node has run yet)"
+    assert "application/vnd.jupyter.widget-view+json" in bundle

@@ -1,0 +1,146 @@
+"""The backward stepper: Step / Back / Play / Reset over `tg.debug.backward_steps(loss)`.
+
+Model / view split (STYLE.md section 5): `StepperState` (traitlets, no display code)
+holds the recorded steps and the current position; `BackwardStepper` builds stock
+ipywidgets that observe it. Steps run lazily: moving forward runs the next node's
+backward for real; moving back only replays what was recorded (gradients cannot be
+un-accumulated). The static `_repr_mimebundle_` gives a text/plain summary for
+nbval and untrusted notebooks.
+
+TODO(#5): draw the backward graph beside the text (current node highlighted, gradients
+on edges) once the render layer's SVG API is committed.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import traitlets as t
+
+from ..core.engine import toposort
+from ..debug.stepper import Step, backward_steps
+
+
+class StepperState(t.HasTraits):
+    r"""Where a backward stepper is: `step` (0 = nothing run yet, n = n nodes run).
+
+    Rules: `step` moves between 0 and `total` (the number of nodes backward visits);
+    `current` is the text of the last step run ("" at
+    0). `advance()` runs one more node if needed; `back()` and `reset()` only move.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> a = tg.tensor(3.0, requires_grad=True, name="a")
+        >>> s = StepperState(a * a)
+        >>> s.advance(); s.advance(); s.step, s.total, a.grad
+        (2, 2, tensor(6.))
+    """
+
+    step = t.Int(0)
+    total = t.Int(0)
+    done = t.Bool(False)
+    current = t.Unicode("")
+
+    def __init__(self, loss: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._gen = backward_steps(loss)
+        self.steps: list[Step] = []
+        # every reachable node runs once (a node no gradient reaches is the rare exception)
+        self.total = len(toposort([loss.grad_fn or loss._accumulator]))
+
+    def _pull(self) -> None:
+        if self.done:
+            return
+        try:
+            self.steps.append(next(self._gen))
+        except StopIteration:
+            self.done = True
+
+    @t.validate("step")
+    def _clamp(self, proposal: Any) -> int:
+        return max(0, min(proposal["value"], len(self.steps)))
+
+    @t.observe("step")
+    def _show(self, change: Any) -> None:
+        self.current = self.steps[self.step - 1].text() if self.step else ""
+
+    def advance(self) -> None:
+        """Run (or replay) one more node."""
+        if self.step == len(self.steps):
+            self._pull()
+            if len(self.steps) >= self.total:
+                self._pull()  # finish the generator: it unregisters its observer
+        if self.done:
+            self.total = len(self.steps)
+        self.step = self.step + 1
+
+    def back(self) -> None:
+        self.step = self.step - 1
+
+    def reset(self) -> None:
+        self.step = 0
+
+
+class BackwardStepper:
+    r"""A widget that walks backward one node at a time.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> from tinygrad_edu.widgets.stepper import BackwardStepper
+        >>> a = tg.tensor(3.0, requires_grad=True, name="a")
+        >>> BackwardStepper(a + a)
+        BackwardStepper(step 0 of 2)
+    """
+
+    def __init__(self, loss: Any) -> None:
+        self.state = StepperState(loss)
+        self._widget = None
+
+    def _build(self) -> Any:
+        import ipywidgets as w
+
+        s = self.state
+        buttons = {name: w.Button(description=name) for name in ("Step", "Back", "Reset")}
+        buttons["Step"].on_click(lambda _: s.advance())
+        buttons["Back"].on_click(lambda _: s.back())
+        buttons["Reset"].on_click(lambda _: s.reset())
+        play = w.Play(min=0, max=max(s.total, 1), interval=700)
+        slider = w.IntSlider(min=0, max=max(s.total, 1), description="step")
+        text = w.HTML()
+
+        def on_slider(change: Any) -> None:
+            while change["new"] > len(s.steps) and not s.done:
+                s.advance()
+            s.step = change["new"]
+
+        def refresh(_: Any = None) -> None:
+            slider.max = play.max = max(s.total, 1)
+            slider.value = s.step
+            text.value = f"<pre>{html.escape(self._text())}</pre>"
+
+        slider.observe(on_slider, names="value")
+        w.jslink((play, "value"), (slider, "value"))
+        s.observe(refresh, names=["step", "total"])
+        refresh()
+        return w.VBox([w.HBox([buttons["Step"], buttons["Back"], buttons["Reset"], play,
+                               slider]), text])
+
+    def _text(self) -> str:
+        s = self.state
+        return f"{self!r}\n{s.current}" if s.step else f"{self!r}\n(no node has run yet)"
+
+    @property
+    def widget(self) -> Any:
+        if self._widget is None:
+            self._widget = self._build()
+        return self._widget
+
+    def __repr__(self) -> str:
+        s = self.state
+        return f"BackwardStepper(step {s.step} of {s.total})"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
+        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude) or {}
+        bundle["text/plain"] = self._text()
+        return bundle
