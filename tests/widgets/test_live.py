@@ -40,9 +40,15 @@ CELLS = [
     # 10: the drawing itself breaks: a short note, not a traceback
     "import tinygrad_edu.widgets.drawing as _d\n_orig = _d.live_bundle\n"
     "_d.live_bundle = lambda *a, **k: 1 / 0\nr = y * 5",
-    # 11: restore; unload
-    "_d.live_bundle = _orig\n%unload_ext tinygrad_edu\n_config['retain_outputs']",
-    # 12: nothing drawn after unload
+    # 11: restore; open the panel (one per kernel)
+    "_d.live_bundle = _orig\np = tg.live_panel()\np is tg.live_panel(), repr(p)",
+    # 12: panel mode: the panel updates in place, the cell gets no graph of its own
+    "u = (y * 7).relu()",
+    # 13: what the panel shows now
+    "print(repr(p)); print(p.highlight['new']); sorted(p._repr_mimebundle_()[0])",
+    # 14: unload
+    "%unload_ext tinygrad_edu\n_config['retain_outputs']",
+    # 15: nothing drawn after unload
     "s = y * 6",
 ]
 
@@ -135,6 +141,20 @@ def test_broken_drawing_shows_a_short_note(cells):
     ]
 
 
+def test_panel_is_one_widget_updated_in_place(cells):
+    first = [o["data"]["text/plain"] for o in cells[11].outputs]
+    assert first == ["(True, 'GraphView(forward graph, 17 nodes)')"]
+    assert graph_outputs(cells[12]) == [] and cells[12].outputs == []
+    printed, bundle = cells[13].outputs
+    assert printed["text"].splitlines() == [
+        "GraphView(forward graph, 22 nodes)",
+        "['t12', 'op7', 't13', 'op8', 't14']",  # const 7, Mul, y * 7, ReLU, u
+    ]
+    assert bundle["data"]["text/plain"] == (
+        "['application/vnd.jupyter.widget-view+json', 'image/svg+xml', 'text/plain']"
+    )
+
+
 def test_unload_stops_and_restores(cells):
-    assert [o["data"]["text/plain"] for o in cells[11].outputs] == ["False"]
-    assert cells[12].outputs == []
+    assert [o["data"]["text/plain"] for o in cells[14].outputs] == ["False"]
+    assert cells[15].outputs == []

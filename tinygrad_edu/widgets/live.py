@@ -7,8 +7,8 @@ removes both. Cells that raised or changed no graph print nothing and cost a fla
 check plus a scan of the namespace's variable names (see benchmarks/bench_live.py).
 
 How "changed" is detected, cheapest test first:
-1. an op observer (`core.function.add_observer`) raises a flag on every op and every
-   backward step, and the tuple of watched tensors (name, creation id, has grad) is
+1. an op observer (`core.function.add_observer`) raises a flag on every op that
+   recorded a node or read a tensor that requires grad, and on every backward step, and the tuple of watched tensors (name, creation id, has grad) is
    compared with the previous cell's: neither changed -> return at once;
 2. otherwise the Graph model is built (no layout yet) and its fingerprint compared
    with the last one drawn: a cell that only computed on plain tensors prints nothing.
@@ -47,7 +47,9 @@ class _ChangeFlag:
         self.changed = True
 
     def on_op(self, node: Any, cls: Any, args: Any, kwargs: Any, out: Any) -> None:
-        self.changed = True
+        # ops on tensors outside every graph (data, constants) cannot change a drawing
+        if node is not None or any(getattr(a, "requires_grad", False) for a in args):
+            self.changed = True
 
     def on_backward(self, node: Any, grad_output: Any, grads_in: Any) -> None:
         self.changed = True
