@@ -14,8 +14,11 @@ Graph layer: imports tinygrad_edu.core, numpy and the standard library only.
 
 from __future__ import annotations
 
+import gc
 import importlib
+import operator
 import re
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -60,22 +63,48 @@ def watermark() -> Watermark:
     return Watermark(_peek(tensor_mod._tensor_ids), _peek(function_mod._node_ids))
 
 
-class _Raw:
-    """One node before labelling: what it is, the core object, order key and module."""
+class RawGraph:
+    """Phase 1 result: one entry per node in parallel lists (cheap for 100,000s of nodes).
 
-    __slots__ = ("kind", "obj", "op", "slot", "key", "module", "new", "num", "name", "root")
+    `kind[i]` is "tensor" | "op" | "accumulate"; `obj[i]` the Tensor or Node (None for
+    a constant input or a freed intermediate); for tensors `op[i]` is the op that made
+    it (`slot[i] == -1`) or the op it feeds (a constant, `slot[i]` its input slot);
+    `attach[i]` is the index of that op (its output or constant goes with it when
+    folded); `link` maps an op to the next op of a straight chain (data order).
+    """
 
-    def __init__(self, kind: str, obj: Any, op: Any = None, slot: int = 0) -> None:
-        self.kind = kind  # "tensor" | "op" | "accumulate"
-        self.obj = obj  # Tensor, Node, or None (a dead intermediate, a constant)
-        self.op = op  # tensors: the op that made it (outputs) or first used it (inputs)
-        self.slot = slot
-        self.key: tuple = ()
-        self.module: tuple = ()
-        self.new = False
-        self.num = 0
-        self.name = ""
-        self.root = False
+    __slots__ = ("kind", "obj", "op", "slot", "module", "new", "num", "root", "attach",
+                 "edges", "link", "forward")
+
+    def __init__(self, forward: bool) -> None:
+        self.kind: list[str] = []
+        self.obj: list[Any] = []
+        self.op: list[Any] = []
+        self.slot: list[int] = []
+        self.module: list[tuple] = []
+        self.new: list[bool] = []
+        self.num: list[int] = []
+        self.root: list[bool] = []
+        self.attach: list[int] = []
+        self.edges: list[tuple[int, int, int]] = []
+        self.link: dict[int, int] = {}
+        self.forward = forward
+
+    def add(self, kind: str, obj: Any, op: Any, slot: int, module: tuple, new: bool,
+            num: int, attach: int = -1) -> int:
+        self.kind.append(kind)
+        self.obj.append(obj)
+        self.op.append(op)
+        self.slot.append(slot)
+        self.module.append(module)
+        self.new.append(new)
+        self.num.append(num)
+        self.root.append(False)
+        self.attach.append(attach)
+        return len(self.kind) - 1
+
+    def __len__(self) -> int:
+        return len(self.kind)
 
 
 def _roots(tensors: tuple) -> list[tuple[Tensor, str]]:
@@ -164,19 +193,31 @@ def build_graph(*tensors: Any, view: str = "forward", since: Watermark | tuple |
     extra = _extra_marks(marks)
     wm = Watermark(*since) if since is not None else None
     walk = _walk_forward if view == "forward" else _walk_backward
-    raws, edges = walk(roots, wm)
+    # the walk makes many small objects but no cycles: the cyclic GC would only rescan
+    # the (possibly huge) autograd graph again and again
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        return _build(walk, roots, wm, view, names, extra, collapse, max_nodes, fold)
+    finally:
+        if gc_was_on:
+            gc.enable()
+
+
+def _build(walk: Callable, roots: list, wm: Watermark | None, view: str, names: Any,
+           extra: dict[int, str], collapse: Any, max_nodes: int | None, fold: bool) -> Graph:
+    rg = walk(roots, wm)
     name_of = {id(t): n for n, t in (names or {}).items() if isinstance(t, Tensor)}
     for t, n in roots:
         if n:
             name_of[id(t)] = n
-    kept, kept_edges, hidden = summarise(raws, edges, collapse=collapse, max_nodes=max_nodes,
-                                         fold=fold)
-    nodes = [(_summary_node(k) if isinstance(k, Summary) else _label(k, view, name_of, extra))
+    kept, kept_edges, hidden = summarise(rg, collapse=collapse, max_nodes=max_nodes, fold=fold)
+    nodes = [(_summary_node(k) if isinstance(k, Summary) else _label(rg, k, view, name_of, extra))
              for k in kept]
     ids = [n.id for n in nodes]
     graph_edges = [GraphEdge(ids[s], ids[d], slot) for s, d, slot in kept_edges]
-    root_ids = [ids[i] for i, k in enumerate(kept) if isinstance(k, _Raw) and k.root]
-    attrs = {"view": view, "roots": root_ids, "hidden": hidden, "total": len(raws)}
+    root_ids = [ids[j] for j, k in enumerate(kept) if not isinstance(k, Summary) and rg.root[k]]
+    attrs = {"view": view, "roots": root_ids, "hidden": hidden, "total": len(rg)}
     return Graph(nodes, graph_edges, attrs)
 
 
@@ -195,96 +236,119 @@ def _extra_marks(marks: Mapping[Any, str] | None) -> dict[int, str]:
 # --- phase 1: lean walks -------------------------------------------------------------------
 
 
-def _walk_forward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> tuple[list, list]:
-    """All tensors and ops behind `roots`, sorted in creation order, and their edges."""
-    raws: dict[tuple, _Raw] = {}
-    ops: dict[int, _Raw] = {}
-    edges: list[tuple[tuple, tuple, int]] = []
-    stack: list[Node] = []
+def _collect(starts: list[Node]) -> list[Node]:
+    """Every node reachable through `next_functions`, in creation order (iterative)."""
+    seen: set[int] = set()
+    out: list[Node] = []
+    stack = list(starts)
+    while stack:
+        node = stack.pop()
+        nid = id(node)
+        if nid in seen:
+            continue
+        seen.add(nid)
+        out.append(node)
+        for nxt, _ in node._next:
+            if nxt is not None and id(nxt) not in seen:
+                stack.append(nxt)
+    out.sort(key=_by_creation)
+    return out
+
+
+_by_creation = operator.attrgetter("_id")
+
+
+def _walk_forward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> RawGraph:
+    """Tensors and ops behind `roots`: op k's new inputs, op k, its output, in op order."""
+    g = RawGraph(forward=True)
+    ops = [op for op in _collect([t.grad_fn for t, _ in roots if t.grad_fn is not None])
+           if type(op) is not AccumulateGrad]
+    wn = wm.node if wm is not None else 1 << 62  # nothing is new without a watermark
+    wt = wm.tensor if wm is not None else 1 << 62
+    out_of: dict[int, int] = {}  # id(op) -> index of its output tensor
+    leaf_of: dict[int, int] = {}  # id(tensor) -> index
+    uses: dict[int, int] = {}  # tensor index -> number of uses
+    user: dict[int, int] = {}  # tensor index -> last op using it
+    leaf_users: dict[int, list[tuple]] = {}
+    # the hot loop appends to local bound methods: 100,000 ops must walk in ~0.1 s
+    kind, obj, opl, slotl = g.kind.append, g.obj.append, g.op.append, g.slot.append
+    module, newl, num, attach = g.module.append, g.new.append, g.num.append, g.attach.append
+    edge = g.edges.append
+    acc = AccumulateGrad
+    i = -1  # index of the last node added
+    n_t = 0
+    for rank, op in enumerate(ops, 1):
+        m = getattr(op, "_scope", None) or ()
+        new = op._id >= wn
+        ins = []
+        n_const = 0
+        for slot, (nxt, _) in enumerate(op._next):
+            if nxt is None:  # an input that needs no grad: a constant of this op
+                n_t += 1
+                i += 1
+                kind("tensor"), obj(None), opl(op), slotl(slot), module(m), newl(new)
+                num(n_t), attach(-2)
+                n_const += 1
+                ins.append((i, slot))
+                continue
+            if type(nxt) is acc:
+                v = nxt.variable
+                j = leaf_of.get(id(v))
+                if j is None:
+                    n_t += 1
+                    i += 1
+                    j = leaf_of[id(v)] = i
+                    kind("tensor"), obj(v), opl(None), slotl(0), module(m)
+                    newl(v._id >= wt), num(n_t), attach(-1)
+                if m:
+                    leaf_users.setdefault(j, []).append(m)
+            else:
+                j = out_of[id(nxt)]
+            uses[j] = uses.get(j, 0) + 1
+            ins.append((j, slot))
+        i += 1
+        k = i
+        kind("op"), obj(op), opl(None), slotl(0), module(m), newl(new), num(rank), attach(-1)
+        for j, slot in ins:
+            edge((j, k, slot))
+            user[j] = k
+        if n_const:
+            at = g.attach
+            for j in range(k - 1, -1, -1):
+                if at[j] == -2:
+                    at[j] = k
+                    n_const -= 1
+                    if not n_const:
+                        break
+        n_t += 1
+        i += 1
+        out_of[id(op)] = i
+        out = getattr(op, "_out_ref", None)  # inlined `op.output()`, hot
+        if type(out) is weakref.ReferenceType:
+            out = out()
+        kind("tensor"), obj(out), opl(op), slotl(-1), module(m), newl(new), num(n_t)
+        attach(k)
+        edge((k, i, 0))
+    g.root = [False] * len(g.kind)
+    for j in leaf_of.values():
+        # a leaf (a parameter) sits in the module all its users share; used outside any: none
+        modules = leaf_users.get(j, ())
+        g.module[j] = _common(modules) if len(modules) == uses.get(j, 0) else ()
     for t, _ in roots:
         if t.grad_fn is not None:
-            key = ("o", id(t.grad_fn))
-            if key not in raws:
-                raws[key] = _Raw("tensor", t, t.grad_fn)
-            raws[key].obj = t
-            stack.append(t.grad_fn)
+            j = out_of[id(t.grad_fn)]
+            g.obj[j] = t
         else:
-            key = ("l", id(t))
-            raws.setdefault(key, _Raw("tensor", t))
-        raws[key].root = True
-    while stack:
-        op = stack.pop()
-        oid = id(op)
-        if oid in ops:
-            continue
-        r = ops[oid] = _Raw("op", op)
-        okey = ("o", oid)
-        if okey not in raws:
-            raws[okey] = _Raw("tensor", op.output(), op)
-        edges.append((("n", oid), okey, 0))
-        for slot, (nxt, _) in enumerate(op._next):
-            if nxt is None:
-                key = ("c", oid, slot)
-                raws[key] = _Raw("tensor", None, op, slot)
-            elif type(nxt) is AccumulateGrad:
-                key = ("l", id(nxt.variable))
-                if key not in raws:
-                    raws[key] = _Raw("tensor", nxt.variable)
-            else:
-                key = ("o", id(nxt))
-                if key not in raws:
-                    raws[key] = _Raw("tensor", nxt.output(), nxt)
-                stack.append(nxt)
-            edges.append((key, ("n", oid), slot))
-    # order: op k's new inputs, op k, op k's output, for ops in creation order
-    order = sorted(ops.values(), key=lambda r: r.obj._id)
-    big = len(order) + 1
-    for rank, r in enumerate(order, 1):
-        r.key = (rank, 1, 0)
-        r.num = rank
-        sc = getattr(r.obj, "_scope", None)
-        r.module = sc or ()
-        r.new = wm is not None and r.obj._id >= wm.node
-    for key, r in raws.items():
-        kind = key[0]
-        if kind == "o":
-            op = ops.get(key[1])
-            if op is not None:
-                r.key, r.module, r.new = (op.key[0], 2, 0), op.module, op.new
-            else:  # an intermediate root whose op was not walked cannot happen; be safe
-                r.key = (big, 0, 0)
-        elif kind == "c":
-            op = ops[key[1]]
-            r.key, r.module, r.new = (op.key[0], 0, key[2]), op.module, op.new
-        else:
-            r.key = (big, 0, 0)
-            r.new = wm is not None and r.obj._id >= wm.tensor
-    # a leaf sits just before its first consumer, inside the module all consumers share
-    consumers: dict[tuple, list[_Raw]] = {}
-    for src, dst, slot in edges:
-        if src[0] == "l":
-            op = ops[dst[1]]
-            consumers.setdefault(src, []).append(op)
-            r = raws[src]
-            if (op.key[0], 0, slot) < r.key:
-                r.key = (op.key[0], 0, slot)
-    for key, users in consumers.items():
-        raws[key].module = _common(u.module for u in users)
-    all_raws = list(raws.values()) + list(ops.values())
-    all_raws.sort(key=lambda r: (r.key, r.kind == "op"))
-    n_tensor = 0
-    for r in all_raws:
-        if r.kind == "tensor":
-            n_tensor += 1
-            r.num = n_tensor
-    pos = {id(r): i for i, r in enumerate(all_raws)}
-    out_edges = []
-    for src, dst, slot in edges:
-        s = raws[src] if src[0] != "n" else ops[src[1]]
-        d = raws[dst] if dst[0] != "n" else ops[dst[1]]
-        out_edges.append((pos[id(s)], pos[id(d)], slot))
-    out_edges.sort()
-    return all_raws, out_edges
+            j = leaf_of.get(id(t))
+            if j is None:
+                n_t += 1
+                j = leaf_of[id(t)] = g.add("tensor", t, None, 0, (), t._id >= wt, n_t)
+        g.root[j] = True
+    root = g.root
+    for o in out_of.values():
+        if uses.get(o, 0) == 1 and not root[o]:
+            g.link[o - 1] = user[o]  # the op is right before its output
+    return g
 
 
 def _common(modules: Iterable[tuple]) -> tuple:
@@ -298,48 +362,40 @@ def _common(modules: Iterable[tuple]) -> tuple:
     return first
 
 
-def _walk_backward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> tuple[list, list]:
-    """All grad_fn nodes behind `roots` (plus the root tensors), with next_functions edges."""
-    nodes: dict[int, _Raw] = {}
-    edges: list[tuple[int, int, int]] = []
-    stack: list[Node] = []
-    root_raws = []
-    for t, _ in roots:
-        r = _Raw("tensor", t)
-        r.root = True
-        root_raws.append(r)
-        start = t.grad_fn if t.grad_fn is not None else t._accumulator
-        if start is not None:
-            stack.append(start)
-            edges.append((id(r), id(start), 0))
-    while stack:
-        node = stack.pop()
-        nid = id(node)
-        if nid in nodes:
-            continue
-        nodes[nid] = _Raw("accumulate" if type(node) is AccumulateGrad else "op", node)
+def _walk_backward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> RawGraph:
+    """All grad_fn nodes behind `roots` in creation order, then the root tensors."""
+    g = RawGraph(forward=False)
+    starts = [t.grad_fn if t.grad_fn is not None else t._accumulator for t, _ in roots]
+    nodes = _collect([s for s in starts if s is not None])
+    wn = wm.node if wm is not None else None
+    wt = wm.tensor if wm is not None else None
+    index: dict[int, int] = {}
+    counts = {"op": 0, "accumulate": 0}
+    for node in nodes:
+        kind = "accumulate" if type(node) is AccumulateGrad else "op"
+        counts[kind] += 1
+        index[id(node)] = g.add(kind, node, None, 0, getattr(node, "_scope", None) or (),
+                                wn is not None and node._id >= wn, counts[kind])
+    incoming: dict[int, list[int]] = {}
+    for node in nodes:
+        a = index[id(node)]
         for slot, (nxt, _) in enumerate(node._next):
             if nxt is not None:
-                edges.append((nid, id(nxt), slot))
-                if id(nxt) not in nodes:
-                    stack.append(nxt)
-    order = sorted(nodes.values(), key=lambda r: r.obj._id)
-    counts = {"op": 0, "accumulate": 0}
-    for r in order:
-        counts[r.kind] += 1
-        r.num = counts[r.kind]
-        r.module = getattr(r.obj, "_scope", None) or ()
-        r.new = wm is not None and r.obj._id >= wm.node
-    for i, r in enumerate(root_raws, 1):
-        r.num = i
-        r.new = wm is not None and r.obj._id >= wm.tensor
-        r.module = ()
-    all_raws = order + root_raws
-    pos = {id(r): i for i, r in enumerate(all_raws)}
-    for nid, r in nodes.items():
-        pos[nid] = pos[id(r)]
-    out_edges = sorted((pos[s], pos[d], slot) for s, d, slot in edges)
-    return all_raws, out_edges
+                b = index[id(nxt)]
+                g.edges.append((a, b, slot))
+                incoming.setdefault(b, []).append(a)
+    for n, ((t, _), start) in enumerate(zip(roots, starts), 1):
+        i = g.add("tensor", t, None, -1, (), wt is not None and t._id >= wt, n)
+        g.root[i] = True
+        if start is not None:
+            b = index[id(start)]
+            g.edges.append((i, b, 0))
+            incoming.setdefault(b, []).append(i)
+    kinds = g.kind
+    for b, srcs in incoming.items():
+        if len(srcs) == 1 and kinds[b] == "op" and kinds[srcs[0]] == "op":
+            g.link[b] = srcs[0]  # b made a's only input: b comes first in data order
+    return g
 
 
 # --- phase 2: labels for the nodes that are shown --------------------------------------------
@@ -347,50 +403,51 @@ def _walk_backward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> tup
 _PREFIX = {"tensor": "t", "op": "op", "accumulate": "acc"}
 
 
-def _label(r: _Raw, view: str, name_of: dict[int, str], extra: dict[int, str]) -> GraphNode:
-    node = GraphNode(id=f"{_PREFIX[r.kind]}{r.num}", kind=r.kind, module=".".join(r.module),
-                     new=r.new)
-    obj = r.obj
+def _label(rg: RawGraph, i: int, view: str, name_of: dict[int, str],
+           extra: dict[int, str]) -> GraphNode:
+    kind = rg.kind[i]
+    node = GraphNode(id=f"{_PREFIX[kind]}{rg.num[i]}", kind=kind, module=".".join(rg.module[i]),
+                     new=rg.new[i])
+    obj = rg.obj[i]
     marks: list[str] = []
     mark_text = ""
-    if r.kind == "tensor":
-        _tensor_fields(node, r, name_of)
+    if kind == "tensor":
+        _tensor_fields(node, rg, i, name_of)
         if obj is not None and id(obj) in extra:
             marks.append(extra[id(obj)])
     else:
-        core = obj
-        node.op = type(core).__name__
-        node.name = core.name if view == "backward" else node.op
-        if r.kind == "accumulate":
-            var = core.variable
+        node.op = type(obj).__name__
+        node.name = obj.name if view == "backward" else node.op
+        if kind == "accumulate":
+            var = obj.variable
             node.shape, node.dtype = var.shape, str(var.dtype)
             node.name = "AccumulateGrad"
             node.detail = var.name or name_of.get(id(var), "")
+            node.value = summarise_array(var.data)
             if var._grad is not None:
                 node.grad = summarise_array(var._grad.data)
-            node.value = summarise_array(var.data)
         else:
-            meta = getattr(core, "_out_meta", None)
+            meta = getattr(obj, "_out_meta", None)
             if meta is not None:
                 node.shape, node.dtype = meta[0], str(meta[1])
-            node.saved, node.freed = _saved(core)
-        site = core.site if r.kind == "op" else None
-        if site is not None:
-            node.site, node.cell, node.line = str(site), site.cell, site.lineno
-        m = getattr(core, "_mark", None)
+            node.saved, node.freed = _saved(obj)
+            site = obj.site
+            if site is not None:
+                node.site, node.cell, node.line = str(site), site.cell, site.lineno
+        m = getattr(obj, "_mark", None)
         if m:
             marks.append(m)
-            mark_text = getattr(core, "_mark_text", "") or ""
-        if id(core) in extra:
-            marks.append(extra[id(core)])
+            mark_text = getattr(obj, "_mark_text", "") or ""
+        if id(obj) in extra:
+            marks.append(extra[id(obj)])
     node.marks = tuple(m for m in MARKS if m in marks)
     node.mark_text = mark_text
     return node
 
 
-def _tensor_fields(node: GraphNode, r: _Raw, name_of: dict[int, str]) -> None:
-    t = r.obj
-    op = r.op
+def _tensor_fields(node: GraphNode, rg: RawGraph, i: int, name_of: dict[int, str]) -> None:
+    t = rg.obj[i]
+    op = rg.op[i]
     if t is not None:
         node.name = t.name or name_of.get(id(t), "")
         node.shape, node.dtype = t.shape, str(t.dtype)
@@ -399,25 +456,42 @@ def _tensor_fields(node: GraphNode, r: _Raw, name_of: dict[int, str]) -> None:
         if t._grad is not None:
             node.grad = summarise_array(t._grad.data)
         if t.grad_fn is not None:
-            node.role = "output" if r.root else "intermediate"
+            node.role = "output" if rg.root[i] else "intermediate"
         else:
             node.role = "leaf" if t.requires_grad else "constant"
-    elif op is not None and r.kind == "tensor" and r.slot == 0 and _is_output(r):
+    elif rg.slot[i] == -1:  # an intermediate nobody keeps: only its shape was recorded
         meta = getattr(op, "_out_meta", None)
         if meta is not None:
             node.shape, node.dtype = meta[0], str(meta[1])
         node.requires_grad = True
         node.role = "intermediate"
-    else:  # a constant input: only its shape was recorded
-        meta = op._inputs_meta[r.slot] if op is not None else (None, None)
-        node.shape = meta[0]
-        node.dtype = str(meta[1]) if meta[1] is not None else ""
+    else:  # an input that needs no grad (data, a number): only its shape was recorded
+        shape, dtype = op._inputs_meta[rg.slot[i]]
+        node.shape = tuple(shape) if shape is not None else None
+        node.dtype = str(dtype) if dtype is not None else ""
         node.role = "constant"
+        t = _saved_constant(op, rg.slot[i])
+        if t is not None:  # the op kept it for backward: show its name and value too
+            node.name = t.name or name_of.get(id(t), "")
+            node.value = summarise_array(t.data)
 
 
-def _is_output(r: _Raw) -> bool:
-    # outputs are keyed after their op (phase 2); constants before it
-    return len(r.key) == 3 and r.key[1] == 2
+def _saved_constant(op: Any, slot: int) -> Tensor | None:
+    """The Tensor at input `slot` if the op saved it (a Tensor that needs no grad)."""
+    saved = getattr(op, "_saved", None)
+    if not saved:
+        return None
+    meta = op._inputs_meta
+    # constants in slot order, matched to saved no-grad Tensors in order, by shape and dtype
+    slots = [k for k, (nxt, _) in enumerate(op._next) if nxt is None]
+    found = [t for _arr, t, _vc, _v in saved if isinstance(t, Tensor) and not t.requires_grad]
+    j = 0
+    for k in slots:
+        if j < len(found) and found[j].shape == meta[k][0] and found[j].dtype == meta[k][1]:
+            if k == slot:
+                return found[j]
+            j += 1
+    return None
 
 
 def _saved(core: Any) -> tuple[tuple[str, ...], bool]:

@@ -40,13 +40,9 @@ class Summary:
     members: list[int] = field(default_factory=list, repr=False)
 
 
-def _prefixes(raws: list, collapse: Any) -> list[tuple]:
+def _prefixes(rg: Any, collapse: Any) -> list[tuple]:
     if collapse is True:
-        tops: dict[tuple, None] = {}
-        for r in raws:
-            if r.module:
-                tops.setdefault(r.module[:1], None)
-        return list(tops)
+        return list(dict.fromkeys(m[:1] for m in rg.module if m))
     if not collapse:
         return []
     if isinstance(collapse, str):
@@ -54,62 +50,54 @@ def _prefixes(raws: list, collapse: Any) -> list[tuple]:
     return sorted({tuple(str(c).split(".")) for c in collapse}, key=len)
 
 
-def summarise(raws: list, edges: list[tuple[int, int, int]], collapse: Any = (),
-              max_nodes: int | None = DEFAULT_MAX_NODES,
+def summarise(rg: Any, collapse: Any = (), max_nodes: int | None = DEFAULT_MAX_NODES,
               fold: bool = True) -> tuple[list, list[tuple[int, int, int]], int]:
-    """Pick the nodes to show: returns (kept nodes, edges between them, hidden count).
+    """Pick the nodes to show: returns (kept, edges between them, hidden count).
 
-    Kept nodes are the original raw nodes or `Summary` objects, in drawing order;
-    edges are `(src, dst, slot)` indices into that list, deduplicated.
+    `rg` is build.py's RawGraph. Kept entries are raw node indices (int) or `Summary`
+    objects, in drawing order; edges are `(src, dst, slot)` positions in that list.
     """
-    n = len(raws)
-    unit = list(range(n))  # raw index -> unit index (raw itself, or n + summary number)
+    n = len(rg)
+    unit = list(range(n))  # raw index -> unit: itself, or n + index of its summary
     summaries: list[Summary] = []
-    forward = not any(r.kind == "accumulate" for r in raws) and _is_forward(raws, edges)
-
-    prefixes = _prefixes(raws, collapse)
+    prefixes = _prefixes(rg, collapse)
     if prefixes:
         by_prefix: dict[tuple, int] = {}
-        for i, r in enumerate(raws):
-            m = r.module
-            if r.root or not m:
+        for i, m in enumerate(rg.module):
+            if not m or rg.root[i]:
                 continue
             for p in prefixes:
                 if m[: len(p)] == p:
                     k = by_prefix.get(p)
                     if k is None:
                         k = by_prefix[p] = len(summaries)
-                        summaries.append(Summary("module", ".".join(p),
-                                                 module=".".join(p[:-1]), pos=i))
+                        summaries.append(Summary("module", ".".join(p), module=".".join(p[:-1]),
+                                                 pos=i))
                     summaries[k].members.append(i)
                     unit[i] = n + k
                     break
         for s in summaries:
-            ops = [raws[i].obj for i in s.members if raws[i].kind == "op"]
             s.count = len(s.members)
-            s.detail = _signature_text([type(o).__name__ for o in ops])
-            s.new = any(raws[i].new for i in s.members)
+            s.detail = _signature_text([type(rg.obj[i]).__name__ for i in s.members
+                                        if rg.kind[i] == "op"])
+            s.new = any(rg.new[i] for i in s.members)
         if fold:
-            _fold_modules(raws, summaries, unit, n)
-    if fold:
-        _fold_chains(raws, edges, unit, summaries, n, forward)
+            _fold_modules(rg, summaries, unit, n)
+    if fold and rg.link:
+        _fold_chains(rg, unit, summaries, n)
 
-    # unit graph
-    order: dict[int, None] = {}
-    for i in range(n):
-        order.setdefault(unit[i], None)
-    units = list(order)
-    # (src, dst, slot) -> None; edges into or out of a summary are merged whatever the slot
-    uedges: dict[tuple[int, int, int], None] = {}
-    for s, d, slot in edges:
-        us, ud = unit[s], unit[d]
-        if us != ud:
-            uedges[(us, ud, slot if us < n and ud < n else 0)] = None
+    if len(unit) and unit[-1] == n - 1 and not summaries:
+        units = list(range(n))  # nothing grouped: skip the de-duplication pass
+    else:
+        units = list(dict.fromkeys(unit))
+    # (src, dst, slot); edges into or out of a summary are merged whatever the slot
+    uedges = dict.fromkeys(
+        (us, ud, slot if us < n and ud < n else 0)
+        for us, ud, slot in ((unit[s], unit[d], slot) for s, d, slot in rg.edges) if us != ud)
     hidden = 0
     if max_nodes is not None and len(units) > max_nodes:
-        units, uedges, hidden = _cap(raws, units, uedges, unit, summaries, n, max_nodes,
-                                              forward)
-    # final order: by position of the first member; summaries ids s1, s2, ...
+        units, uedges, hidden = _cap(rg, units, uedges, unit, summaries, n, max_nodes)
+
     def pos(u: int) -> int:
         return u if u < n else summaries[u - n].pos
 
@@ -120,36 +108,30 @@ def summarise(raws: list, edges: list[tuple[int, int, int]], collapse: Any = (),
             k += 1
             summaries[u - n].id = f"s{k}"
     where = {u: i for i, u in enumerate(units)}
-    kept = [raws[u] if u < n else summaries[u - n] for u in units]
+    kept = [u if u < n else summaries[u - n] for u in units]
     out_edges = sorted((where[s], where[d], slot) for (s, d, slot) in uedges
                        if s in where and d in where)
     return kept, out_edges, hidden
 
 
-def _is_forward(raws: list, edges: list) -> bool:
-    # forward graphs alternate tensor/op along every edge; backward ones link ops directly
-    for s, d, _ in edges:
-        return raws[s].kind != raws[d].kind
-    return True
-
-
 def _signature_text(names: list[str]) -> str:
     if not names:
         return ""
-    return " -> ".join(names) if len(names) <= 4 else f"{len(names)} ops: {', '.join(names[:3])}, ..."
+    if len(names) <= 4:
+        return " -> ".join(names)
+    return f"{', '.join(names[:3])}, ..."
 
 
-def _fold_modules(raws: list, summaries: list[Summary], unit: list[int], n: int) -> None:
+def _fold_modules(rg: Any, summaries: list[Summary], unit: list[int], n: int) -> None:
     """Fold runs of >= MIN_REPEATS sibling modules with the same ops into one node."""
     run: list[Summary] = []
 
     def flush() -> None:
         if len(run) >= MIN_REPEATS:
-            first, last = run[0], run[-1]
             # keep the first and last block: the learner sees how blocks connect
             middle = run[1:-1]
             s = Summary("repeat", f"{middle[0].name} ... {middle[-1].name}",
-                        module=first.module, detail=f"x{len(middle)}: {first.detail}",
+                        module=run[0].module, detail=f"x{len(middle)}: {run[0].detail}",
                         pos=middle[0].pos)
             summaries.append(s)
             idx = n + len(summaries) - 1
@@ -159,61 +141,45 @@ def _fold_modules(raws: list, summaries: list[Summary], unit: list[int], n: int)
                 s.members.extend(m.members)
                 m.members = []
             s.count = len(s.members)
-            s.new = any(raws[i].new for i in s.members)
-            del first, last
+            s.new = any(rg.new[i] for i in s.members)
         run.clear()
 
     for s in list(summaries):
-        if s.role != "module":
-            continue
         if run and (run[-1].module != s.module or run[-1].detail != s.detail):
             flush()
         run.append(s)
     flush()
 
 
-def _fold_chains(raws: list, edges: list, unit: list[int], summaries: list[Summary], n: int,
-                 forward: bool) -> None:
-    """Fold long chains of one repeated op sequence (a Python loop) into one node."""
-    free = [unit[i] == i for i in range(n)]
-    succ: dict[int, int] = {}
-    if forward:
-        producer: dict[int, int] = {}
-        consumers: dict[int, list[int]] = {}
-        for s, d, _ in edges:
-            if raws[s].kind == "op":
-                producer[d] = s
-            else:
-                consumers.setdefault(s, []).append(d)
-        for t, a in producer.items():
-            users = consumers.get(t, ())
-            if len(users) == 1 and not raws[t].root and free[a] and free[users[0]] and free[t]:
-                succ[a] = users[0]
-    else:
-        incoming: dict[int, list[int]] = {}
-        for s, d, _ in edges:
-            incoming.setdefault(d, []).append(s)
-        for b, srcs in incoming.items():
-            a = srcs[0]
-            if (len(set(srcs)) == 1 and raws[a].kind == "op" and raws[b].kind == "op"
-                    and free[a] and free[b]):
-                succ[b] = a  # b made a's input: in data order b comes first
-    if not succ:
-        return
-    has_pred = set(succ.values())
-    for start in sorted(i for i in succ if i not in has_pred):
+def _fold_chains(rg: Any, unit: list[int], summaries: list[Summary], n: int) -> None:
+    """Fold long straight chains of one repeated op sequence (a Python loop) into one node."""
+    link = {a: b for a, b in rg.link.items() if unit[a] == a and unit[b] == b}
+    has_pred = set(link.values())
+    before = len(summaries)
+    for start in sorted(a for a in link if a not in has_pred):
         chain = [start]
-        while chain[-1] in succ:
-            chain.append(succ[chain[-1]])
-        if len(chain) >= 2 * MIN_REPEATS:
-            _fold_chain(raws, edges, chain, unit, summaries, n, forward)
+        while chain[-1] in link:
+            chain.append(link[chain[-1]])
+        if len(chain) >= MIN_REPEATS:
+            _fold_chain(rg, chain, unit, summaries, n)
+    if len(summaries) == before:
+        return
+    # outputs and constants go with their op
+    attach = rg.attach
+    for t in range(n):
+        a = attach[t]
+        if a >= 0 and unit[t] == t and unit[a] >= n and not rg.root[t]:
+            unit[t] = unit[a]
+            summaries[unit[a] - n].members.append(t)
+    for s in summaries[before:]:
+        s.count = len(s.members)
+        s.new = any(rg.new[i] for i in s.members)
 
 
-def _fold_chain(raws: list, edges: list, chain: list[int], unit: list[int],
-                summaries: list[Summary], n: int, forward: bool) -> None:
-    names = [type(raws[i].obj).__name__ for i in chain]
+def _fold_chain(rg: Any, chain: list[int], unit: list[int], summaries: list[Summary],
+                n: int) -> None:
+    names = [type(rg.obj[i]).__name__ for i in chain]
     i = 0
-    folded: list[tuple[int, int, int]] = []  # (start, stop, period) in chain positions
     while i < len(chain):
         best = None
         for p in range(1, MAX_PERIOD + 1):
@@ -221,68 +187,35 @@ def _fold_chain(raws: list, edges: list, chain: list[int], unit: list[int],
             while j < len(chain) and names[j] == names[j - p]:
                 j += 1
             reps = (j - i) // p
-            if reps >= MIN_REPEATS and (best is None or reps * p > best[1] * best[0]):
+            if reps >= MIN_REPEATS and (best is None or reps * p > best[0] * best[1]):
                 best = (p, reps)
         if best is None:
             i += 1
             continue
         p, reps = best
         # keep the first and the last block visible, fold the blocks between
-        folded.append((i + p, i + (reps - 1) * p, p))
-        i += reps * p
-    if not folded:
-        return
-    member_ops = set()
-    for start, stop, p in folded:
-        ops = chain[start:stop]
-        s = Summary("repeat", f"x{(stop - start) // p}",
-                    module=".".join(raws[ops[0]].module),
-                    detail=" -> ".join(names[start:start + p]), pos=ops[0])
+        ops = chain[i + p: i + (reps - 1) * p]
+        s = Summary("repeat", f"x{reps - 2}", module=".".join(rg.module[ops[0]]),
+                    detail=" -> ".join(names[i:i + p]), pos=ops[0])
         summaries.append(s)
         idx = n + len(summaries) - 1
         for o in ops:
             unit[o] = idx
-            member_ops.add(o)
         s.members.extend(ops)
-    # the tensors only these ops touch go with them: outputs, constants, one-use leaves
-    users: dict[int, list[int]] = {}
-    makers: dict[int, int] = {}
-    for s_, d, _ in edges:
-        if forward:
-            if raws[d].kind == "op":
-                users.setdefault(s_, []).append(d)
-            else:
-                makers[d] = s_
-    if forward:
-        for t in range(n):
-            if raws[t].kind != "tensor" or raws[t].root or unit[t] != t:
-                continue
-            m = makers.get(t)
-            us = users.get(t, ())
-            if m is not None and m in member_ops:
-                owner = unit[m]
-            elif m is None and us and all(u in member_ops for u in us) and \
-                    len({unit[u] for u in us}) == 1:
-                owner = unit[us[0]]
-            else:
-                continue
-            unit[t] = owner
-            summaries[owner - n].members.append(t)
-    for s in summaries[-len(folded):]:
-        s.count = len(s.members)
-        s.new = any(raws[i].new for i in s.members)
+        i += reps * p
 
 
-def _cap(raws: list, units: list[int], uedges: dict, unit: list[int], summaries: list[Summary],
-         n: int, max_nodes: int, forward: bool):
+def _cap(rg: Any, units: list[int], uedges: dict, unit: list[int], summaries: list[Summary],
+         n: int, max_nodes: int) -> tuple[list[int], dict, int]:
     """Keep the `max_nodes` units nearest the outputs; mark each cut with "N more nodes"."""
+    forward = rg.forward
     up: dict[int, list[int]] = {}  # unit -> units one step further from the outputs
     for (s, d, _) in uedges:
         if forward:
             up.setdefault(d, []).append(s)
         else:
             up.setdefault(s, []).append(d)
-    roots = [unit[i] for i, r in enumerate(raws) if r.root]
+    roots = [unit[i] for i in range(n) if rg.root[i]]
     budget = max(1, max_nodes - 1)
     kept: dict[int, None] = {}
     queue = deque(dict.fromkeys(roots))
@@ -292,7 +225,7 @@ def _cap(raws: list, units: list[int], uedges: dict, unit: list[int], summaries:
             continue
         kept[u] = None
         queue.extend(v for v in up.get(u, ()) if v not in kept)
-    # hidden units are owned by the first kept unit whose cut edge reaches them
+    # each hidden unit belongs to the marker of the first kept unit whose cut reaches it
     owner: dict[int, int] = {}
     frontier: deque[tuple[int, int]] = deque()
     for u in kept:
@@ -306,31 +239,23 @@ def _cap(raws: list, units: list[int], uedges: dict, unit: list[int], summaries:
             if w not in kept and w not in owner:
                 owner[w] = o
                 frontier.append((w, o))
-    markers: dict[int, Summary] = {}
-
-    def size(u: int) -> int:
-        return 1 if u < n else max(1, summaries[u - n].count)
-
+    markers: dict[int, int] = {}  # kept unit -> unit index of its marker
     for v, o in owner.items():
-        s = markers.get(o)
-        if s is None:
-            s = markers[o] = Summary("more", "", pos=v if v < n else summaries[v - n].pos)
-            summaries.append(s)
-            s.id = str(n + len(summaries) - 1)  # unit index until ids are given
-        s.count += size(v)
-        s.pos = min(s.pos, v if v < n else summaries[v - n].pos)
-        if v < n:
-            s.new = s.new or raws[v].new
-            s.members.append(v)
-    hidden = sum(s.count for s in markers.values())
-    new_edges: dict[tuple[int, int, int], None] = {}
-    for (s, d, slot) in uedges:
-        if s in kept and d in kept:
-            new_edges[(s, d, slot)] = None
-    for o, s in markers.items():
-        idx = int(s.id)
-        s.id = ""
+        m = markers.get(o)
+        if m is None:
+            summaries.append(Summary("more", "", pos=v if v < n else summaries[v - n].pos))
+            m = markers[o] = n + len(summaries) - 1
+        s = summaries[m - n]
+        s.count += 1 if v < n else max(1, summaries[v - n].count)
+        vp = v if v < n else summaries[v - n].pos
+        s.pos = min(s.pos, vp)
+        s.new = s.new or (rg.new[v] if v < n else summaries[v - n].new)
+    hidden = 0
+    new_edges = {e: None for e in uedges if e[0] in kept and e[1] in kept}
+    for o, m in markers.items():
+        s = summaries[m - n]
+        hidden += s.count
         s.name = f"{s.count} more node{'s' if s.count != 1 else ''}"
-        new_edges[(idx, o, 0) if forward else (o, idx, 0)] = None
-        kept[idx] = None
+        new_edges[(m, o, 0) if forward else (o, m, 0)] = None
+        kept[m] = None
     return list(kept), new_edges, hidden
