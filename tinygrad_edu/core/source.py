@@ -46,6 +46,10 @@ class Site:
 def _cell_number(filename: str) -> int | None:
     get_ipython = getattr(builtins, "get_ipython", None)  # set by IPython, absent elsewhere
     if get_ipython is None:
+        # NOTE: IPython removes the builtin between cells, so `post_run_cell` callbacks (the
+        # live graph) need the module's function; looked up, never imported, from here
+        get_ipython = getattr(sys.modules.get("IPython"), "get_ipython", None)
+    if get_ipython is None:
         return None
     try:
         return get_ipython().compile._filename_map.get(filename)
