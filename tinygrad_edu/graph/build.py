@@ -513,5 +513,5 @@ def _saved(core: Any) -> tuple[tuple[str, ...], bool]:
 
 
 def _summary_node(s: Summary) -> GraphNode:
-    return GraphNode(id=s.id, kind="summary", name=s.name, count=s.count, detail=s.detail,
-                     module=s.module, new=s.new)
+    return GraphNode(id=s.id, kind="summary", name=s.name, role=s.role, count=s.count,
+                     blocks=s.blocks, detail=s.detail, module=s.module, new=s.new)

@@ -43,7 +43,8 @@ class GraphNode:
     dtype: str = ""
     value: str = ""  # value summary, e.g. "2.0000" or "mean 0.1, std 1"
     grad: str = ""  # grad summary, "" before backward
-    role: str = ""  # tensors: "leaf" | "constant" | "output" | "intermediate"
+    role: str = ""  # tensors: "leaf" | "constant" | "output" | "intermediate";
+    # summaries: "module" (collapsed) | "repeat" (folded blocks) | "more" (node cap)
     requires_grad: bool = False
     saved: tuple[str, ...] = ()  # what an op saved for backward, e.g. ("x (3,) float64",)
     freed: bool = False  # saved tensors were freed by a backward without retain_graph
@@ -55,6 +56,7 @@ class GraphNode:
     marks: tuple[str, ...] = ()
     mark_text: str = ""
     count: int = 0  # summary nodes: how many nodes this one stands for
+    blocks: int = 0  # "repeat" summaries: how many identical blocks were folded
     detail: str = ""  # summary nodes: what is folded, e.g. "Mul -> Add"
 
 

@@ -36,6 +36,7 @@ class Summary:
     count: int = 0
     new: bool = False
     pos: int = 0  # where it sits in the node order (its first member)
+    blocks: int = 0  # repeats: how many identical blocks were folded
     id: str = ""
     members: list[int] = field(default_factory=list, repr=False)
 
@@ -131,8 +132,8 @@ def _fold_modules(rg: Any, summaries: list[Summary], unit: list[int], n: int) ->
             # keep the first and last block: the learner sees how blocks connect
             middle = run[1:-1]
             s = Summary("repeat", f"{middle[0].name} ... {middle[-1].name}",
-                        module=run[0].module, detail=f"x{len(middle)}: {run[0].detail}",
-                        pos=middle[0].pos)
+                        module=run[0].module, detail=run[0].detail, pos=middle[0].pos)
+            s.blocks = len(middle)
             summaries.append(s)
             idx = n + len(summaries) - 1
             for m in middle:
@@ -195,8 +196,9 @@ def _fold_chain(rg: Any, chain: list[int], unit: list[int], summaries: list[Summ
         p, reps = best
         # keep the first and the last block visible, fold the blocks between
         ops = chain[i + p: i + (reps - 1) * p]
-        s = Summary("repeat", f"x{reps - 2}", module=".".join(rg.module[ops[0]]),
+        s = Summary("repeat", " -> ".join(names[i:i + p]), module=".".join(rg.module[ops[0]]),
                     detail=" -> ".join(names[i:i + p]), pos=ops[0])
+        s.blocks = reps - 2
         summaries.append(s)
         idx = n + len(summaries) - 1
         for o in ops:

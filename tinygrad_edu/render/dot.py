@@ -60,15 +60,18 @@ def quote(text: str) -> str:
 
 
 def record_field(text: str) -> str:
-    r"""Escape text for one field of a record label (`{`, `}`, `|`, `<`, `>` are syntax).
+    r"""Escape text for one field of a record label, ready to sit inside DOT quotes.
+
+    Rules: `{`, `}`, `|`, `<`, `>` are record syntax and `"` ends the DOT string, so
+    each gets one backslash; a backslash becomes two; newlines become spaces.
 
     Example:
-        >>> record_field('"}{|<script>')
-        '"\\}\\{\\|\\<script\\>'
+        >>> print(record_field('"}{|<script> a\\b'))
+        \"\}\{\|\<script\> a\\b
     """
     out = []
     for ch in _printable(text).replace("\n", " "):
-        if ch in "{}|<>\\":
+        if ch in '{}|<>"\\':
             out.append("\\" + ch)
         elif ch == " " and (not out or out[-1] == " "):
             out.append("\\ ")  # records squeeze spaces; keep what the learner typed
@@ -212,7 +215,7 @@ def _node_line(n: GraphNode, horizontal: bool, show_values: bool, show_grads: bo
         if n.name.endswith("Backward"):
             attrs += ['shape=box, style="rounded,filled"', f"label={quote(n.name)}"]
         else:
-            attrs += ["shape=ellipse", f"label={quote(op_symbol(n.op))}"]
+            attrs += ["shape=ellipse, width=0.45, height=0.3", f"label={quote(op_symbol(n.op))}"]
     elif n.kind == "accumulate":
         text = "AccumulateGrad"
         leaf = " ".join(x for x in (n.detail, shape_text(n.shape) if n.shape else "") if x)
@@ -265,26 +268,24 @@ def _tensor_label(n: GraphNode, horizontal: bool, show_values: bool, show_grads:
         fields.append(record_field(f"grad {n.grad}"))
     if not fields:
         fields.append(" ")
-    body = "|".join(fields)
-    return quote("{" + body + "}" if horizontal else body)
+    body = "|".join(fields)  # fields are escaped for the record and the DOT string already
+    return '"' + ("{" + body + "}" if horizontal else body) + '"'
 
 
 def _summary_text(n: GraphNode) -> str:
-    if n.role == "more" or (not n.role and n.name.endswith(("more nodes", "more node"))):
+    if n.role == "more":
         return f"... {_num(n.count)} more node{'s' if n.count != 1 else ''}"
     if n.role == "repeat":
-        times, _, what = n.detail.partition(": ") if n.detail.startswith("x") else ("", "", "")
-        if times:  # folded modules: detail "x8: MatMul -> Add"
-            return f"{n.name}\n{times} blocks, {_num(n.count)} nodes\n{what}"
-        return f"{n.detail}\nrepeated {n.name}, {_num(n.count)} nodes"
+        if n.name != n.detail:  # folded modules: "layers.1 ... layers.8"
+            return f"{n.name}\n{n.blocks} identical blocks\n({n.detail})"
+        return f"{n.detail}\nrepeated {_num(n.blocks)} more times\n({_num(n.count)} nodes)"
     return f"{n.name}\n{_num(n.count)} nodes: {n.detail}" if n.detail else n.name
 
 
 def _tooltip(n: GraphNode) -> str:
     parts = []
     if n.kind == "op":
-        parts.append(n.name if n.name.endswith("Backward") else f"{n.op} ({n.name}Backward)"
-                     if False else n.op)
+        parts.append(n.name if n.name.endswith("Backward") else n.op)
         if n.shape is not None:
             parts.append(f"output {shape_text(n.shape)} {n.dtype}".rstrip())
         if n.saved:

@@ -93,9 +93,10 @@ def dot_to_svg(source: str, timeout: float = 10.0, fast: bool | None = None,
         proc = subprocess.run(cmd, input=source.encode("utf-8"), capture_output=True,
                               timeout=timeout, env=_env())
     except subprocess.TimeoutExpired:
+        k = _count_nodes(source)
         raise RenderError(message(
             "draw", f"Graphviz took longer than {timeout:g} s to lay out "
-            f"{_count_nodes(source)} nodes", None,
+            f"{k} node{'' if k == 1 else 's'}", None,
             "draw fewer nodes: tg.draw(..., max_nodes=100) or collapse=True")) from None
     except FileNotFoundError:
         raise MissingDependencyError(missing_message()) from None

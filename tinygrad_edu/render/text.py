@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..graph.model import Graph, GraphNode
 from ..graph.values import shape_text
-from .dot import op_symbol
+from .dot import _summary_text, op_symbol
 
 
 def node_text(n: GraphNode, show_values: bool = True, show_grads: bool = True) -> str:
@@ -19,7 +19,7 @@ def node_text(n: GraphNode, show_values: bool = True, show_grads: bool = True) -
     elif n.kind == "accumulate":
         what = " ".join(x for x in ("AccumulateGrad", n.detail, shape_text(n.shape)) if x)
     elif n.kind == "summary":
-        what = f"[{n.name}] {n.count} nodes" + (f": {n.detail}" if n.detail else "")
+        what = _summary_text(n).replace("\n", " ")
     else:
         what = " ".join(x for x in (n.name, shape_text(n.shape)) if x) or "tensor"
         if show_values and n.value:
