@@ -13,6 +13,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import nbformat
 import pytest
 from browser import CHROMIUM_FLAGS, chromium_path, missing, require
 from driver import NotebookPage
@@ -21,6 +22,26 @@ from labserver import LabServer
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
 SHOTS = REPO / "build" / "e2e"
+
+# TG_E2E_SABOTAGE=svg runs every notebook with the SVG renderer replaced by one that returns
+# an empty SVG (a widget whose picture is never set). The suite must then fail: this is how
+# one checks, by hand, that the graph assertions can fail at all.
+SABOTAGE_SVG = (
+    "# e2e sabotage (TG_E2E_SABOTAGE=svg): every drawing comes out as an empty SVG\n"
+    "import tinygrad_edu.render.drawing as _e2e_drawing\n"
+    "import tinygrad_edu.render.svg as _e2e_svg\n"
+    "_e2e_empty = lambda *args, **kwargs: "
+    "'<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1\" height=\"1\"></svg>'\n"
+    "_e2e_svg.dot_to_svg = _e2e_drawing.dot_to_svg = _e2e_empty\n"
+)
+
+
+def _sabotage(path: Path) -> None:
+    """Prepend the sabotage to the first code cell (cell indices stay what the tests expect)."""
+    nb = nbformat.read(str(path), as_version=4)
+    first = next(c for c in nb.cells if c.cell_type == "code")
+    first.source = SABOTAGE_SVG + first.source
+    nbformat.write(nb, str(path))
 
 
 @pytest.fixture(scope="session")
@@ -88,6 +109,8 @@ def open_notebook(request, lab_server, browser_context):
     def _open(source: Path, ui: str = "lab") -> NotebookPage:
         name = f"{test_name}-{source.name}"
         shutil.copy(source, lab_server.root / name)
+        if os.environ.get("TG_E2E_SABOTAGE") == "svg":
+            _sabotage(lab_server.root / name)
         page = browser_context.new_page()
         nb = NotebookPage(page, lab_server, name, ui, SHOTS)
         pages.append(nb)
@@ -95,8 +118,11 @@ def open_notebook(request, lab_server, browser_context):
 
     yield _open
     failed = getattr(request.node, "rep_call", None)
+    failed = failed is not None and failed.failed
+    if failed:  # pytest shows this under "Captured stdout teardown"
+        print(f"--- end of {lab_server.log_path} ---\n{lab_server.log_tail(2000)}")
     for i, nb in enumerate(pages):
-        if failed is not None and failed.failed:
+        if failed:
             try:
                 nb.screenshot(f"FAILED-{test_name}-{i}")
             except Exception:

@@ -18,6 +18,17 @@ CELL_TIMEOUT_MS = 45_000
 RENDER_TIMEOUT_MS = 20_000
 
 
+_KERNEL_STATUS = """() => {
+  const app = window.jupyterapp;
+  if (!app) return 'no app';
+  const w = app.shell.currentWidget;
+  const sc = w && w.sessionContext;
+  if (!sc) return 'no notebook';
+  if (!sc.isReady) return 'session starting';
+  const k = sc.session && sc.session.kernel;
+  return k ? k.connectionStatus + '/' + k.status : 'no kernel';
+}"""
+
 
 def write_notebook(path: Path, sources: list[str]) -> Path:
     """Write a code-only notebook with the python3 kernelspec (so no kernel dialog shows)."""
@@ -58,22 +69,21 @@ class NotebookPage:
         self.wait_kernel_idle()
         return self
 
-    def kernel_status(self) -> str | None:
-        indicator = self.page.locator(".jp-Notebook-ExecutionIndicator[data-status]")
-        if indicator.count() == 0:
-            return None
-        return indicator.first.get_attribute("data-status")
+    def kernel_status(self) -> str:
+        """`connectionStatus/status` of the current notebook's kernel, as the page sees it."""
+        return self.page.evaluate(_KERNEL_STATUS)
 
     def wait_kernel_idle(self, timeout_s: float = 90.0, stable_s: float = 1.0) -> None:
-        """Wait until the kernel has been idle for `stable_s` seconds in a row.
+        """Wait until the kernel has been connected and idle for `stable_s` seconds in a row.
 
-        Lab flips idle -> connecting -> idle while it opens a notebook, and re-renders the cells
-        in between; clicking a cell during that flip hits a detached element.
+        Lab flips idle -> connecting -> idle while it opens a notebook and re-renders the cells
+        in between; a Shift+Enter sent during that flip can be lost, and a click can hit a
+        detached element. The toolbar indicator alone was seen to say idle too early.
         """
         deadline = time.monotonic() + timeout_s
         idle_since = None
         while time.monotonic() < deadline:
-            if self.kernel_status() == "idle":
+            if self.kernel_status() == "connected/idle":
                 idle_since = idle_since or time.monotonic()
                 if time.monotonic() - idle_since >= stable_s:
                     return
@@ -116,11 +126,20 @@ class NotebookPage:
         cell = self.cell(index)
         cell.scroll_into_view_if_needed(timeout=10_000)
         before = self.prompt_text(index)
-        # Clicking the prompt selects the cell in command mode in both front ends; clicking the
-        # editor would also work but can land the caret inside a widget output.
-        cell.locator(".jp-InputPrompt").first.click(timeout=10_000)
-        self.page.keyboard.press("Shift+Enter")
         handle = cell.locator(".jp-InputPrompt").first.element_handle(timeout=10_000)
+        for _attempt in range(3):
+            # Clicking the prompt selects the cell in command mode in both front ends.
+            cell.locator(".jp-InputPrompt").first.click(timeout=10_000)
+            self.page.keyboard.press("Shift+Enter")
+            try:
+                # Queued ([*]:) or already done: the keypress reached the notebook.
+                self.page.wait_for_function(
+                    "([el, before]) => el.innerText.trim() !== before",
+                    arg=[handle, before], timeout=10_000,
+                )
+                break
+            except Exception:
+                pass  # the page swallowed the keypress (seen under load): press again
         try:
             self.page.wait_for_function(
                 """([el, before]) => {
@@ -133,7 +152,8 @@ class NotebookPage:
         except Exception as exc:
             raise AssertionError(
                 f"{self.name}: cell {index} did not finish in {timeout_ms / 1000:.0f} s "
-                f"(prompt {self.prompt_text(index)!r}); source:\n{self.source(index)}"
+                f"(prompt {self.prompt_text(index)!r}, kernel {self.kernel_status()!r}); "
+                f"source:\n{self.source(index)}"
             ) from exc
         self._runs += 1
 

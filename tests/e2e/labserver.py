@@ -110,6 +110,9 @@ class LabServer:
             f"--LabApp.app_settings_dir={app_settings}",
             f"--LabApp.user_settings_dir={self.base / 'user-settings'}",
             f"--LabApp.workspaces_dir={self.base / 'workspaces'}",
+            # window.jupyterapp lets the driver ask the page whether the kernel is connected.
+            "--LabApp.expose_app_in_browser=True",
+            "--JupyterNotebookApp.expose_app_in_browser=True",
             # No extension manager: it would try PyPI from the page.
             "--LabApp.extension_manager=readonly",
         ]
