@@ -14,6 +14,8 @@ Core layer.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 from typing import Any, Iterator, Sequence
 
 import numpy as np
@@ -29,19 +31,19 @@ from .tensor import Tensor, _to_array
 def toposort(roots: Sequence[Node]) -> list[Node]:
     """Nodes reachable from `roots`, each before every node it sends gradients to."""
     order: list[Node] = []
-    visited: set[int] = set()
+    visited: set[Node] = set()  # nodes hash by identity
     stack: list[tuple[Node, bool]] = [(r, False) for r in reversed(roots)]
     while stack:
         node, done = stack.pop()
         if done:
             order.append(node)
             continue
-        if id(node) in visited:
+        if node in visited:
             continue
-        visited.add(id(node))
+        visited.add(node)
         stack.append((node, True))
         for nxt, _ in reversed(node._next):
-            if nxt is not None and id(nxt) not in visited:
+            if nxt is not None and nxt not in visited:
                 stack.append((nxt, False))
     order.reverse()
     return order
@@ -76,13 +78,31 @@ def _root(t: Tensor, gradient: Any, create_graph: bool, op: str) -> tuple[Node, 
     return node, g
 
 
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a whole backward pass runs.
+
+    NOTE: backward frees the graph and creates no reference cycles, so the collector has
+    nothing to find; its full-heap scans made a 100,000-op backward several times slower.
+    (Not inside `steps`: a paused step generator must not leave the collector off.)
+    """
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
 def backward(tensor: Tensor, gradient: Any = None, retain_graph: bool | None = None,
              create_graph: bool = False) -> None:
     """Accumulate d(tensor)/d(leaf) into every leaf's `.grad` (see `Tensor.backward`)."""
     root = _root(tensor, gradient, create_graph, "backward")
-    for _ in steps([root], retain_graph=create_graph if retain_graph is None else retain_graph,
-                   create_graph=create_graph):
-        pass
+    with _gc_paused():
+        for _ in steps([root], retain_graph=create_graph if retain_graph is None else retain_graph,
+                       create_graph=create_graph):
+            pass
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
@@ -113,9 +133,10 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         node = t.grad_fn if t.grad_fn is not None else _edge(t)[0]
         targets[id(node)] = None
     captured = {}
-    for node, g in steps(roots, retain_graph=create_graph if retain_graph is None else retain_graph,
-                         create_graph=create_graph, capture=targets):
-        captured[id(node)] = g
+    retain = create_graph if retain_graph is None else retain_graph
+    with _gc_paused():
+        for node, g in steps(roots, retain_graph=retain, create_graph=create_graph, capture=targets):
+            captured[id(node)] = g
     result = []
     for t in ins:
         node = t.grad_fn if t.grad_fn is not None else t._accumulator
@@ -136,12 +157,12 @@ def steps(roots: list[tuple[Node, Any]], retain_graph: bool = False, create_grap
     and leaves' `.grad` is left alone (this is `tg.grad`); otherwise every node is
     yielded after it ran (this is what `tg.debug.backward_steps` shows).
     """
-    grads: dict[int, Any] = {}
+    grads: dict[Node, Any] = {}  # node -> gradient of its output, summed over paths
     for node, g in roots:
-        grads[id(node)] = g if id(node) not in grads else grads[id(node)] + g
+        grads[node] = g if node not in grads else grads[node] + g
     with _using_grad(create_graph):
         for node in toposort([n for n, _ in roots]):
-            g = grads.pop(id(node), None)
+            g = grads.pop(node, None)
             if g is None:
                 continue  # no gradient flows here (e.g. the branch of a constant)
             if type(g) is not np.ndarray and not isinstance(g, Tensor):
@@ -164,37 +185,42 @@ def steps(roots: list[tuple[Node, Any]], retain_graph: bool = False, create_grap
                     _accumulate(kept, g, create_graph)
             if capture is not None and id(node) in capture:
                 yield node, g
-            node._as_tensors = create_graph
-            try:
+            if create_graph:
+                node._as_tensors = True
+                try:
+                    grads_in = node.backward(node, g)
+                finally:
+                    node._as_tensors = False
+            else:
                 grads_in = node.backward(node, g)
-            finally:
-                node._as_tensors = False
-            if not isinstance(grads_in, tuple):
-                grads_in = (grads_in,)
-            if len(grads_in) != len(node._next):
+            if type(grads_in) is not tuple:
+                grads_in = tuple(grads_in) if isinstance(grads_in, list) else (grads_in,)
+            nexts = node._next
+            if len(grads_in) != len(nexts):
                 raise BackwardError(message(
                     f"{node.name}", f"backward returned {len(grads_in)} gradient(s) for "
-                    f"{len(node._next)} input(s)", node.site,
+                    f"{len(nexts)} input(s)", node.site,
                     "return one gradient per input of forward (None where none is needed)"))
-            for (nxt, _), gi, (shape, _dt) in zip(node._next, grads_in, node._inputs_meta):
+            for (nxt, _), gi, (shape, _dt) in zip(nexts, grads_in, node._inputs_meta):
                 if nxt is None or gi is None:
                     continue
-                if not create_graph and isinstance(gi, Tensor):
-                    gi = gi.data  # a learner's backward may compute with Tensors
-                elif create_graph and not isinstance(gi, Tensor):
-                    gi = Tensor._make(np.asarray(gi))
+                if create_graph:
+                    if not isinstance(gi, Tensor):
+                        gi = Tensor._make(np.asarray(gi))
+                elif type(gi) is not np.ndarray:
+                    # a learner's backward may compute with Tensors or return numbers
+                    gi = gi.data if isinstance(gi, Tensor) else np.asarray(gi)
                 if gi.shape != shape:
                     gi = _unbroadcast(gi, shape, node)
-                key = id(nxt)
-                prev = grads.get(key)
-                grads[key] = gi if prev is None else prev + gi
+                prev = grads.get(nxt)
+                grads[nxt] = gi if prev is None else prev + gi
             if _observers:
                 for obs in tuple(_observers):
                     hook = getattr(obs, "on_backward", None)
                     if hook is not None:
                         hook(node, g, grads_in)
             if not retain_graph:
-                node._release()
+                node._saved = None  # free the saved values (`saved_tensors` then explains)
             if capture is None:
                 yield node, g
 

@@ -16,6 +16,7 @@ Core layer: numpy and the standard library only.
 from __future__ import annotations
 
 import itertools
+import sys
 import weakref
 from typing import Any, Callable
 
@@ -171,42 +172,93 @@ class Function(Node):
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run the op on Tensors (or constants) and record a node if grad is needed."""
-        ctx = cls.__new__(cls)
-        arrays = []
-        needs = []
+        # NOTE: this is the hot path of every op; it is written out flat (no helper calls,
+        # no generators) because each Python call here costs as much as a small numpy op
+        ctx = _new(cls)
+        arrays, needs, edges, meta = [], [], [], []
         any_grad = False
         for a in args:
             if isinstance(a, _Tensor):
-                arrays.append(a.data)
-                rg = a.requires_grad
-                needs.append(rg)
-                any_grad = any_grad or rg
+                arr = a.data
+                arrays.append(arr)
+                meta.append((arr.shape, arr.dtype))
+                if a.requires_grad:
+                    any_grad = True
+                    needs.append(True)
+                    node = a.grad_fn
+                    if node is None:  # a leaf: its AccumulateGrad node, made once
+                        node = a._accumulator
+                        if node is None:
+                            node = a._accumulator = AccumulateGrad(a)
+                    edges.append((node, 0))
+                    continue
             else:
                 arrays.append(a)
-                needs.append(False)
-        any_grad = any_grad and _state.enabled
-        ctx.needs_input_grad = tuple(needs) if any_grad else (False,) * len(args)
+                meta.append((a.shape, a.dtype) if type(a) is np.ndarray else
+                            (getattr(a, "shape", None), getattr(a, "dtype", None)))
+            needs.append(False)
+            edges.append(_NO_EDGE)
+        if any_grad and _state.enabled:
+            ctx.needs_input_grad = tuple(needs)
+        else:
+            any_grad = False
+            ctx.needs_input_grad = (False,) * len(args)
         try:
             data = cls.forward(ctx, *arrays, **kwargs)
         except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
             raise cls._explain(e, arrays, kwargs) from None
-        out = _Tensor._make(data)
+        if type(data) is not np.ndarray:
+            data = np.asarray(data)
+        out = _new(_Tensor)
+        out.data = data
+        out._grad = out.grad_fn = out.name = out._accumulator = out._hooks = None
+        out._retains_grad = False
+        out._vc = [0, None]
+        out._id = next(_Tensor_ids)
+        base = data.base
+        if base is not None:  # a numpy view (transpose, slice) shares its input's version
+            for a in args:    # counter, as PyTorch views do: in-place changes to either are caught
+                if isinstance(a, _Tensor) and (a.data.base if a.data.base is not None
+                                               else a.data) is base:
+                    out._vc = a._vc
+                    break
         if any_grad:
-            ctx._inputs_meta = tuple((getattr(a, "shape", None), getattr(a, "dtype", None)) for a in arrays)
-            ctx._next = tuple(_edge(a) for a in args)
-            ctx._site = source.capture(2)
+            ctx._inputs_meta = tuple(meta)
+            ctx._next = tuple(edges)
+            # inline `source.capture`: the first frame outside the package built this node
+            f = _getframe(1)
+            while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+                f = f.f_back
+            ctx._site = (f.f_code.co_filename, f.f_lineno) if f is not None else None
             ctx._id = next(_node_ids)
-            ctx._scope = tuple(_scope) if _scope else None
+            if _scope:
+                ctx._scope = tuple(_scope)
             saved = ctx._to_save
             if saved:
-                ctx._saved = tuple(_saved_entry(x, args, data, out) for x in saved)
+                entries = []
+                for x in saved:
+                    if x is None:
+                        entries.append(_NOTHING)
+                    elif x is data:  # the output: rebuilt lazily for double backward (no cycle)
+                        entries.append((x, _OUTPUT, out._vc, 0))
+                    else:
+                        for a in args:
+                            if isinstance(a, _Tensor) and a.data is x:
+                                vc = a._vc
+                                entries.append((x, a, vc, vc[0]))
+                                break
+                        else:
+                            entries.append((x, None, None, None))
+                ctx._saved = tuple(entries)
                 ctx._to_save = ()
             ctx._out_meta = (data.shape, data.dtype)
-            ctx._out_ref = out if _config["retain_outputs"] else weakref.ref(out)
+            ctx._out_ref = out if _config["retain_outputs"] else _weakref(out)
             out.requires_grad = True
             out.grad_fn = ctx
         else:
-            ctx._to_save = ()
+            out.requires_grad = False
+            if ctx._to_save:
+                ctx._to_save = ()
         if _observers:
             for obs in tuple(_observers):
                 obs.on_op(ctx if any_grad else None, cls, args, kwargs, out)
@@ -272,17 +324,12 @@ def _edge(a: Any) -> tuple:
     return (acc, 0)
 
 
-def _saved_entry(x: Any, args: tuple, out_data: np.ndarray, out: Any) -> tuple:
-    """`(array, tensor_or_None, version_counter, version)` for one saved value."""
-    if x is None:
-        return (None, None, None, None)
-    if x is out_data:  # the output: rebuilt lazily for double backward (no ref cycle)
-        return (x, _OUTPUT, out._vc, out._vc[0])
-    for a in args:
-        if isinstance(a, _Tensor) and a.data is x:
-            return (x, a, a._vc, a._vc[0])
-    return (x, None, None, None)
-
-
 _OUTPUT = object()  # marks the op's own output among its saved values
+_NOTHING = (None, None, None, None)  # a saved None
+_NO_EDGE = (None, 0)  # an input that needs no gradient
+_new = object.__new__
+_getframe = sys._getframe
+_weakref = weakref.ref
+_PKG_DIR = source._PKG_DIR
 _Tensor: Any = None  # set by tensor.py (Tensor imports this module)
+_Tensor_ids: Any = None  # tensor.py's creation counter, shared so ids stay one sequence

@@ -1,0 +1,322 @@
+"""Speed of the autograd core against raw numpy with a hand-written backward (and PyTorch).
+
+Run: `python benchmarks/bench_core.py` (add `--quick` for fewer repeats). It prints, for
+each workload, our time, the numpy time, their ratio and PyTorch's time and ratio when
+torch is importable (one thread). Times are medians of several repeats. This is a
+script, not a test: no thresholds are asserted (machines differ); the targets it is
+read against are in benchmarks/README.md.
+
+W1  2-16-16-1 ReLU MLP, hinge loss mean(relu(1 - y * score)), full-batch SGD, 100 moons
+W2  a chain of 2,000 alternating mul / add / tanh ops on a shape-(4,) tensor, fwd + bwd
+W3  a 100,000-op chain of the same ops, fwd + bwd: time, peak and leftover memory
+W4  784-128-10 ReLU MLP, softmax cross-entropy (log_softmax + label pick), batch 256, float32
+
+Uses raw tensors only (no tg.nn), so it measures the core alone.
+"""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import sys
+import time
+import tracemalloc
+from typing import Callable
+
+import numpy as np
+
+import tinygrad_edu as tg
+
+try:
+    import torch
+
+    torch.set_num_threads(1)
+except ImportError:  # PyTorch is optional: its column is left out
+    torch = None
+
+REPEATS = 3 if "--quick" in sys.argv else 7
+
+
+def median_time(fn: Callable[[], object], repeats: int = REPEATS, warmup: int = 1) -> float:
+    """Median wall time of `fn()` over `repeats` runs, after `warmup` untimed runs."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        gc.collect()
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def moons(n: int = 100, noise: float = 0.1, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Two interleaved half circles, labels -1 / +1 (inline: no tg.data dependency)."""
+    rng = np.random.default_rng(seed)
+    half = n // 2
+    t = np.linspace(0, np.pi, half)
+    upper = np.stack([np.cos(t), np.sin(t)], axis=1)
+    lower = np.stack([1 - np.cos(t), 0.5 - np.sin(t)], axis=1)
+    x = np.concatenate([upper, lower]) + rng.normal(0, noise, (2 * half, 2))
+    y = np.concatenate([-np.ones(half), np.ones(half)]).reshape(-1, 1)
+    return x, y
+
+
+def init_mlp(sizes: list[int], dtype: type, seed: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    params = []
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+        params.append((rng.standard_normal((fan_in, fan_out)) * np.sqrt(2 / fan_in)).astype(dtype))
+        params.append(np.zeros(fan_out, dtype=dtype))
+    return params
+
+
+# --- W1: small MLP, hinge loss, SGD --------------------------------------------------------
+
+W1_STEPS, W1_LR = 20, 0.05
+
+
+def w1_numpy(x: np.ndarray, y: np.ndarray) -> Callable[[], None]:
+    w1, b1, w2, b2, w3, b3 = init_mlp([2, 16, 16, 1], np.float64)
+
+    def run() -> None:
+        nonlocal w1, b1, w2, b2, w3, b3
+        for _ in range(W1_STEPS):
+            z1 = x @ w1 + b1
+            h1 = np.maximum(z1, 0)
+            z2 = h1 @ w2 + b2
+            h2 = np.maximum(z2, 0)
+            score = h2 @ w3 + b3
+            margin = 1 - y * score
+            loss = np.maximum(margin, 0).mean()
+            g = (margin > 0) * (-y) / margin.size
+            gw3, gb3 = h2.T @ g, g.sum(0)
+            g = (g @ w3.T) * (z2 > 0)
+            gw2, gb2 = h1.T @ g, g.sum(0)
+            g = (g @ w2.T) * (z1 > 0)
+            gw1, gb1 = x.T @ g, g.sum(0)
+            w1, b1, w2, b2 = w1 - W1_LR * gw1, b1 - W1_LR * gb1, w2 - W1_LR * gw2, b2 - W1_LR * gb2
+            w3, b3 = w3 - W1_LR * gw3, b3 - W1_LR * gb3
+            loss.item()
+
+    return run
+
+
+def w1_tg(x: np.ndarray, y: np.ndarray) -> Callable[[], None]:
+    params = [tg.tensor(p, requires_grad=True) for p in init_mlp([2, 16, 16, 1], np.float64)]
+    xt, yt = tg.tensor(x), tg.tensor(y)
+
+    def run() -> None:
+        w1, b1, w2, b2, w3, b3 = params
+        for _ in range(W1_STEPS):
+            score = ((xt @ w1 + b1).relu() @ w2 + b2).relu() @ w3 + b3
+            loss = (1 - yt * score).relu().mean()
+            loss.backward()
+            with tg.no_grad():
+                for p in params:
+                    p -= W1_LR * p.grad
+                    p.grad = None
+            loss.item()
+
+    return run
+
+
+def w1_torch(x: np.ndarray, y: np.ndarray) -> Callable[[], None]:
+    params = [torch.tensor(p, requires_grad=True) for p in init_mlp([2, 16, 16, 1], np.float64)]
+    xt, yt = torch.tensor(x), torch.tensor(y)
+
+    def run() -> None:
+        w1, b1, w2, b2, w3, b3 = params
+        for _ in range(W1_STEPS):
+            score = ((xt @ w1 + b1).relu() @ w2 + b2).relu() @ w3 + b3
+            loss = (1 - yt * score).relu().mean()
+            loss.backward()
+            with torch.no_grad():
+                for p in params:
+                    p -= W1_LR * p.grad
+                    p.grad = None
+            loss.item()
+
+    return run
+
+
+# --- W2 / W3: long chains of tiny ops ----------------------------------------------------------
+
+def chain_numpy(n_ops: int) -> Callable[[], None]:
+    x0 = np.linspace(-1, 1, 4)
+
+    def run() -> None:
+        x, saved = x0, []
+        for i in range(n_ops):
+            k = i % 3
+            if k == 0:
+                x = x * 0.9
+            elif k == 1:
+                x = x + 0.1
+            else:
+                x = np.tanh(x)
+                saved.append(x)
+        g = np.ones_like(x)  # d(sum)/dx
+        for i in reversed(range(n_ops)):
+            k = i % 3
+            if k == 0:
+                g = g * 0.9
+            elif k == 2:
+                out = saved.pop()
+                g = g * (1 - out * out)
+
+    return run
+
+
+def chain_tg(n_ops: int, lib=None) -> Callable[[], None]:
+    lib = lib or tg
+    x0 = lib.tensor(np.linspace(-1, 1, 4), requires_grad=True)
+
+    def run() -> None:
+        x = x0
+        for i in range(n_ops):
+            k = i % 3
+            if k == 0:
+                x = x * 0.9
+            elif k == 1:
+                x = x + 0.1
+            else:
+                x = x.tanh()
+        x.sum().backward()
+        x0.grad = None
+
+    return run
+
+
+def w3_memory(n_ops: int) -> tuple[float, float, float]:
+    """(seconds, peak MiB during fwd+bwd, MiB still held after the graph is dropped)."""
+    run = chain_tg(n_ops)
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    t0 = time.perf_counter()
+    run()
+    seconds = time.perf_counter() - t0
+    _, peak = tracemalloc.get_traced_memory()
+    del run
+    gc.collect()
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    mib = 1024 * 1024
+    return seconds, (peak - base) / mib, (after - base) / mib
+
+
+# --- W4: MNIST-sized MLP, softmax cross-entropy, float32 ------------------------------------
+
+W4_BATCH, W4_STEPS, W4_LR = 256, 5, 0.01
+
+
+def w4_data() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(1)
+    return rng.random((W4_BATCH, 784), dtype=np.float32), rng.integers(0, 10, W4_BATCH)
+
+
+def w4_numpy(x: np.ndarray, labels: np.ndarray) -> Callable[[], None]:
+    w1, b1, w2, b2 = init_mlp([784, 128, 10], np.float32)
+    rows = np.arange(len(labels))
+    lr = np.float32(W4_LR)
+
+    def run() -> None:
+        nonlocal w1, b1, w2, b2
+        for _ in range(W4_STEPS):
+            z1 = x @ w1 + b1
+            h = np.maximum(z1, 0)
+            logits = h @ w2 + b2
+            shifted = logits - logits.max(axis=1, keepdims=True)
+            logp = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+            loss = -logp[rows, labels].mean()
+            g = np.exp(logp)  # d(loss)/d(logits) = (softmax - onehot) / n
+            g[rows, labels] -= 1
+            g /= len(labels)
+            gw2, gb2 = h.T @ g, g.sum(0)
+            g = (g @ w2.T) * (z1 > 0)
+            gw1, gb1 = x.T @ g, g.sum(0)
+            w1, b1, w2, b2 = w1 - lr * gw1, b1 - lr * gb1, w2 - lr * gw2, b2 - lr * gb2
+            loss.item()
+
+    return run
+
+
+def w4_tg(x: np.ndarray, labels: np.ndarray) -> Callable[[], None]:
+    params = [tg.tensor(p, requires_grad=True) for p in init_mlp([784, 128, 10], np.float32)]
+    xt, rows = tg.tensor(x), np.arange(len(labels))
+
+    def run() -> None:
+        w1, b1, w2, b2 = params
+        for _ in range(W4_STEPS):
+            logp = ((xt @ w1 + b1).relu() @ w2 + b2).log_softmax(axis=1)
+            loss = -logp[rows, labels].mean()
+            loss.backward()
+            with tg.no_grad():
+                for p in params:
+                    p -= W4_LR * p.grad
+                    p.grad = None
+            loss.item()
+
+    return run
+
+
+def w4_torch(x: np.ndarray, labels: np.ndarray) -> Callable[[], None]:
+    params = [torch.tensor(p, requires_grad=True) for p in init_mlp([784, 128, 10], np.float32)]
+    xt, lt = torch.tensor(x), torch.tensor(labels)
+    rows = torch.arange(len(labels))
+
+    def run() -> None:
+        w1, b1, w2, b2 = params
+        for _ in range(W4_STEPS):
+            logp = ((xt @ w1 + b1).relu() @ w2 + b2).log_softmax(dim=1)
+            loss = -logp[rows, lt].mean()
+            loss.backward()
+            with torch.no_grad():
+                for p in params:
+                    p -= W4_LR * p.grad
+                    p.grad = None
+            loss.item()
+
+    return run
+
+
+# --- report ----------------------------------------------------------------------------------
+
+def row(name: str, unit: str, per: int, ours: float, ref: float, theirs: float | None,
+        target: str) -> None:
+    scale = {"ms": 1e3, "us": 1e6}[unit]
+    cells = [f"{name:<4}", f"tg {ours / per * scale:9.2f} {unit}", f"numpy {ref / per * scale:9.2f} {unit}",
+             f"ratio {ours / ref:5.2f}x (target {target})"]
+    if theirs is not None:
+        cells.append(f"torch {theirs / per * scale:9.2f} {unit} ({theirs / ref:4.2f}x)")
+    print("  ".join(cells), flush=True)
+
+
+def main() -> None:
+    print(f"numpy {np.__version__}, torch {torch.__version__ if torch else 'not installed'}, "
+          f"median of {REPEATS}")
+    x, y = moons()
+    row("W1", "ms", W1_STEPS, median_time(w1_tg(x, y)), median_time(w1_numpy(x, y)),
+        median_time(w1_torch(x, y)) if torch else None, "<= 2x, per step")
+
+    n2 = 2000
+    row("W2", "us", n2, median_time(chain_tg(n2)), median_time(chain_numpy(n2)),
+        median_time(chain_tg(n2, torch)) if torch else None, "<= 3x, per op")
+
+    n3 = 100_000
+    seconds, peak, after = w3_memory(n3)
+    ref3 = median_time(chain_numpy(n3), repeats=3)
+    torch3 = median_time(chain_tg(n3, torch), repeats=3) if torch else None
+    ours3 = median_time(chain_tg(n3), repeats=3)
+    row("W3", "ms", 1, ours3, ref3, torch3, "<= 1.5 s total")
+    print(f"      first run {seconds:.2f} s, peak {peak:.1f} MiB during fwd+bwd, "
+          f"{after:.2f} MiB left after the graph is dropped", flush=True)
+
+    xs, labels = w4_data()
+    row("W4", "ms", W4_STEPS, median_time(w4_tg(xs, labels)), median_time(w4_numpy(xs, labels)),
+        median_time(w4_torch(xs, labels)) if torch else None, "<= 1.3x, per step")
+
+
+if __name__ == "__main__":
+    main()
