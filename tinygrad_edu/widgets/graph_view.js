@@ -64,10 +64,25 @@ function render({ model, el: root }) {
   root.append(bar, body);
 
   // --- pan / zoom: a CSS transform on the stage, so the SVG is never re-laid out
-  let tx = 0, ty = 0, scale = 1;
+  // Until the learner pans or zooms, each new picture is fitted to the canvas width.
+  let tx = 0, ty = 0, scale = 1, touched = false, lastWidth = 0;
   const apply = () => { stage.style.transform = `translate(${tx}px, ${ty}px) scale(${scale})`; };
-  const resetView = () => { tx = 0; ty = 0; scale = 1; apply(); };
+  const fit = () => {
+    const w = stage.offsetWidth, h = stage.offsetHeight, cw = canvas.clientWidth;
+    if (!w || !cw) return; // not in the page yet: the resize observer calls again
+    tx = 0; ty = 0; scale = Math.min(1, cw / w);
+    apply();
+    canvas.style.height = Math.max(80, Math.ceil(h * scale) + 4) + "px";
+  };
+  const resetView = () => { touched = false; fit(); };
   reset.addEventListener("click", resetView);
+  const resized = new ResizeObserver(() => {
+    if (canvas.clientWidth !== lastWidth) {
+      lastWidth = canvas.clientWidth;
+      if (!touched) fit();
+    }
+  });
+  resized.observe(canvas);
 
   const onWheel = (ev) => {
     ev.preventDefault();
@@ -79,6 +94,7 @@ function render({ model, el: root }) {
     tx = cx - (cx - tx) * (next / scale);
     ty = cy - (cy - ty) * (next / scale);
     scale = next;
+    touched = true;
     apply();
   };
   canvas.addEventListener("wheel", onWheel, { passive: false });
@@ -94,6 +110,7 @@ function render({ model, el: root }) {
     const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
     if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
     if (drag.moved) {
+      touched = true;
       tx = drag.tx + dx;
       ty = drag.ty + dy;
       apply();
@@ -131,6 +148,7 @@ function render({ model, el: root }) {
   const showSvg = () => {
     stage.innerHTML = model.get("svg");
     decorate();
+    if (!touched) fit();
   };
   const showText = () => {
     details.textContent = model.get("details");
@@ -159,6 +177,7 @@ function render({ model, el: root }) {
   return () => {
     for (const [name, fn] of handlers) model.off(name, fn);
     canvas.removeEventListener("wheel", onWheel);
+    resized.disconnect();
   };
 }
 
