@@ -1,0 +1,213 @@
+"""The Graph model: ids, order, views, new nodes, marks, modules and summaries."""
+
+import re
+
+import numpy as np
+import pytest
+
+import tinygrad_edu as tg
+from tinygrad_edu.graph import Graph, GraphNode, build_graph, register_converter, watermark
+
+
+def micrograd():
+    a = tg.tensor(2.0, requires_grad=True, name="a")
+    b = tg.tensor(-3.0, requires_grad=True, name="b")
+    c = tg.tensor(10.0, requires_grad=True, name="c")
+    d = a * b + c
+    return a, b, c, d
+
+
+def test_forward_ids_order_and_edges():
+    a, b, c, d = micrograd()
+    g = build_graph(d)
+    assert [(n.id, n.kind, n.name or n.op) for n in g.nodes] == [
+        ("t1", "tensor", "a"), ("t2", "tensor", "b"), ("op1", "op", "Mul"), ("t3", "tensor", ""),
+        ("t4", "tensor", "c"), ("op2", "op", "Add"), ("t5", "tensor", "")]
+    assert [(e.src, e.dst, e.slot) for e in g.edges] == [
+        ("t1", "op1", 0), ("t2", "op1", 1), ("op1", "t3", 0), ("t3", "op2", 0),
+        ("t4", "op2", 1), ("op2", "t5", 0)]
+    assert g.attrs["roots"] == ["t5"] and g.node("t5").role == "output"
+    assert g.node("t1").value == "2.0000" and g.node("t1").role == "leaf"
+    assert g.node("op1").site.endswith("d = a * b + c") and g.node("op1").cell is None
+
+
+def test_ids_do_not_depend_on_what_ran_before():
+    first = [n.id for n in build_graph(micrograd()[3]).nodes]
+    for _ in range(100):
+        tg.tensor(1.0, requires_grad=True) * 3
+    assert [n.id for n in build_graph(micrograd()[3]).nodes] == first
+
+
+def test_grads_after_backward_and_dict_names():
+    a, b, c, d = micrograd()
+    d.backward()
+    g = build_graph({"d": d})
+    assert g.node("t1").grad == "-3.0000" and g.node("t2").grad == "2.0000"
+    assert g.node("t5").name == "d" and g.node("t5").grad == ""  # non-leaf: no grad kept
+    g2 = build_graph([d], names={"ab": d.grad_fn._next[0][0].output()})
+    assert g2.node("t5").name == ""
+
+
+def test_list_of_tensors_and_shared_nodes_appear_once():
+    a = tg.tensor([1.0, 2.0], requires_grad=True, name="a")
+    y1, y2 = (a * 2).sum(), (a * 3).sum()
+    g = build_graph([y1, y2])
+    assert [n.id for n in g.nodes if n.name == "a"] == ["t1"]
+    assert g.attrs["roots"] == ["t4", "t7"]
+
+
+def test_backward_view_is_what_pytorch_stores():
+    x = tg.tensor([1.0, 2.0], requires_grad=True, name="x")
+    y = (x * x).sum()
+    g = build_graph(y, view="backward")
+    assert [(n.id, n.name) for n in g.nodes] == [
+        ("acc1", "AccumulateGrad"), ("op1", "MulBackward"), ("op2", "SumBackward"), ("t1", "")]
+    assert [(e.src, e.dst, e.slot) for e in g.edges] == [
+        ("op1", "acc1", 0), ("op1", "acc1", 1), ("op2", "op1", 0), ("t1", "op2", 0)]
+    assert g.node("acc1").detail == "x" and g.node("op1").saved == ("x (2,) float64",) * 2
+    y.backward()
+    g = build_graph(y, view="backward")
+    assert g.node("op1").freed and g.node("acc1").grad == "[2, 4]"
+
+
+def test_new_nodes_after_a_watermark():
+    a = tg.tensor(1.0, requires_grad=True, name="a")
+    b = a * 2
+    mark = watermark()
+    c = b + a
+    g = build_graph(c, since=mark)
+    assert g.new_ids() == ["op2", "t4"]  # `a` and `b` are older than the mark
+    d = tg.tensor(5.0, requires_grad=True, name="d")
+    assert build_graph(c * d, since=mark).new_ids() == ["op2", "t4", "t5", "op3", "t6"]
+    assert build_graph(c).new_ids() == []
+
+
+def test_marks_from_nodes_and_from_the_caller():
+    a = tg.tensor(1.0, requires_grad=True)
+    b = a.exp()
+    c = b.log()
+    b.grad_fn._mark, b.grad_fn._mark_text = "breakpoint", "break_on hit 0"
+    g = build_graph(c, marks={c.grad_fn: "current", a: "gradcheck"})
+    assert g.marked() == {"gradcheck": ["t1"], "breakpoint": ["op1"], "current": ["op2"]}
+    assert g.node("op1").mark_text == "break_on hit 0"
+    with pytest.raises(ValueError, match=re.escape("build_graph: unknown mark 'red'")):
+        build_graph(c, marks={a: "red"})
+
+
+def test_errors_name_the_problem():
+    with pytest.raises(ValueError, match=re.escape(
+            "build_graph: unknown view 'sideways'\n  hint: use view=\"forward\"")):
+        build_graph(tg.tensor(1.0), view="sideways")
+    with pytest.raises(TypeError, match=re.escape(
+            "build_graph: expected Tensors (or a list or dict of them), got int")):
+        build_graph([tg.tensor(1.0), 3])
+
+
+def mlp():
+    tg.manual_seed(0)
+    net = tg.nn.Sequential(tg.nn.Linear(2, 3), tg.nn.Tanh(), tg.nn.Linear(3, 1))
+    return net(tg.tensor([[1.0, -1.0]])).sum()
+
+
+def test_modules_group_nodes_and_parameters():
+    g = build_graph(mlp())
+    assert g.modules() == ["sequential", "sequential.0", "sequential.1", "sequential.2"]
+    weight = [n for n in g.nodes if n.name == "0.weight"][0]
+    assert weight.module == "sequential.0"
+    assert g.nodes[-1].module == ""  # the sum outside the network
+
+
+def test_collapse_modules():
+    g = build_graph(mlp(), collapse=True)
+    s = [n for n in g.nodes if n.kind == "summary"]
+    assert [(n.name, n.role, n.count) for n in s] == [("sequential", "module", 19)]
+    assert len(g) == 3 and [(e.src, e.dst) for e in g.edges] == [
+        ("s1", "op8"), ("op8", "t13")]
+    g = build_graph(mlp(), collapse=["sequential.2"])
+    assert [n.name for n in g.nodes if n.kind == "summary"] == ["sequential.2"]
+
+
+def test_repeated_modules_fold_keeping_first_and_last():
+    tg.manual_seed(0)
+    blocks = [tg.nn.Sequential(tg.nn.Linear(2, 2), tg.nn.Tanh()) for _ in range(6)]
+    net = tg.nn.Sequential(*blocks)
+    g = build_graph(net(tg.ones(1, 2)).sum(), collapse=[f"sequential.{i}" for i in range(6)])
+    s = [(n.name, n.role, n.blocks) for n in g.nodes if n.kind == "summary"]
+    assert s == [("sequential.0", "module", 0), ("sequential.1 ... sequential.4", "repeat", 4),
+                 ("sequential.5", "module", 0)]
+
+
+def chain(n):
+    z = tg.tensor(1.0, requires_grad=True, name="z")
+    for _ in range(n):
+        z = z * 0.5 + 1.0
+    return z
+
+
+def test_loop_chain_folds_into_one_repeat_node():
+    g = build_graph(chain(10))
+    (s,) = [n for n in g.nodes if n.kind == "summary"]
+    assert (s.role, s.detail, s.blocks, s.count) == ("repeat", "Mul -> Add", 8, 48)
+    assert len(g) == 1 + 6 + 1 + 6 and g.attrs["total"] == 61
+    short = build_graph(chain(3))  # 3 repeats: below MIN_REPEATS, drawn in full
+    assert all(n.kind != "summary" for n in short.nodes) and len(short) == 19
+
+
+def test_node_cap_threshold_and_more_marker():
+    z = chain(20)
+    full = build_graph(z, fold=False, max_nodes=None)
+    assert len(full) == 121
+    assert len(build_graph(z, fold=False, max_nodes=121)) == 121  # at the cap: untouched
+    g = build_graph(z, fold=False, max_nodes=120)
+    (m,) = [n for n in g.nodes if n.kind == "summary"]
+    assert len(g) == 120 and m.role == "more" and m.count == 121 - 119
+    assert g.attrs["hidden"] == 2 and g.summary().endswith(", 2 more summarised")
+    assert [e.src for e in g.edges if e.dst == g.nodes[1].id] == [m.id]
+
+
+def test_backward_view_cap_and_fold():
+    z = chain(30)
+    g = build_graph(z, view="backward")
+    assert [n.kind for n in g.nodes].count("summary") == 1
+    g = build_graph(z, view="backward", fold=False, max_nodes=10)
+    (m,) = [n for n in g.nodes if n.kind == "summary"]
+    assert m.count == 62 - 9 and len(g) == 10
+
+
+def test_deep_chain_needs_no_recursion():
+    z = tg.tensor(1.0, requires_grad=True)
+    for _ in range(20000):
+        z = z * 1.0
+    g = build_graph(z)
+    assert g.attrs["total"] == 1 + 3 * 20000 and len(g) < 20
+
+
+def test_objects_that_draw_themselves():
+    class Static:
+        def _to_graph(self, **options):
+            return Graph([GraphNode("op1", "op", name="Placeholder")], [], {"view": options["view"]})
+
+    assert build_graph(Static()).nodes[0].name == "Placeholder"
+
+    class Other:
+        pass
+
+    register_converter(Other, lambda obj, **o: Graph([], [], {"view": "forward", "other": 1}))
+    assert build_graph(Other()).attrs["other"] == 1
+
+
+def test_summary_and_fingerprint_are_deterministic():
+    g = build_graph(micrograd()[3])
+    assert g.summary() == "forward graph, 7 nodes (5 tensors, 2 ops)"
+    assert g.fingerprint() == build_graph(micrograd()[3]).fingerprint()
+    a, b, c, d = micrograd()
+    d.backward()
+    assert build_graph(d).fingerprint() != g.fingerprint()
+
+
+def test_value_summaries():
+    from tinygrad_edu.graph import summarise_array
+
+    assert summarise_array(np.array([1.0, 2.0, 3.0, 4.0, 5.0])) == "mean 3 std 1.414"
+    assert summarise_array(np.array([np.inf, np.nan, 1.0, 1.0, 1.0])) == "mean 1 std 0, 1 nan, 1 inf"
+    assert summarise_array(np.array([-0.0])) == "-0.0000"
