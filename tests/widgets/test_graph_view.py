@@ -114,3 +114,13 @@ def test_esm_is_vendored_and_has_no_imports():
     assert "export default" in esm
     assert not re.search(r"^\s*import\s", esm, flags=re.M)  # no CDN, no build step
     assert 'model.set("selected"' in esm
+
+
+def test_anomaly_marks_become_highlight(graph):
+    x, w, y, mark = graph
+    y.grad_fn._mark = "anomaly"  # what detect_anomaly leaves on the node (docs/architecture.md)
+    y.grad_fn._mark_text = "produced nan"
+    v = GraphView(y)
+    assert v.highlight == {"anomaly": ["op2"]}
+    v.selected = "op2"
+    assert v.details.splitlines()[-1] == "marks: anomaly (produced nan)"

@@ -58,7 +58,8 @@ class _ViewLogic(GraphViewState):
             self.summary = out.summary
             highlight = dict(self.highlight)
             highlight["new"] = list(out.new_ids)
-            self.highlight = highlight
+            highlight["anomaly"] = out.graph.marked().get("anomaly", [])  # set by detect_anomaly
+            self.highlight = {k: v for k, v in highlight.items() if v}
             if self.selected and not drawing.has_node(self._graph, self.selected):
                 self.selected = ""
         self._on_selected()
