@@ -33,22 +33,24 @@ CELLS = [
     "q = (y * 3).tanh()",
     # 7: pin one tensor
     'tg.watch("q")',
-    # 8: a plain computation on tensors that need no grad changes no graph
+    # 8: a name that is not defined: said under the graph
+    'tg.watch("q", "nothing_here")',
+    # 9: a plain computation on tensors that need no grad changes no graph
     "c = tg.tensor([1.0]) + 1",
-    # 9: back to auto
+    # 10: back to auto
     "tg.watch()",
-    # 10: the drawing itself breaks: a short note, not a traceback
+    # 11: the drawing itself breaks: a short note, not a traceback
     "import tinygrad_edu.widgets.drawing as _d\n_orig = _d.live_bundle\n"
     "_d.live_bundle = lambda *a, **k: 1 / 0\nr = y * 5",
-    # 11: restore; open the panel (one per kernel)
+    # 12: restore; open the panel (one per kernel)
     "_d.live_bundle = _orig\np = tg.live_panel()\np is tg.live_panel(), repr(p)",
-    # 12: panel mode: the panel updates in place, the cell gets no graph of its own
+    # 13: panel mode: the panel updates in place, the cell gets no graph of its own
     "u = (y * 7).relu()",
-    # 13: what the panel shows now
+    # 14: what the panel shows now
     "print(repr(p)); print(p.highlight['new']); sorted(p._repr_mimebundle_()[0])",
-    # 14: unload
+    # 15: unload
     "%unload_ext tinygrad_edu\n_config['retain_outputs']",
-    # 15: nothing drawn after unload
+    # 16: nothing drawn after unload
     "s = y * 6",
 ]
 
@@ -127,13 +129,15 @@ def test_watch_pins_and_unpins(cells):
     labels = svg_texts(svg)
     assert "z" not in labels and "q" in labels  # z (cell 3) is not reachable from q
     assert "y" in labels  # pinned graphs still name tensors after their variables
-    assert graph_outputs(cells[8]) == []
-    svg, _ = the_graph(cells[9])
+    _, text = the_graph(cells[8])
+    assert text.splitlines()[-1] == "not found: nothing_here"
+    assert graph_outputs(cells[9]) == []
+    svg, _ = the_graph(cells[10])
     assert "z" in svg_texts(svg)
 
 
 def test_broken_drawing_shows_a_short_note(cells):
-    notes = [o["data"]["text/plain"] for o in cells[10].outputs]
+    notes = [o["data"]["text/plain"] for o in cells[11].outputs]
     assert notes == [
         "live graph: could not draw this cell's graph (ZeroDivisionError: division by zero)\n"
         "  hint: the cell itself ran fine; tg.watch(loss) draws fewer tensors, and "
@@ -142,10 +146,10 @@ def test_broken_drawing_shows_a_short_note(cells):
 
 
 def test_panel_is_one_widget_updated_in_place(cells):
-    first = [o["data"]["text/plain"] for o in cells[11].outputs]
+    first = [o["data"]["text/plain"] for o in cells[12].outputs]
     assert first == ["(True, 'GraphView(forward graph, 17 nodes)')"]
-    assert graph_outputs(cells[12]) == [] and cells[12].outputs == []
-    printed, bundle = cells[13].outputs
+    assert graph_outputs(cells[13]) == [] and cells[13].outputs == []
+    printed, bundle = cells[14].outputs
     assert printed["text"].splitlines() == [
         "GraphView(forward graph, 22 nodes)",
         "['t12', 'op7', 't13', 'op8', 't14']",  # const 7, Mul, y * 7, ReLU, u
@@ -156,5 +160,5 @@ def test_panel_is_one_widget_updated_in_place(cells):
 
 
 def test_unload_stops_and_restores(cells):
-    assert [o["data"]["text/plain"] for o in cells[14].outputs] == ["False"]
-    assert cells[15].outputs == []
+    assert [o["data"]["text/plain"] for o in cells[15].outputs] == ["False"]
+    assert cells[16].outputs == []

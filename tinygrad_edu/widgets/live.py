@@ -116,7 +116,7 @@ class _Live:
         if not _WATCH.auto:  # pinned: still name every tensor after its variable
             names = {**_tensor_names(self.ip.user_ns), **names}
         graph = drawing.live_graph(roots, since=self.mark, max_nodes=MAX_NODES, names=names)
-        shown = drawing.fingerprint(graph)
+        shown = (drawing.fingerprint(graph), tuple(map(str, missing)))  # a typo'd name shows
         if shown == self.shown:
             return
         self.shown = shown
