@@ -124,3 +124,27 @@ def test_anomaly_marks_become_highlight(graph):
     assert v.highlight == {"anomaly": ["op2"]}
     v.selected = "op2"
     assert v.details.splitlines()[-1] == "marks: anomaly (produced nan)"
+
+
+def test_collapse_folds_modules_into_one_node():
+    net = tg.nn.Sequential(tg.nn.Linear(2, 3), tg.nn.Tanh(), tg.nn.Linear(3, 1))
+    loss = (net(tg.tensor([[0.5, -1.0]])) ** 2).mean()
+    v = GraphView(loss)
+    assert repr(v) == "GraphView(forward graph, 27 nodes)"
+    v.collapse = True
+    assert repr(v) == "GraphView(forward graph, 9 nodes)"
+    assert "sequential" in svg_texts(v.svg)
+    v.selected = "s1"
+    assert v.details.splitlines()[0] == "sequential  (s1, stands for 19 nodes)"
+
+
+def test_stock_widgets_when_anywidget_is_missing(monkeypatch):
+    import sys
+
+    from tinygrad_edu.widgets import graph_view
+
+    monkeypatch.setitem(sys.modules, "anywidget", None)  # `import anywidget` now fails
+    assert graph_view._anywidget_class() is None
+    import ipywidgets
+
+    assert issubclass(graph_view._fallback_class(), ipywidgets.VBox)
