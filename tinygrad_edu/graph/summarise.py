@@ -16,6 +16,7 @@ Graph layer: standard library only.
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,14 +88,16 @@ def summarise(rg: Any, collapse: Any = (), max_nodes: int | None = DEFAULT_MAX_N
     if fold and rg.link:
         _fold_chains(rg, unit, summaries, n)
 
-    if len(unit) and unit[-1] == n - 1 and not summaries:
-        units = list(range(n))  # nothing grouped: skip the de-duplication pass
+    uedges: Any
+    if not summaries:
+        units = list(range(n))  # nothing grouped: the raw nodes and edges as they are
+        uedges = rg.edges
     else:
         units = list(dict.fromkeys(unit))
-    # (src, dst, slot); edges into or out of a summary are merged whatever the slot
-    uedges = dict.fromkeys(
-        (us, ud, slot if us < n and ud < n else 0)
-        for us, ud, slot in ((unit[s], unit[d], slot) for s, d, slot in rg.edges) if us != ud)
+        # (src, dst, slot); edges into or out of a summary are merged whatever the slot
+        uedges = dict.fromkeys(
+            (us, ud, slot if us < n and ud < n else 0)
+            for us, ud, slot in ((unit[s], unit[d], slot) for s, d, slot in rg.edges) if us != ud)
     hidden = 0
     if max_nodes is not None and len(units) > max_nodes:
         units, uedges, hidden = _cap(rg, units, uedges, unit, summaries, n, max_nodes)
@@ -211,13 +214,15 @@ def _cap(rg: Any, units: list[int], uedges: dict, unit: list[int], summaries: li
          n: int, max_nodes: int) -> tuple[list[int], dict, int]:
     """Keep the `max_nodes` units nearest the outputs; mark each cut with "N more nodes"."""
     forward = rg.forward
-    up: dict[int, list[int]] = {}  # unit -> units one step further from the outputs
-    for (s, d, _) in uedges:
-        if forward:
-            up.setdefault(d, []).append(s)
-        else:
-            up.setdefault(s, []).append(d)
-    roots = [unit[i] for i in range(n) if rg.root[i]]
+    # unit -> units one step further from the outputs (a list per unit: no dict per edge)
+    up: list[list[int]] = [[] for _ in range(n + len(summaries))]
+    if forward:
+        for (s, d, _) in uedges:
+            up[d].append(s)
+    else:
+        for (s, d, _) in uedges:
+            up[s].append(d)
+    roots = [unit[i] for i in itertools.compress(range(n), rg.root)]
     budget = max(1, max_nodes - 1)
     kept: dict[int, None] = {}
     queue = deque(dict.fromkeys(roots))
@@ -226,18 +231,18 @@ def _cap(rg: Any, units: list[int], uedges: dict, unit: list[int], summaries: li
         if u in kept:
             continue
         kept[u] = None
-        queue.extend(v for v in up.get(u, ()) if v not in kept)
+        queue.extend(v for v in up[u] if v not in kept)
     # each hidden unit belongs to the marker of the first kept unit whose cut reaches it
     owner: dict[int, int] = {}
     frontier: deque[tuple[int, int]] = deque()
     for u in kept:
-        for v in up.get(u, ()):
+        for v in up[u]:
             if v not in kept and v not in owner:
                 owner[v] = u
                 frontier.append((v, u))
     while frontier:
         v, o = frontier.popleft()
-        for w in up.get(v, ()):
+        for w in up[v]:
             if w not in kept and w not in owner:
                 owner[w] = o
                 frontier.append((w, o))
