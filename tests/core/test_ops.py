@@ -202,6 +202,19 @@ def test_double_backward_through_linear_ops(name, fn):
     assert tg.gradcheck(first_derivative, [x])
 
 
+@pytest.mark.parametrize("name", ["exp", "log", "tanh", "sigmoid", "sqrt", "relu", "abs"])
+def test_double_backward_of_0d_outputs(name):
+    """numpy returns scalars for 0-d results: the saved output must still be recognised."""
+    fn = next(r for r in OPS if r[0] == name)[1]
+    x = tg.tensor(0.7, requires_grad=True)
+
+    @tg.enable_grad()
+    def first_derivative(x):
+        return tg.grad(fn(x) * x, x, create_graph=True)[0]
+
+    assert tg.gradcheck(first_derivative, [x])
+
+
 def test_second_derivative_values():
     x = tg.tensor([0.3, -1.2], requires_grad=True)
     (dy,) = tg.grad(x.tanh().sum(), x, create_graph=True)

@@ -207,6 +207,7 @@ class Function(Node):
             data = cls.forward(ctx, *arrays, **kwargs)
         except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
             raise cls._explain(e, arrays, kwargs) from None
+        raw = data  # numpy returns scalars for 0-d results; `save_for_backward` saw this one
         if type(data) is not np.ndarray:
             data = np.asarray(data)
         out = _new(_Tensor)
@@ -239,8 +240,8 @@ class Function(Node):
                 for x in saved:
                     if x is None:
                         entries.append(_NOTHING)
-                    elif x is data:  # the output: rebuilt lazily for double backward (no cycle)
-                        entries.append((x, _OUTPUT, out._vc, 0))
+                    elif x is raw or x is data:  # the output: rebuilt lazily when needed
+                        entries.append((data, _OUTPUT, out._vc, 0))
                     else:
                         for a in args:
                             if isinstance(a, _Tensor) and a.data is x:
