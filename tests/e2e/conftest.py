@@ -36,12 +36,20 @@ SABOTAGE_SVG = (
 )
 
 
-def _sabotage(path: Path) -> None:
-    """Prepend the sabotage to the first code cell (cell indices stay what the tests expect)."""
-    nb = nbformat.read(str(path), as_version=4)
-    first = next(c for c in nb.cells if c.cell_type == "code")
-    first.source = SABOTAGE_SVG + first.source
-    nbformat.write(nb, str(path))
+def _copy_cleared(source: Path, dest: Path) -> None:
+    """Copy a notebook without its saved outputs, so only what this run draws can pass.
+
+    With TG_E2E_SABOTAGE=svg the sabotage goes in front of the first code cell (cell
+    indices stay what the tests expect)."""
+    nb = nbformat.read(str(source), as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    if os.environ.get("TG_E2E_SABOTAGE") == "svg":
+        first = next(c for c in nb.cells if c.cell_type == "code")
+        first.source = SABOTAGE_SVG + first.source
+    nbformat.write(nb, str(dest))
 
 
 @pytest.fixture(scope="session")
@@ -108,9 +116,7 @@ def open_notebook(request, lab_server, browser_context):
 
     def _open(source: Path, ui: str = "lab") -> NotebookPage:
         name = f"{test_name}-{source.name}"
-        shutil.copy(source, lab_server.root / name)
-        if os.environ.get("TG_E2E_SABOTAGE") == "svg":
-            _sabotage(lab_server.root / name)
+        _copy_cleared(source, lab_server.root / name)
         page = browser_context.new_page()
         nb = NotebookPage(page, lab_server, name, ui, SHOTS)
         pages.append(nb)

@@ -29,6 +29,15 @@ _KERNEL_STATUS = """() => {
   return k ? k.connectionStatus + '/' + k.status : 'no kernel';
 }"""
 
+_WATCH_PROMPT = """el => {
+  if (el.__tgObs) el.__tgObs.disconnect();
+  el.__tgSeen = [];
+  el.__tgObs = new MutationObserver(() => el.__tgSeen.push(el.innerText.trim()));
+  el.__tgObs.observe(el, {subtree: true, childList: true, characterData: true});
+}"""
+
+_PROMPT_DONE = r"el => el.__tgSeen.includes('[*]:') && /^\[\d+\]:$/.test(el.innerText.trim())"
+
 
 def write_notebook(path: Path, sources: list[str]) -> Path:
     """Write a code-only notebook with the python3 kernelspec (so no kernel dialog shows)."""
@@ -58,6 +67,11 @@ class NotebookPage:
         self.ui = ui
         self.shots = shots
         self._runs = 0
+        # Sources come from the file: Lab renders the editors of off-screen cells lazily, so
+        # the page cannot be asked what cell 30 says.
+        nb = nbformat.read(str(server.root / name), as_version=4)
+        self.kinds = [c.cell_type for c in nb.cells]
+        self.sources = [c.source for c in nb.cells]
 
     def open(self) -> NotebookPage:
         if self.ui == "lab":
@@ -109,8 +123,7 @@ class NotebookPage:
         return self.cells().count()
 
     def code_cell_indices(self) -> list[int]:
-        classes = self.cells().evaluate_all("els => els.map(e => e.className)")
-        return [i for i, c in enumerate(classes) if "jp-CodeCell" in c]
+        return [i for i, kind in enumerate(self.kinds) if kind == "code"]
 
     def output(self, index: int):
         """The output area of cell `index`."""
@@ -125,30 +138,23 @@ class NotebookPage:
             timeout_ms = FIRST_CELL_TIMEOUT_MS if self._runs == 0 else CELL_TIMEOUT_MS
         cell = self.cell(index)
         cell.scroll_into_view_if_needed(timeout=10_000)
-        before = self.prompt_text(index)
-        handle = cell.locator(".jp-InputPrompt").first.element_handle(timeout=10_000)
+        prompt = cell.locator(".jp-InputPrompt").first
+        # Record every text the prompt takes: "[*]:" while queued/running, then "[n]:". Waiting
+        # for "[n]:" alone would accept a stale count (a re-run cell, or a saved lesson).
+        prompt.evaluate(_WATCH_PROMPT)
         for _attempt in range(3):
             # Clicking the prompt selects the cell in command mode in both front ends.
-            cell.locator(".jp-InputPrompt").first.click(timeout=10_000)
+            prompt.click(timeout=10_000)
             self.page.keyboard.press("Shift+Enter")
             try:
-                # Queued ([*]:) or already done: the keypress reached the notebook.
-                self.page.wait_for_function(
-                    "([el, before]) => el.innerText.trim() !== before",
-                    arg=[handle, before], timeout=10_000,
-                )
+                self.page.wait_for_function("el => el.__tgSeen.length > 0",
+                                            arg=prompt.element_handle(), timeout=10_000)
                 break
             except Exception:
                 pass  # the page swallowed the keypress (seen under load): press again
         try:
-            self.page.wait_for_function(
-                """([el, before]) => {
-                    const t = el.innerText.trim();
-                    return /^\\[\\d+\\]:$/.test(t) && t !== before;
-                }""",
-                arg=[handle, before],
-                timeout=timeout_ms,
-            )
+            self.page.wait_for_function(_PROMPT_DONE, arg=prompt.element_handle(),
+                                        timeout=timeout_ms)
         except Exception as exc:
             raise AssertionError(
                 f"{self.name}: cell {index} did not finish in {timeout_ms / 1000:.0f} s "
@@ -161,13 +167,31 @@ class NotebookPage:
         for index in self.code_cell_indices():
             self.run_cell(index)
 
+    def run_through(self, needle: str) -> int:
+        """Run the code cells in order up to the first whose source contains `needle`, the way
+        a learner reads a lesson; return that cell's index. A traceback fails the test, except
+        under cells marked `# NBVAL_RAISES_EXCEPTION` (the lesson's deliberate errors)."""
+        target = self.find_cell(needle)
+        for index in self.code_cell_indices():
+            if index > target:
+                break
+            self.run_cell(index)
+            source = self.source(index)
+            error = self.cell(index).locator(".jp-RenderedText[data-mime-type="
+                                             "'application/vnd.jupyter.stderr']")
+            if "NBVAL_RAISES_EXCEPTION" not in source and error.count() and \
+                    "Traceback" in self.errors(index) + self.output_text(index):
+                raise AssertionError(f"{self.name}: cell {index} raised:\n"
+                                     f"{self.output_text(index)[-2000:]}\nsource:\n{source}")
+        return target
+
     def source(self, index: int) -> str:
-        return self.cell(index).locator(".jp-InputArea-editor").first.inner_text()
+        return self.sources[index]
 
     def find_cell(self, needle: str) -> int:
         """Index of the first cell whose source contains `needle`."""
-        for i in range(self.cell_count()):
-            if needle in self.source(i):
+        for i, source in enumerate(self.sources):
+            if needle in source:
                 return i
         raise AssertionError(f"{self.name}: no cell contains {needle!r}")
 
