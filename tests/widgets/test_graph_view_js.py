@@ -10,7 +10,6 @@ Skipped without /usr/bin/chromium or playwright (CI installs both).
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import tempfile
@@ -167,13 +166,3 @@ def test_controls_set_traits(page, view):
     assert state == ["backward", False, True]
     page.evaluate("model.set('show_grads', true)")  # Python side changes reach the controls
     assert page.get_by_label("grads").is_checked()
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _quiet_env():
-    # playwright must not try its own browser download
-    old = os.environ.get("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD")
-    os.environ["PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD"] = "1"
-    yield
-    if old is None:
-        os.environ.pop("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", None)
