@@ -61,11 +61,15 @@ def test_lesson_was_run_top_to_bottom_without_errors(path):
     assert [c.execution_count for c in code] == list(range(1, len(code) + 1))
     for c in code:
         text = _outputs_text(c)
-        raises = c.source.startswith("# NBVAL_RAISES_EXCEPTION")
+        tagged = "raises-exception" in c.metadata.get("tags", [])
+        raises = tagged or c.source.startswith("# NBVAL_RAISES_EXCEPTION")
         errors = [o for o in c.outputs if o.output_type == "error"]
         assert bool(errors) == raises, c.source
-        if raises:  # so "Run All" in JupyterLab and nbclient carry on past it
-            assert "raises-exception" in c.metadata.get("tags", [])
+        if raises:
+            # the tag makes "Run All" (JupyterLab, nbclient) carry on past the cell; nbval
+            # honours it too, while the comment alone stops a learner's Run All here
+            assert tagged, f"add the cell tag raises-exception to: {c.source}"
+            assert c.source.startswith(("# raises on purpose", "# NBVAL_RAISES_EXCEPTION"))
         assert not ADDRESS.search(text), f"memory address in the output of: {c.source}"
         assert "could not draw" not in text, c.source
         assert "Traceback" not in text or raises

@@ -37,8 +37,10 @@ def nbval_command(paths: list[str], sanitize: Path | None = None,
                   extra: list[str] | None = None) -> list[str]:
     """The pytest command line that checks `paths` exactly as the project's CI does."""
     cfg = sanitize or sanitize_config()
+    # NOTE: `--opt=value` in one word: pytest takes any separate word that names an
+    # existing file into its rootdir guess, which would pull in this repo's pytest config
     return [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env",
-            "--nbval-sanitize-with", str(cfg), "-p", "no:cacheprovider", *(extra or []),
+            f"--nbval-sanitize-with={cfg}", "-p", "no:cacheprovider", *(extra or []),
             *paths]
 
 
