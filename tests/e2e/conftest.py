@@ -61,6 +61,8 @@ def _browser_available() -> None:
 def lab_server(_browser_available, tmp_path_factory):
     """A JupyterLab server serving an empty temporary folder (tests copy notebooks in)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
+    for old in SHOTS.glob("*.png"):  # a FAILED-*.png from an earlier run would mislead
+        old.unlink()
     base = Path(tempfile.mkdtemp(prefix="tg-e2e-"))
     server = LabServer(base, SHOTS / "jupyterlab.log")
     try:

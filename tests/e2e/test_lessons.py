@@ -22,3 +22,23 @@ def test_static_vs_dynamic_shows_both_graphs(ui, open_notebook):
     for op in ("@", "+", "tanh", "*", "sum", "/"):
         assert heads.count(op) == 2, f"{op!r} once per graph:\n{drawing.describe()}"
     nb.screenshot_cell(index, f"lesson03-both-graphs-{ui}")
+
+
+def test_define_by_run_graph_grows_as_cells_run(open_notebook):
+    nb = open_notebook(NOTEBOOKS / "01_define_by_run.ipynb")
+    leaves = nb.run_through('x = tg.tensor([1.0, 2.0, 3.0], requires_grad=True, name="x")')
+    first = wait_for_drawing(nb.output(leaves), ["x (3,)", "w"], what="lesson 1, leaves")
+    assert sorted(first.heads()) == ["w", "x (3,)"]
+    assert sorted(first.heads("tg-new")) == ["w", "x (3,)"]
+
+    product = nb.run_through("y = x * w\ny")
+    grown = wait_for_drawing(nb.output(product), ["x (3,)", "w", "*", "y (3,)"],
+                             what="lesson 1, y = x * w")
+    assert sorted(grown.heads("tg-new")) == ["*", "y (3,)"]  # only the cell's own nodes
+
+    total = nb.run_through("z = y + b")
+    final = wait_for_drawing(nb.output(total), ["y (3,)", "+", "b", "z (3,)"],
+                             what="lesson 1, z = y + b")
+    assert sorted(final.heads("tg-new")) == ["+", "b", "z (3,)"]
+    assert len(final.graph_nodes()) == 7, final.describe()
+    nb.screenshot_cell(total, "lesson01-live-graph")
