@@ -23,7 +23,7 @@ from typing import Any
 
 DEFAULT_MAX_NODES = 150  # dot lays out ~150 nodes in well under 100 ms
 MIN_REPEATS = 4  # a block must repeat this often before it is folded
-MAX_PERIOD = 4  # longest repeated op sequence looked for in chains
+MAX_PERIOD = 8  # longest repeated op sequence looked for in chains (an MLP layer pair)
 
 
 @dataclass
@@ -175,6 +175,18 @@ def _fold_chains(rg: Any, unit: list[int], summaries: list[Summary], n: int) -> 
         if a >= 0 and unit[t] == t and unit[a] >= n and not rg.root[t]:
             unit[t] = unit[a]
             summaries[unit[a] - n].members.append(t)
+    # a leaf only the ops of one fold use (a layer's own weight) goes with them too;
+    # a leaf used outside it (an RNN's shared weight) stays visible, wired to the fold
+    leaf_unit: dict[int, int] = {}
+    kinds, ops = rg.kind, rg.op
+    for s_, d, _ in rg.edges:
+        if ops[s_] is None and kinds[s_] == "tensor" and not rg.root[s_]:
+            u = unit[d]
+            leaf_unit[s_] = u if leaf_unit.get(s_, u) == u and u >= n else -1
+    for t, u in leaf_unit.items():
+        if u >= n and unit[t] == t:
+            unit[t] = u
+            summaries[u - n].members.append(t)
     for s in summaries[before:]:
         s.count = len(s.members)
         s.new = any(rg.new[i] for i in s.members)
