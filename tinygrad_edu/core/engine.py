@@ -61,7 +61,7 @@ def _root(t: Tensor, gradient: Any, create_graph: bool, op: str) -> tuple[Node, 
         if t.data.size != 1:
             name = t.name or "y"
             raise BackwardError(message(
-                op, f"{t._label()} has shape {t.shape!r}, but backward() without `gradient` needs "
+                op, f"{t._label(shape=False)} has shape {t.shape!r}, but backward() without `gradient` needs "
                 "a single number", t.grad_fn.site if t.grad_fn is not None else source.here(),
                 f"call {name}.sum().backward(), or pass gradient= a tensor of shape {t.shape!r}"))
         g = np.ones(t.shape, dtype=t.dtype)
@@ -69,7 +69,7 @@ def _root(t: Tensor, gradient: Any, create_graph: bool, op: str) -> tuple[Node, 
         g = _to_array(gradient, None, op)
         if g.shape != t.shape:
             raise ShapeError(message(
-                op, f"gradient has shape {g.shape!r} but {t._label()} has shape {t.shape!r}",
+                op, f"gradient has shape {g.shape!r} but {t._label(shape=False)} has shape {t.shape!r}",
                 source.here(), "pass a gradient of the same shape as the tensor"))
         g = g.astype(t.dtype, copy=False)
     if create_graph:

@@ -274,7 +274,12 @@ class Function(Node):
         if "broadcast" in text and len(shapes) >= 2:
             return ShapeError(broadcast_message(op, shapes[0], shapes[1]))
         shown = " and ".join(str(s) for s in shapes)
-        return type(err)(message(op, f"failed on inputs of shape {shown}: {text}", source.here()))
+        hint = None
+        n = len(shapes[0]) if shapes else 0
+        if isinstance(err, np.exceptions.AxisError) and n:
+            hint = f"a tensor with {n} axes has axes 0 .. {n - 1} (or -1 .. -{n})"
+        what = f"failed on inputs of shape {shown}: {text}"
+        return type(err)(message(op, what, source.here(), hint))
 
     def output(self) -> Any:
         """The tensor this node produced, if it is still alive (for drawing)."""

@@ -37,17 +37,25 @@ def _to_array(data: Any, dtype: Any, op: str) -> np.ndarray:
                         "use tg.stack([...]) to join tensors (it keeps the graph)")
             )
         try:
-            arr = np.array(data, dtype=np.float64 if dtype is None else dtype)
+            # no dtype yet: numpy would turn "1" into 1.0 with float64 given, and we refuse text
+            arr = np.array(data)
+            if arr.dtype.kind in "fiub":
+                arr = arr.astype(np.float64 if dtype is None else dtype, copy=False)
         except ValueError as e:
             raise DataError(_bad_data(op, data, e)) from None
         except TypeError as e:
             raise DataError(_bad_data(op, data, e)) from None
     if arr.dtype.kind not in "fiub":
         raise DataError(
-            message(op, f"cannot make a tensor from {arr.dtype} data {_peek(data)}", source.here(),
+            message(op, f"cannot make a tensor from {_peek(data)}: it holds "
+                    f"{_KINDS.get(arr.dtype.kind, arr.dtype)}, not real numbers", source.here(),
                     "pass numbers: a number, a (nested) list of numbers or a numpy array")
         )
     return arr
+
+
+_KINDS = {"U": "text", "S": "bytes", "O": "Python objects", "c": "complex numbers", "M": "dates",
+          "m": "time spans", "V": "records"}
 
 
 def _holds_tensors(data: Any) -> bool:
@@ -163,8 +171,10 @@ class Tensor:
         """The transpose (all axes reversed), like `ndarray.T`."""
         return self.transpose()
 
-    def _label(self) -> str:
-        return f"tensor {self.name!r}" if self.name else f"this tensor (shape {self.shape})"
+    def _label(self, shape: bool = True) -> str:
+        if self.name:
+            return f"tensor {self.name!r}"
+        return f"this tensor (shape {self.shape})" if shape else "this tensor"
 
     # --- conversion ---------------------------------------------------------------------
 
