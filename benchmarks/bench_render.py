@@ -8,12 +8,13 @@ Run: python benchmarks/bench_render.py
 
 from __future__ import annotations
 
+import subprocess
 import time
 
 import tinygrad_edu as tg
 from tinygrad_edu.graph import build_graph
 from tinygrad_edu.render.dot import to_dot
-from tinygrad_edu.render.svg import _CACHE, dot_to_svg
+from tinygrad_edu.render.svg import _CACHE, FAST_FLAGS, dot_to_svg, find_dot
 
 
 def mlp_ops(n_ops: int):
@@ -59,6 +60,11 @@ def main() -> None:
         _, wall, cpu = timed(lambda g=graph: dot_to_svg(to_dot(g)))
         print(f"{f'{op_nodes} ops full graph -> SVG (target {target})':44s} {len(graph):6d} "
               f"{wall:8.0f} {cpu:7.0f}")
+        source = to_dot(graph)
+        _, wall, cpu = timed(lambda s=source: subprocess.run(
+            [find_dot(), "-Tsvg", *FAST_FLAGS], input=s.encode(), capture_output=True))
+        print(f"{'  (raw dot -Tsvg on the same DOT, for scale)':44s} {len(graph):6d} "
+              f"{wall:8.0f}")
         _, wall, cpu = timed(lambda r=root: dot_to_svg(to_dot(build_graph(r))))
         print(f"{f'{op_nodes} ops, default summarised -> SVG':44s} "
               f"{len(build_graph(root)):6d} {wall:8.0f} {cpu:7.0f}")
