@@ -106,6 +106,7 @@ def test_check_refuses_missing_paths(capsys):
     assert "no such file or folder: no/such/lesson.ipynb" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.notebooks
 def test_new_lesson_runs_and_passes_nbval_and_a_failing_one_fails(tmp_path):
     nbclient = pytest.importorskip("nbclient")
