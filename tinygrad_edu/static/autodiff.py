@@ -94,6 +94,7 @@ def append_backward(fwd: Program, seeds: list, wrt: list, new_id: Callable[[], i
             body = e.subs["body"]
             float_ins = tuple(_is_float(body.vars[v]) for v in body.inputs)
             vjp.attrs["_float_ins"] = float_ins
+            vjp.attrs["n_carry"] = e.attrs["n_carry"]
             vjp.subs["body_grad"] = backward_program(body, list(float_ins), new_id)
         out.eqns.append(vjp)
         it = iter(grads)

@@ -309,8 +309,9 @@ class _Reader:
         expected = {"cond": {"true_grad", "false_grad"}, "while_loop": {"body_grad"}}.get(fwd, set())
         if set(subs) != expected:
             raise _fail(w, f"vjp of {fwd} needs sub-programs {sorted(expected)}")
-        if fwd == "while_loop" and "_float_ins" not in attrs:
-            raise _fail(w, "vjp of while_loop needs _float_ins")
+        if fwd == "while_loop" and not ({"_float_ins", "n_carry"} <= set(attrs) and
+                                        type(attrs["n_carry"]) is int):
+            raise _fail(w, "vjp of while_loop needs _float_ins and n_carry")
         return OPS.get(fwd)
 
 
