@@ -44,7 +44,8 @@ class FormatError(ValueError):
     """A saved static graph is malformed, unsafe or uses an unknown op."""
 
 
-def _paths(path: str) -> tuple[str, str]:
+def _paths(path: Any) -> tuple[str, str]:
+    path = os.fspath(path)
     base = path[:-5] if path.endswith(".json") else path
     return base + ".json", base + ".npz"
 
@@ -165,7 +166,8 @@ class _Reader:
                 return self.array(x, where)
         raise _fail(where, f"unsupported attribute value {v!r}")
 
-    def program(self, d: Any, where: str, depth: int = 0) -> Program:
+    def program(self, d: Any, where: str, depth: int = 0, tape: dict | None = None) -> Program:
+        """Read one program; `tape` holds the forward equations its vjp lines may read."""
         if depth > MAX_DEPTH:
             raise _fail(where, f"sub-programs nested deeper than {MAX_DEPTH}")
         keys = {"inputs", "outputs", "vars", "consts", "eqns"}
@@ -208,7 +210,7 @@ class _Reader:
                             f"says {v.type_text()}")
             consts[vid] = arr
         eqns = []
-        firsts: set[int] = set()
+        firsts: dict[int, Eqn] = dict(tape or {})
         for i, e in enumerate(_list(d["eqns"], f"{where}.eqns")):
             eqns.append(self.eqn(e, f"{where}.eqns[{i}]", vars_, defined, declare, firsts, depth))
         outputs = _list(d["outputs"], f"{where}.outputs")
@@ -217,7 +219,7 @@ class _Reader:
                 raise _fail(f"{where}.outputs", f"{o!r} is not computed by the program")
         return Program(inputs, list(outputs), consts, eqns, vars_)
 
-    def eqn(self, e: Any, w: str, vars_: dict, defined: set, declare: Any, firsts: set,
+    def eqn(self, e: Any, w: str, vars_: dict, defined: set, declare: Any, firsts: dict,
             depth: int) -> Eqn:
         if not isinstance(e, dict) or set(e) != {"op", "in", "out", "attrs", "site", "subs"}:
             raise _fail(w, "an equation needs exactly op, in, out, attrs, site and subs")
@@ -238,7 +240,13 @@ class _Reader:
             raise _fail(w, "site must be a string or null")
         if not isinstance(e["subs"], dict):
             raise _fail(w, "subs must be an object")
-        subs = {str(k): self.program(s, f"{w}.subs.{k}", depth + 1) for k, s in e["subs"].items()}
+        subs = {}
+        for k, s in e["subs"].items():
+            tape = None
+            if op == "vjp" and attrs.get("of") in firsts and str(k).endswith("_grad"):
+                fwd = firsts[attrs["of"]].subs.get(str(k)[:-5])  # true_grad reads true's tape
+                tape = {x.outs[0]: x for x in fwd.eqns if x.outs} if fwd is not None else None
+            subs[str(k)] = self.program(s, f"{w}.subs.{k}", depth + 1, tape)
         fn = OPS.get(op)
         if op == "vjp":
             fn = self._check_vjp(attrs, ins, outs, subs, w, firsts)
@@ -246,9 +254,10 @@ class _Reader:
             self._check_structured(op, attrs, ins, outs, subs, w)
         else:
             self._check_op(fn, attrs, ins, outs, subs, w)
+        eqn = Eqn(op, tuple(ins), outs, attrs, e["site"], fn, subs)
         if outs:
-            firsts.add(outs[0])
-        return Eqn(op, tuple(ins), outs, attrs, e["site"], fn, subs)
+            firsts[outs[0]] = eqn
+        return eqn
 
     def _check_op(self, fn: Any, attrs: dict, ins: list, outs: tuple, subs: dict, w: str) -> None:
         params = list(inspect.signature(fn.forward).parameters.values())[1:]  # drop ctx
@@ -287,13 +296,16 @@ class _Reader:
                 raise _fail(w, "the while_loop body/cond do not match the carry")
 
     def _check_vjp(self, attrs: dict, ins: list, outs: tuple, subs: dict, w: str,
-                   firsts: set) -> Any:
+                   firsts: dict) -> Any:
         need = {"of", "op", "needs", "_in_types", "_out_types"}
         if not need <= set(attrs):
             raise _fail(w, f"vjp needs the attributes {sorted(need)}")
         if attrs["of"] not in firsts:
             raise _fail(w, f"vjp refers to {attrs['of']!r}, which is not an earlier equation")
         fwd = attrs["op"]
+        if firsts[attrs["of"]].op != fwd:
+            raise _fail(w, f"vjp says its forward op is {fwd!r}, but line {attrs['of']} is "
+                        f"{firsts[attrs['of']].op!r}")
         if fwd not in OPS and fwd not in ("cond", "while_loop"):
             raise _fail(w, f"vjp of unknown op {fwd!r}")
         needs = attrs["needs"]
