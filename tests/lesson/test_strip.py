@@ -136,6 +136,15 @@ def test_strip_refuses_to_overwrite_the_source_or_an_existing_dest(tmp_path, cap
     assert json.loads(dest.read_text())["nbformat"] == 4
 
 
+def test_strip_into_a_folder_keeps_the_file_name(tmp_path):
+    src = _solved_notebook(tmp_path)
+    (tmp_path / "student").mkdir()
+    assert main(["lesson", "strip", str(src), str(tmp_path / "student")]) == 0
+    assert "secret" not in (tmp_path / "student" / "solved.ipynb").read_text()
+    # the folder the source lives in is the source itself: refused
+    assert main(["lesson", "strip", str(src), str(tmp_path), "--force"]) == 1
+
+
 def test_unbalanced_notebook_writes_nothing(tmp_path, capsys):
     nb = notebook.new_notebook([("code", "x = 1"), ("code", "### BEGIN SOLUTION\ny = 2\n")])
     src = tmp_path / "bad.ipynb"

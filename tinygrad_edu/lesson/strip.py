@@ -89,13 +89,15 @@ def strip_notebook(nb: dict) -> tuple[dict, int]:
 def strip_file(src: Path, dest: Path, force: bool = False) -> int:
     """Write the student copy of `src` to `dest`; return how many regions were removed.
 
-    Rules: `dest` may never be `src` (the solutions would be lost); an existing
-    `dest` is kept unless `force=True`.
+    Rules: a folder `dest` receives a file of `src`'s name; `dest` may never be `src`
+    (the solutions would be lost); an existing `dest` is kept unless `force=True`.
 
     Raises:
         StripError: for the cases above, or unbalanced markers (nothing is written).
     """
     src, dest = Path(src), Path(dest)
+    if dest.is_dir():  # `strip lesson.ipynb student/` writes student/lesson.ipynb
+        dest = dest / src.name
     if not src.is_file():
         raise StripError(f"{src}: no such notebook")
     if dest.exists() and dest.resolve() == src.resolve():
