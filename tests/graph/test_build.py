@@ -211,3 +211,20 @@ def test_value_summaries():
     assert summarise_array(np.array([1.0, 2.0, 3.0, 4.0, 5.0])) == "mean 3 std 1.414"
     assert summarise_array(np.array([np.inf, np.nan, 1.0, 1.0, 1.0])) == "mean 1 std 0, 1 nan, 1 inf"
     assert summarise_array(np.array([-0.0])) == "-0.0000"
+
+
+def test_fold_takes_constants_in_any_slot_and_own_leaves_but_not_shared_ones():
+    tg.manual_seed(0)
+    shared = tg.tensor(0.5, requires_grad=True, name="shared")
+    z = tg.tensor(1.0, requires_grad=True, name="z")
+    for k in range(8):
+        own = tg.tensor(float(k), requires_grad=True, name=f"own{k}")
+        z = 2.0 * (z * own) + shared  # constant in slot 0, a new leaf, a shared leaf
+    g = build_graph(z)
+    (s,) = [n for n in g.nodes if n.kind == "summary"]
+    names = [n.name for n in g.nodes if n.kind == "tensor" and n.name]
+    assert names == ["z", "own0", "shared", "own7"]
+    # per block: 3 ops, their 3 outputs, the constant 2.0 and the block's own leaf
+    assert s.blocks == 6 and s.count == 6 * 8
+    shared_id = [n.id for n in g.nodes if n.name == "shared"][0]
+    assert (shared_id, s.id) in [(e.src, e.dst) for e in g.edges]  # shared: wired to the fold

@@ -74,7 +74,7 @@ class RawGraph:
     """
 
     __slots__ = ("kind", "obj", "op", "slot", "module", "new", "num", "root", "attach",
-                 "edges", "link", "forward")
+                 "edges", "link", "forward", "leaf_ops")
 
     def __init__(self, forward: bool) -> None:
         self.kind: list[str] = []
@@ -88,6 +88,7 @@ class RawGraph:
         self.attach: list[int] = []
         self.edges: list[tuple[int, int, int]] = []
         self.link: dict[int, int] = {}
+        self.leaf_ops: dict[int, list[int]] = {}  # leaf (or AccumulateGrad) -> ops using it
         self.forward = forward
 
     def add(self, kind: str, obj: Any, op: Any, slot: int, module: tuple, new: bool,
@@ -274,6 +275,7 @@ def _walk_forward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> RawG
     kind, obj, opl, slotl = g.kind.append, g.obj.append, g.op.append, g.slot.append
     module, newl, num, attach = g.module.append, g.new.append, g.num.append, g.attach.append
     edge = g.edges.append
+    leaf_ops = g.leaf_ops
     acc = AccumulateGrad
     i = -1  # index of the last node added
     n_t = 0
@@ -281,6 +283,7 @@ def _walk_forward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> RawG
         m = getattr(op, "_scope", None) or ()
         new = op._id >= wn
         ins = []
+        leaf_in = []
         n_const = 0
         for slot, (nxt, _) in enumerate(op._next):
             if nxt is None:  # an input that needs no grad: a constant of this op
@@ -302,6 +305,7 @@ def _walk_forward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> RawG
                     newl(v._id >= wt), num(n_t), attach(-1)
                 if m:
                     leaf_users.setdefault(j, []).append(m)
+                leaf_in.append(j)
             else:
                 j = out_of[id(nxt)]
             uses[j] = uses.get(j, 0) + 1
@@ -312,6 +316,8 @@ def _walk_forward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> RawG
         for j, slot in ins:
             edge((j, k, slot))
             user[j] = k
+        for j in leaf_in:
+            leaf_ops.setdefault(j, []).append(k)
         if n_const:
             at = g.attach
             for j in range(k - 1, -1, -1):
@@ -393,6 +399,8 @@ def _walk_backward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> Raw
             incoming.setdefault(b, []).append(i)
     kinds = g.kind
     for b, srcs in incoming.items():
+        if kinds[b] == "accumulate":
+            g.leaf_ops[b] = srcs
         if len(srcs) == 1 and kinds[b] == "op" and kinds[srcs[0]] == "op":
             g.link[b] = srcs[0]  # b made a's only input: b comes first in data order
     return g

@@ -168,25 +168,28 @@ def _fold_chains(rg: Any, unit: list[int], summaries: list[Summary], n: int) -> 
             _fold_chain(rg, chain, unit, summaries, n)
     if len(summaries) == before:
         return
-    # outputs and constants go with their op
-    attach = rg.attach
-    for t in range(n):
-        a = attach[t]
-        if a >= 0 and unit[t] == t and unit[a] >= n and not rg.root[t]:
-            unit[t] = unit[a]
-            summaries[unit[a] - n].members.append(t)
-    # a leaf only the ops of one fold use (a layer's own weight) goes with them too;
-    # a leaf used outside it (an RNN's shared weight) stays visible, wired to the fold
-    leaf_unit: dict[int, int] = {}
-    kinds, ops = rg.kind, rg.op
-    for s_, d, _ in rg.edges:
-        if ops[s_] is None and kinds[s_] == "tensor" and not rg.root[s_]:
-            u = unit[d]
-            leaf_unit[s_] = u if leaf_unit.get(s_, u) == u and u >= n else -1
-    for t, u in leaf_unit.items():
-        if u >= n and unit[t] == t:
-            unit[t] = u
-            summaries[u - n].members.append(t)
+    # outputs and constants go with their op (an output sits right after its op, the
+    # op's constants right before it); so does a leaf only one fold uses (a layer's own
+    # weight), while a leaf used elsewhere too (an RNN's shared weight) stays visible
+    attach, root = rg.attach, rg.root
+    for s in summaries[before:]:
+        u = unit[s.members[0]]
+        for o in list(s.members):
+            t = o + 1
+            if rg.forward and t < n and attach[t] == o and not root[t]:
+                unit[t] = u
+                s.members.append(t)
+            t = o - 1  # back to the previous op's output: this op's constants and new leaves
+            while t >= 0 and rg.kind[t] == "tensor" and rg.slot[t] != -1:
+                if attach[t] == o:
+                    unit[t] = u
+                    s.members.append(t)
+                t -= 1
+    for leaf, users in rg.leaf_ops.items():
+        u = unit[users[0]]
+        if u >= n and unit[leaf] == leaf and not root[leaf] and all(unit[x] == u for x in users):
+            unit[leaf] = u
+            summaries[u - n].members.append(leaf)
     for s in summaries[before:]:
         s.count = len(s.members)
         s.new = any(rg.new[i] for i in s.members)
