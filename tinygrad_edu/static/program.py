@@ -111,9 +111,14 @@ class StaticGraph:
     @property
     def inputs(self) -> tuple:
         """`Signature(name, shape, dtype)` of each input, in call order."""
+        cached = self.__dict__.get("_inputs")
+        if cached is not None and cached[0] is self.program:
+            return cached[1]
         nm = ir.names(self.program)
-        return tuple(Signature(nm[v], self.program.vars[v].shape, self.program.vars[v].dtype)
-                     for v in self.program.inputs)
+        sig = tuple(Signature(nm[v], self.program.vars[v].shape, self.program.vars[v].dtype)
+                    for v in self.program.inputs)
+        self._inputs = (self.program, sig)
+        return sig
 
     @property
     def outputs(self) -> tuple:

@@ -12,6 +12,7 @@ Static layer: imports the core, numpy and the standard library only.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -30,7 +31,7 @@ def _fit(g: Any, shape: tuple, dtype: np.dtype) -> np.ndarray:
     """A gradient in its input's shape: sum broadcast copies, or spread a scalar."""
     g = _arr(g)
     if g.shape != shape:
-        g = sum_to(g, shape) if len(g.shape) >= len(shape) and g.size >= int(np.prod(shape)) \
+        g = sum_to(g, shape) if len(g.shape) >= len(shape) and g.size >= math.prod(shape) \
             else np.broadcast_to(g, shape)
         if g.shape != shape:
             g = g.reshape(shape)
@@ -44,18 +45,30 @@ def _store_ctx(ctx: Any) -> Any:
 
 
 class Runner:
-    """A program prepared for fast replay: a list of steps over a dict of values."""
+    """A program prepared for fast replay: a list of steps over a dict of values.
+
+    Plain ops and the `vjp` lines of plain ops run inline (the hot path of a training
+    step); `cond`, `while_loop` and their gradients go through `execute`.
+    """
 
     def __init__(self, program: Program, keep_all: bool = False) -> None:
         self.program = program
         of_ids = {e.attrs["of"] for e in program.eqns if e.op == "vjp"}
         self.steps = []
         for e in program.eqns:
-            keep = keep_all or (e.outs and e.outs[0] in of_ids)
-            if e.fn is not None and e.op != "vjp":
-                self.steps.append((0, e.fn, e.fn.forward, e.ins, e.outs[0], e.attrs, keep, e))
+            keep = keep_all or (bool(e.outs) and e.outs[0] in of_ids)
+            if e.op == "vjp" and e.attrs["op"] not in ("cond", "while_loop"):
+                needs = e.attrs["needs"]
+                outs = tuple((o, shape) for o, (shape, _), n
+                             in zip(_outs_iter(e.outs, needs), e.attrs["_in_types"], needs) if n)
+                self.steps.append((2, e.fn.backward, e.ins[0], outs, e.attrs["of"], needs, e))
+            elif e.fn is not None and e.op != "vjp":
+                # a ctx that nothing reads later can be reused from run to run
+                shared = None if keep else object.__new__(e.fn)
+                self.steps.append((0, e.fn, e.fn.forward, e.ins, e.outs[0], e.attrs,
+                                   (keep, shared)))
             else:
-                self.steps.append((1, None, None, e.ins, e.outs, e.attrs, keep, e))
+                self.steps.append((1, None, None, e.ins, e.outs, e.attrs, (keep, e)))
 
     def run(self, args: list, tape: dict | None = None) -> list:
         env = dict(self.program.consts)
@@ -64,21 +77,44 @@ class Runner:
         if tape is None:
             tape = {}
         new = object.__new__
-        for kind, cls, fwd, ins, out, kw, keep, eqn in self.steps:
+        for step in self.steps:
+            kind = step[0]
             if kind == 0:
-                ctx = new(cls)
-                if len(ins) == 1:
-                    r = fwd(ctx, env[ins[0]], **kw)
-                elif len(ins) == 2:
+                _, cls, fwd, ins, out, kw, (keep, shared) = step
+                ctx = new(cls) if shared is None else shared
+                if len(ins) == 2:
                     r = fwd(ctx, env[ins[0]], env[ins[1]], **kw)
+                elif len(ins) == 1:
+                    r = fwd(ctx, env[ins[0]], **kw)
                 else:
                     r = fwd(ctx, *[env[i] for i in ins], **kw)
                 env[out] = r if type(r) is _ndarray else np.asarray(r)
                 if keep:
                     tape[out] = _store_ctx(ctx)
+            elif kind == 2:  # an op's own backward rule, with the ctx of this run
+                _, bwd, g_in, outs, of, needs, _e = step
+                ctx = tape[of]
+                ctx.needs_input_grad = needs
+                grads = bwd(ctx, env[g_in])
+                if type(grads) is not tuple:
+                    grads = (grads,)
+                k = 0
+                for need, g in zip(needs, grads):
+                    if need:
+                        vid, shape = outs[k]
+                        k += 1
+                        if type(g) is not _ndarray or g.shape != shape:
+                            g = _fit(g, shape, None)
+                        env[vid] = g
             else:
-                execute(eqn, env, tape, keep)
+                execute(step[6][1], env, tape, step[6][0])
         return [env[v] for v in self.program.outputs]
+
+
+def _outs_iter(outs: tuple, needs: tuple) -> list:
+    """`outs` spread over the inputs: the output var for each input that needs a grad."""
+    it = iter(outs)
+    return [next(it) if n else None for n in needs]
 
 
 def runner(program: Program, keep_all: bool = False) -> Runner:

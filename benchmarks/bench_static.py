@@ -1,0 +1,134 @@
+"""W1 training step as a traced, replayed static program vs eager vs raw numpy.
+
+Run: `python benchmarks/bench_static.py` (add `--quick` for fewer repeats). W1 is the
+2-16-16-1 ReLU MLP with hinge loss mean(relu(1 - y * score)) and full-batch SGD on 100
+moons points (made inline with numpy). The static step is one `tg.static.trace` of
+forward + `tg.static.grad` + SGD update, replayed per step; it prints the trace time
+once and the per-step time of each variant with its ratio to the hand-written numpy
+floor. A script, not a test: the target (replay <= 1.3x numpy) is read, not asserted.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import tinygrad_edu as tg
+
+STEPS, LR = 200, 0.05
+REPEATS = 3 if "--quick" in sys.argv else 7
+
+
+def moons(n: int = 100, noise: float = 0.1, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    half = n // 2
+    t = np.linspace(0, np.pi, half)
+    upper = np.stack([np.cos(t), np.sin(t)], axis=1)
+    lower = np.stack([1 - np.cos(t), 0.5 - np.sin(t)], axis=1)
+    x = np.concatenate([upper, lower]) + rng.normal(0, noise, (2 * half, 2))
+    y = np.concatenate([-np.ones(half), np.ones(half)]).reshape(-1, 1)
+    return x, y
+
+
+def init_params(seed: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    params = []
+    for fan_in, fan_out in ((2, 16), (16, 16), (16, 1)):
+        params.append(rng.standard_normal((fan_in, fan_out)) * np.sqrt(2 / fan_in))
+        params.append(np.zeros(fan_out))
+    return params
+
+
+def numpy_step(x, y, w1, b1, w2, b2, w3, b3):
+    z1 = x @ w1 + b1
+    h1 = np.maximum(z1, 0)
+    z2 = h1 @ w2 + b2
+    h2 = np.maximum(z2, 0)
+    score = h2 @ w3 + b3
+    margin = 1 - y * score
+    loss = np.maximum(margin, 0).mean()
+    g = (margin > 0) * (-y) / margin.size
+    gw3, gb3 = h2.T @ g, g.sum(0)
+    g = (g @ w3.T) * (z2 > 0)
+    gw2, gb2 = h1.T @ g, g.sum(0)
+    g = (g @ w2.T) * (z1 > 0)
+    gw1, gb1 = x.T @ g, g.sum(0)
+    return (loss, w1 - LR * gw1, b1 - LR * gb1, w2 - LR * gw2, b2 - LR * gb2,
+            w3 - LR * gw3, b3 - LR * gb3)
+
+
+def tg_step(x, y, w1, b1, w2, b2, w3, b3):
+    """The same step in tinygrad_edu; eager with tensors, or recorded by trace."""
+    params = [w1, b1, w2, b2, w3, b3]
+    score = ((x @ w1 + b1).relu() @ w2 + b2).relu() @ w3 + b3
+    loss = (1.0 - y * score).relu().mean()
+    grads = tg.static.grad(loss, params)
+    return (loss, *[p - LR * g for p, g in zip(params, grads)])
+
+
+def per_step(loop) -> float:
+    times = []
+    for _ in range(REPEATS):
+        # CPU time of this process: the machine may be shared, wall time would count others
+        t0 = time.process_time()
+        loop()
+        times.append((time.process_time() - t0) / STEPS)
+    return statistics.median(times)
+
+
+def main() -> None:
+    x, y = moons()
+    p0 = init_params()
+
+    def numpy_loop():
+        ps = p0
+        for _ in range(STEPS):
+            loss, *ps = numpy_step(x, y, *ps)
+
+    def eager_loop():
+        xt, yt = tg.tensor(x), tg.tensor(y)
+        ps = [tg.tensor(p, requires_grad=True) for p in p0]
+        for _ in range(STEPS):
+            loss, *new = tg_step(xt, yt, *ps)
+            ps = [p.detach().requires_grad_() for p in new]
+
+    t0 = time.perf_counter()
+    step = tg.static.trace(tg_step, x, y, *p0)
+    trace_time = time.perf_counter() - t0
+    fast = step.optimize()
+
+    def replay_loop(graph, checked):
+        def loop():
+            ps = p0
+            for _ in range(STEPS):
+                if checked:  # the public call: shape/dtype checks, Tensors out
+                    loss, *ps = graph(x, y, *ps)
+                else:  # arrays in, arrays out
+                    loss, *ps = graph.run_arrays([x, y, *ps])
+        return loop
+
+    # the same numbers, step after step
+    a, b = p0, p0
+    for _ in range(5):
+        la, *a = numpy_step(x, y, *a)
+        lb, *b = step.run_arrays([x, y, *b])
+    assert all(np.allclose(u, v, rtol=1e-12, atol=1e-14) for u, v in zip(a, b))
+
+    t_np = per_step(numpy_loop)
+    rows = [("numpy, hand-written backward", t_np),
+            ("eager tinygrad_edu", per_step(eager_loop)),
+            ("static replay, g(...)", per_step(replay_loop(step, True))),
+            ("static replay, run_arrays", per_step(replay_loop(step, False))),
+            ("static replay, optimized, run_arrays", per_step(replay_loop(fast, False)))]
+    print(f"W1 step (2-16-16-1 ReLU MLP, hinge loss, SGD, 100 moons), {STEPS} steps x {REPEATS}")
+    print(f"trace (once): {trace_time * 1e3:.2f} ms; program: {step.num_ops()} ops "
+          f"({fast.num_ops()} after optimize)")
+    for name, t in rows:
+        print(f"  {name:<40} {t * 1e6:8.1f} us/step  {t / t_np:5.2f}x numpy")
+
+
+if __name__ == "__main__":
+    main()
