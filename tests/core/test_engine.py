@@ -339,3 +339,12 @@ def test_float32_and_float64_tensors_promote_like_numpy():
     assert out.dtype == np.float64
     out.sum().backward()
     assert a.grad.dtype == np.float32 and b.grad.dtype == np.float64
+
+
+def test_inplace_on_a_plain_tensor_with_a_grad_operand():
+    x = leaf(1.0, 2.0)
+    y = tg.tensor([3.0, 4.0])  # needs no grad itself
+    y *= x  # now y = old_y * x, and d(y)/dx = old_y, which the copy kept
+    assert y.requires_grad and y.grad_fn.name == "MulBackward"
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.data, [3.0, 4.0])

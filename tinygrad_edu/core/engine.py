@@ -64,7 +64,8 @@ def _root(t: Tensor, gradient: Any, create_graph: bool, op: str) -> tuple[Node, 
                 op, f"{t._label(shape=False)} has shape {t.shape!r}, but backward() without `gradient` needs "
                 "a single number", t.grad_fn.site if t.grad_fn is not None else source.here(),
                 f"call {name}.sum().backward(), or pass gradient= a tensor of shape {t.shape!r}"))
-        g = np.ones(t.shape, dtype=t.dtype)
+        g = np.empty(t.shape, dtype=t.dtype)
+        g.fill(1)  # np.ones is a slow Python wrapper
     else:
         g = _to_array(gradient, None, op)
         if g.shape != t.shape:
@@ -229,10 +230,7 @@ def _unbroadcast(gi: Any, shape: tuple, node: Node) -> Any:
     """Fit a gradient to its input's shape: sum broadcast axes, or spread a scalar."""
     if not hasattr(gi, "shape"):
         gi = np.asarray(gi)
-    try:
-        both = np.broadcast_shapes(shape, gi.shape)
-    except ValueError:
-        both = None
+    both = _broadcast_shape(shape, gi.shape)
     if both == gi.shape:
         return sum_to(gi, shape)  # forward broadcast the input: add the copies' gradients
     if both == shape:
@@ -240,6 +238,18 @@ def _unbroadcast(gi: Any, shape: tuple, node: Node) -> Any:
     raise ShapeError(message(
         node.name, f"backward returned a gradient of shape {gi.shape!r} for an input of shape "
         f"{shape!r}", node.site, "each gradient must have its input's shape"))
+
+
+def _broadcast_shape(a: tuple, b: tuple) -> tuple | None:
+    """numpy's broadcast of two shapes, or None (np.broadcast_shapes is slow: it makes arrays)."""
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    out = []
+    for x, y in zip(a, b):
+        if x != y and x != 1 and y != 1:
+            return None
+        out.append(y if x == 1 else x)
+    return tuple(out)
 
 
 def _run_hooks(hooks: list | None, g: Any, create_graph: bool) -> Any:

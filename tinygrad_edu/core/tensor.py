@@ -339,13 +339,13 @@ class Tensor:
                         "update it inside `with tg.no_grad():` (as optimizers do), "
                         f"or write {self.name or 'x'} = {self.name or 'x'} ... out of place")
             )
-        if _state.enabled and self.requires_grad:
+        if _state.enabled:
             # the op may save its input for backward (`y *= x` needs the old y), and the copy
             # below overwrites this storage: give it the old values in a storage of their own
             old = Tensor._make(self.data.copy())
-            old.requires_grad, old.grad_fn = True, self.grad_fn
+            old.requires_grad, old.grad_fn = self.requires_grad, self.grad_fn
         else:
-            old = self.detach()  # no graph is recorded, so nothing can be saved
+            old = self  # no graph is recorded (an optimizer step), so nothing can be saved
         result = fn(old)
         if result.shape != self.shape:
             raise ShapeError(
