@@ -36,7 +36,8 @@ def test_widget_buttons_slider_and_static_repr():
     stepper = BackwardStepper(loss)
     assert repr(stepper) == "BackwardStepper(step 0 of 6)"
     box = stepper.widget
-    controls, text = box.children
+    controls, picture, text = box.children
+    assert picture.value.lstrip().startswith("<")  # the backward graph (SVG)
     step_btn, back_btn, reset_btn, play, slider = controls.children
     assert [w.description for w in (step_btn, back_btn, reset_btn)] == ["Step", "Back", "Reset"]
     assert "(no node has run yet)" in text.value
@@ -53,3 +54,28 @@ def test_widget_buttons_slider_and_static_repr():
     bundle = stepper._repr_mimebundle_()
     assert bundle["text/plain"] == "BackwardStepper(step 0 of 6)\n(no node has run yet)"
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_picture_marks_the_node_that_just_ran_and_writes_sent_gradients_on_edges():
+    import re
+
+    import tinygrad_edu as tg
+    from tinygrad_edu.widgets.stepper import BackwardStepper
+
+    a = tg.tensor(2.0, requires_grad=True, name="a")
+    b = tg.tensor(-3.0, requires_grad=True, name="b")
+    stepper = BackwardStepper(a * b + a)
+    first = stepper._picture()
+    assert "tg-current" not in first.replace("&#45;", "-")  # nothing has run yet
+    stepper.state.advance()  # AddBackward runs and sends 1 to MulBackward and to a
+    svg = stepper._picture().replace("&#45;", "-")
+    current = re.findall(r'<g id="node-(\w+)" class="node tg-node tg-op tg-current"', svg)
+    assert len(current) == 1
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    assert texts.count("1.000") == 2  # the two gradients AddBackward sent
+    stepper.state.advance()  # MulBackward: sends b = -3 to a and a = 2 to b
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", stepper._picture().replace("&#45;", "-"))
+    assert "-3.000" in texts and "2.000" in texts
+    bundle = stepper._repr_mimebundle_()
+    assert bundle["image/svg+xml"].lstrip().startswith("<")
+    assert bundle["text/plain"].startswith("BackwardStepper(step 2 of ")

@@ -219,7 +219,11 @@ def _build(walk: Callable, roots: list, wm: Watermark | None, view: str, names: 
     graph_edges = [GraphEdge(ids[s], ids[d], slot) for s, d, slot in kept_edges]
     root_ids = [ids[j] for j, k in enumerate(kept) if not isinstance(k, Summary) and rg.root[k]]
     attrs = {"view": view, "roots": root_ids, "hidden": hidden, "total": len(rg)}
-    return Graph(nodes, graph_edges, attrs)
+    graph = Graph(nodes, graph_edges, attrs)
+    # private, never drawn: lets a view (the backward stepper) find a core object's box
+    graph._ids_by_object = {id(rg.obj[k]): ids[j] for j, k in enumerate(kept)
+                            if not isinstance(k, Summary) and rg.obj[k] is not None}
+    return graph
 
 
 def _extra_marks(marks: Mapping[Any, str] | None) -> dict[int, str]:

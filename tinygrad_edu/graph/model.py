@@ -96,6 +96,11 @@ class Graph:
 
     def __post_init__(self) -> None:
         self._index: dict[str, GraphNode] | None = None
+        self._ids_by_object: dict[int, str] = {}  # id(core object) -> node id, set by build
+
+    def id_of(self, obj: Any) -> str | None:
+        """The id of the box drawn for a core Tensor or grad_fn node (None if not shown)."""
+        return self._ids_by_object.get(id(obj))
 
     def node(self, node_id: str) -> GraphNode:
         """The node with this id (KeyError if there is none)."""

@@ -146,10 +146,11 @@ def to_dot(graph: Graph, rankdir: str = "LR", show_values: bool = True, show_gra
                   for n in graph.nodes}
     _emit_nodes(graph, node_lines, lines)
     for e in graph.edges:
+        label = f", label={quote(e.label)}, fontsize=9, fontcolor=\"#b23b3b\"" if e.label else ""
         if backward:  # same ranks as the forward picture, arrows the way gradients go
-            lines.append(f'  {e.dst} -> {e.src} [id="edge-{e.src}-{e.dst}-{e.slot}", dir=back]')
+            lines.append(f'  {e.dst} -> {e.src} [id="edge-{e.src}-{e.dst}-{e.slot}", dir=back{label}]')
         else:
-            lines.append(f'  {e.src} -> {e.dst} [id="edge-{e.src}-{e.dst}-{e.slot}"]')
+            lines.append(f'  {e.src} -> {e.dst} [id="edge-{e.src}-{e.dst}-{e.slot}"{label}]')
     _legend(graph, lines)
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -28,7 +28,8 @@ class Rendered:
     fingerprint: str = ""
 
 
-def _svg(graph: Graph, **options: Any) -> str:
+def graph_svg(graph: Graph, **options: Any) -> str:
+    """DOT through the render layer to SVG (the only way widgets get a picture)."""
     from ..render.dot import to_dot
     from ..render.svg import dot_to_svg
 
@@ -49,7 +50,7 @@ def render_view(
     kwargs = {} if max_nodes is None else {"max_nodes": max_nodes}
     graph = build_graph(*tensors, view=view, since=since, collapse=collapse, names=names, **kwargs)
     # new nodes come out filled (to_dot reads `node.new`); the widget adds CSS classes
-    svg = _svg(graph, show_values=show_values, show_grads=show_grads) if graph.nodes else ""
+    svg = graph_svg(graph, show_values=show_values, show_grads=show_grads) if graph.nodes else ""
     return Rendered(graph, svg, short_summary(graph), graph.new_ids(), fingerprint(graph))
 
 
@@ -60,7 +61,7 @@ def live_graph(roots: list, since: Any, max_nodes: int, names: dict | None = Non
 
 def live_bundle(graph: Graph, missing: Any = ()) -> dict[str, str]:
     """What the live graph displays under a cell: the SVG and a deterministic summary."""
-    svg = _svg(graph)  # to_dot fills the new nodes and adds a "new in this cell" legend
+    svg = graph_svg(graph)  # to_dot fills the new nodes and adds a "new in this cell" legend
     return {"image/svg+xml": svg, "text/plain": live_text(graph, missing)}
 
 

@@ -4,11 +4,10 @@ Model / view split (STYLE.md section 5): `StepperState` (traitlets, no display c
 holds the recorded steps and the current position; `BackwardStepper` builds stock
 ipywidgets that observe it. Steps run lazily: moving forward runs the next node's
 backward for real; moving back only replays what was recorded (gradients cannot be
-un-accumulated). The static `_repr_mimebundle_` gives a text/plain summary for
+un-accumulated). Beside the text, the backward graph is drawn with the node that just
+ran highlighted ("current") and every gradient sent so far written on its edge. The
+static `_repr_mimebundle_` gives the same picture as SVG plus a text/plain summary for
 nbval and untrusted notebooks.
-
-TODO(#5): draw the backward graph beside the text (current node highlighted, gradients
-on edges) once the render layer's SVG API is committed.
 """
 
 from __future__ import annotations
@@ -20,6 +19,9 @@ import traitlets as t
 
 from ..core.engine import toposort
 from ..debug.stepper import Step, backward_steps
+from ..debug.summary import values
+from ..graph import build_graph
+from .drawing import graph_svg
 
 
 class StepperState(t.HasTraits):
@@ -44,6 +46,7 @@ class StepperState(t.HasTraits):
 
     def __init__(self, loss: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.loss = loss
         self._gen = backward_steps(loss)
         self.steps: list[Step] = []
         # every reachable node runs once (a node no gradient reaches is the rare exception)
@@ -81,6 +84,22 @@ class StepperState(t.HasTraits):
     def reset(self) -> None:
         self.step = 0
 
+    def picture(self) -> str:
+        """SVG of the backward graph at this step: the node that just ran marked
+        "current", and each gradient sent so far written on its edge."""
+        done = self.steps[: self.step]
+        marks = {done[-1].node: "current"} if done else None
+        graph = build_graph(self.loss, view="backward", marks=marks)
+        sent = {}
+        for st in done:
+            src = graph.id_of(st.node)
+            for nxt, gi in st.sends:
+                if nxt is not None and gi is not None:
+                    sent[(src, graph.id_of(nxt))] = values(gi, 3, limit=3)
+        for e in graph.edges:
+            e.label = sent.get((e.src, e.dst), "")
+        return graph_svg(graph, rankdir="LR")
+
 
 class BackwardStepper:
     r"""A widget that walks backward one node at a time.
@@ -96,6 +115,7 @@ class BackwardStepper:
     def __init__(self, loss: Any) -> None:
         self.state = StepperState(loss)
         self._widget = None
+        self._pictures: dict[int, str] = {}
 
     def _build(self) -> Any:
         import ipywidgets as w
@@ -108,6 +128,7 @@ class BackwardStepper:
         play = w.Play(min=0, max=max(s.total, 1), interval=700)
         slider = w.IntSlider(min=0, max=max(s.total, 1), description="step")
         text = w.HTML()
+        picture = w.HTML()
 
         def on_slider(change: Any) -> None:
             while change["new"] > len(s.steps) and not s.done:
@@ -118,13 +139,24 @@ class BackwardStepper:
             slider.max = play.max = max(s.total, 1)
             slider.value = s.step
             text.value = f"<pre>{html.escape(self._text())}</pre>"
+            picture.value = self._picture()
 
         slider.observe(on_slider, names="value")
         w.jslink((play, "value"), (slider, "value"))
         s.observe(refresh, names=["step", "total"])
         refresh()
         return w.VBox([w.HBox([buttons["Step"], buttons["Back"], buttons["Reset"], play,
-                               slider]), text])
+                               slider]), picture, text])
+
+    def _picture(self) -> str:
+        """The SVG for the current step, cached per step (a dot layout costs ~0.1 s)."""
+        s = self.state
+        if s.step not in self._pictures:
+            try:
+                self._pictures[s.step] = s.picture()
+            except Exception as e:  # no `dot`: the text view still works
+                self._pictures[s.step] = f"<pre>{html.escape(str(e))}</pre>"
+        return self._pictures[s.step]
 
     def _text(self) -> str:
         s = self.state
@@ -143,4 +175,7 @@ class BackwardStepper:
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
         bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude) or {}
         bundle["text/plain"] = self._text()
+        picture = self._picture()
+        if picture.startswith("<svg") or picture.startswith("<?xml"):
+            bundle["image/svg+xml"] = picture
         return bundle
