@@ -7,6 +7,7 @@ layers plug their own objects in with `register_converter` (e.g. static graphs).
 Graph layer: must not import graphviz, matplotlib, ipywidgets or IPython.
 """
 
+from . import static_view  # noqa: F401 - registers StaticGraph drawing
 from .build import VIEWS, build_graph, register_converter, watermark
 from .model import KINDS, MARKS, Graph, GraphEdge, GraphNode, Watermark
 from .summarise import DEFAULT_MAX_NODES
