@@ -22,6 +22,7 @@ import numpy as np
 
 from . import source
 from .errors import BackwardError, ShapeError, message
+from . import function as _function
 from .function import AccumulateGrad, Node, _edge, _observers
 from .grad_mode import _using_grad
 from .ops.common import broadcast_to, sum_to
@@ -100,6 +101,8 @@ def backward(tensor: Tensor, gradient: Any = None, retain_graph: bool | None = N
              create_graph: bool = False) -> None:
     """Accumulate d(tensor)/d(leaf) into every leaf's `.grad` (see `Tensor.backward`)."""
     root = _root(tensor, gradient, create_graph, "backward")
+    if len(_function._interned) > 50_000:  # many shapes seen: start sharing afresh
+        _function._interned.clear()
     with _gc_paused():
         for _ in steps([root], retain_graph=create_graph if retain_graph is None else retain_graph,
                        create_graph=create_graph):

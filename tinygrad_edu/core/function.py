@@ -181,7 +181,8 @@ class Function(Node):
             if isinstance(a, _Tensor):
                 arr = a.data
                 arrays.append(arr)
-                meta.append((arr.shape, arr.dtype))
+                m = (arr.shape, arr.dtype)
+                meta.append(_intern(m, m))
                 if a.requires_grad:
                     any_grad = True
                     needs.append(True)
@@ -199,7 +200,8 @@ class Function(Node):
             needs.append(False)
             edges.append(_NO_EDGE)
         if any_grad and _state.enabled:
-            ctx.needs_input_grad = tuple(needs)
+            needs = tuple(needs)
+            ctx.needs_input_grad = _intern(needs, needs)
         else:
             any_grad = False
             ctx.needs_input_grad = (False,) * len(args)
@@ -230,7 +232,9 @@ class Function(Node):
             f = _getframe(1)
             while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
                 f = f.f_back
-            ctx._site = (f.f_code.co_filename, f.f_lineno) if f is not None else None
+            if f is not None:
+                site = (f.f_code.co_filename, f.f_lineno)
+                ctx._site = _intern(site, site)
             ctx._id = next(_node_ids)
             if _scope:
                 ctx._scope = tuple(_scope)
@@ -252,7 +256,8 @@ class Function(Node):
                             entries.append((x, None, None, None))
                 ctx._saved = tuple(entries)
                 ctx._to_save = ()
-            ctx._out_meta = (data.shape, data.dtype)
+            m = (data.shape, data.dtype)
+            ctx._out_meta = _intern(m, m)
             ctx._out_ref = out if _config["retain_outputs"] else _weakref(out)
             out.requires_grad = True
             out.grad_fn = ctx
@@ -334,6 +339,10 @@ _OUTPUT = object()  # marks the op's own output among its saved values
 _NOTHING = (None, None, None, None)  # a saved None
 _NO_EDGE = (None, 0)  # an input that needs no gradient
 _new = object.__new__
+# NOTE: small immutable tuples that recur (shapes with dtypes, creation sites, needs_input_grad)
+# are shared, so a long graph holds fewer objects for the cyclic GC to scan
+_interned: dict = {}
+_intern = _interned.setdefault
 _getframe = sys._getframe
 _weakref = weakref.ref
 _PKG_DIR = source._PKG_DIR
