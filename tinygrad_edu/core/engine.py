@@ -180,11 +180,10 @@ def steps(roots: list[tuple[Node, Any]], retain_graph: bool = False, create_grap
                 _accumulate(node.variable, g, create_graph)
                 yield node, g
                 continue
-            d = node.__dict__
-            if "_pre_hooks" in d:
-                g = _run_hooks(d["_pre_hooks"], g, create_graph)
-            if "_retained" in d:
-                kept = d["_retained"]()
+            if node._pre_hooks:  # class attributes unless set: no per-node dict lookups
+                g = _run_hooks(node._pre_hooks, g, create_graph)
+            if node._retained is not None:
+                kept = node._retained()
                 if kept is not None:
                     _accumulate(kept, g, create_graph)
             if capture is not None and id(node) in capture:

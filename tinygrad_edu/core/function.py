@@ -49,6 +49,8 @@ class Node:
 
     _next: tuple = ()
     _site: tuple[str, int] | None = None
+    _pre_hooks: list | None = None  # hooks on a non-leaf's gradient (`register_hook`)
+    _retained: Any = None  # weakref to the output that called `retain_grad()`
 
     @property
     def name(self) -> str:
@@ -146,8 +148,13 @@ class Function(Node):
                     "through the graph twice, or rebuild the graph by running forward again",
                 )
             )
+        if not self._as_tensors:  # the usual case: plain arrays
+            for _arr, _t, vc, version in saved:
+                if vc is not None and vc[0] != version:
+                    raise InplaceError(_modified_message(self, vc, version))
+            return tuple([entry[0] for entry in saved])
         out = []
-        as_tensors = self._as_tensors
+        as_tensors = True
         for arr, tensor, vc, version in saved:
             if vc is not None and vc[0] != version:
                 raise InplaceError(_modified_message(self, vc, version))

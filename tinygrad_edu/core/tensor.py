@@ -320,7 +320,11 @@ class Tensor:
                                         "so no gradient will ever reach the hook", source.here(),
                                         "create it with requires_grad=True"))
         owner = self if self.grad_fn is None else self.grad_fn
-        hooks = owner.__dict__.setdefault("_pre_hooks", []) if owner is not self else None
+        hooks = None
+        if owner is not self:
+            if owner._pre_hooks is None:
+                owner._pre_hooks = []
+            hooks = owner._pre_hooks
         if owner is self:
             if self._hooks is None:
                 self._hooks = []
