@@ -341,7 +341,7 @@ class Tensor:
                 message(op_name, f"{self._label()} is a leaf that requires grad; changing it in "
                         "place would hide the change from autograd", source.here(),
                         "update it inside `with tg.no_grad():` (as optimizers do), "
-                        f"or write {self.name or 'x'} = {self.name or 'x'} ... out of place")
+                        f"or write {_var(self)} = {_var(self)} ... out of place")
             )
         if _state.enabled:
             # the op may save its input for backward (`y *= x` needs the old y), and the copy
@@ -570,6 +570,23 @@ class Tensor:
     def __getitem__(self, index: Any) -> Tensor:
         return Index.apply(self, index=_index(index))
 
+    def __setitem__(self, index: Any, value: Any) -> None:
+        """`t[i] = v` on data outside the graph (under `tg.no_grad()`, or no grad at all)."""
+        tracked = self.requires_grad or (isinstance(value, Tensor) and value.requires_grad)
+        if _state.enabled and tracked:
+            raise InplaceError(
+                message("setitem", f"cannot assign into {self._label()} while the graph is "
+                        "being recorded: autograd has no rule for item assignment", source.here(),
+                        "build the result with tg.where(mask, new, old) or tg.cat([...]), or "
+                        "assign inside `with tg.no_grad():`"))
+        try:
+            self.data[_index(index)] = _array_of(value, self)
+        except (ValueError, IndexError) as e:
+            raise ShapeError(message("setitem", f"{e} (tensor shape {self.shape!r})",
+                                     source.here())) from None
+        self._vc[0] += 1
+        self._vc[1] = source.capture(2)
+
 
 class _HookHandle:
     """Returned by `register_hook`; `.remove()` takes the hook off again."""
@@ -583,6 +600,11 @@ class _HookHandle:
 
     def __repr__(self) -> str:
         return "<hook handle>"
+
+
+def _var(t: Tensor) -> str:
+    """A name to put in a code hint: the tensor's name if it is a Python identifier."""
+    return t.name if t.name and t.name.isidentifier() else "x"
 
 
 def _operand(other: Any, like: Tensor) -> Any:

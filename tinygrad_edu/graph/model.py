@@ -149,12 +149,13 @@ class Graph:
 
     def summary(self) -> str:
         """One deterministic line, e.g. `forward graph, 7 nodes (3 tensors, 4 ops)`."""
-        words = {"tensor": "tensor", "op": "op", "accumulate": "AccumulateGrad",
-                 "summary": "summary"}
+        words = {"tensor": ("tensor", "tensors"), "op": ("op", "ops"),
+                 "accumulate": ("AccumulateGrad", "AccumulateGrad"),
+                 "summary": ("summary", "summaries")}
         parts = []
         for kind, k in self.counts().items():
-            w = words[kind]
-            parts.append(f"{k} {w}{'' if k == 1 or kind == 'accumulate' else 's'}")
+            one, many = words[kind]
+            parts.append(f"{k} {one if k == 1 else many}")
         n = len(self.nodes)
         text = f"{self.attrs.get('view', 'forward')} graph, {n} node{'' if n == 1 else 's'}"
         if parts:
