@@ -21,7 +21,7 @@ import statistics
 import sys
 import time
 import tracemalloc
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

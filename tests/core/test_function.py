@@ -78,7 +78,7 @@ def test_saved_tensors_are_visible_and_freed():
     np.testing.assert_array_equal(saved_x, x.data)
     y.sum().backward()
     with pytest.raises(tg.GraphFreedError):
-        y.grad_fn.saved_tensors
+        _ = y.grad_fn.saved_tensors
 
 
 def test_learner_function_in_no_grad_records_nothing():

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
+from . import function as _function
 from . import source
 from .errors import BackwardError, ShapeError, message
-from . import function as _function
 from .function import AccumulateGrad, Node, _edge, _observers
 from .grad_mode import _using_grad
 from .ops.common import broadcast_to, sum_to
