@@ -88,19 +88,6 @@ def test_check_command_line_uses_the_project_sanitizer():
     assert cli.sanitize_config().is_file()
 
 
-def test_packaged_sanitizer_matches_the_project_one():
-    project = ROOT / "tests" / "nbval_sanitize.cfg"
-    if not project.is_file():
-        pytest.skip("tests/nbval_sanitize.cfg is not in this checkout")
-    packaged = ROOT / "tinygrad_edu" / "lesson" / "nbval_sanitize.cfg"
-
-    def rules(path):
-        return [line for line in path.read_text().splitlines()
-                if line.strip() and not line.startswith("#")]
-
-    assert rules(packaged) == rules(project)
-
-
 def test_check_refuses_missing_paths(capsys):
     assert main(["lesson", "check", "no/such/lesson.ipynb"]) == 1
     assert "no such file or folder: no/such/lesson.ipynb" in capsys.readouterr().err

@@ -122,7 +122,7 @@ def test_timeout_is_a_friendly_error(tmp_path):
 
 def _sanitize(svg: str) -> str:
     cfg = configparser.ConfigParser()
-    cfg.read(ROOT / "tests/nbval_sanitize.cfg")
+    cfg.read(ROOT / "tinygrad_edu/lesson/nbval_sanitize.cfg")
     for section in cfg.sections():
         svg = re.sub(cfg[section]["regex"], cfg[section]["replace"], svg)
     return svg

@@ -18,19 +18,14 @@ from pathlib import Path
 
 from . import notebook, strip, template
 
-_PKG = Path(__file__).resolve().parent
-# A source checkout (editable install) has the project's sanitizer in tests/; an
-# installed package uses the copy shipped beside this file.
-SANITIZE_CANDIDATES = (_PKG.parent.parent / "tests" / "nbval_sanitize.cfg",
-                       _PKG / "nbval_sanitize.cfg")
+# One sanitizer for everyone: the project's pytest config and `lesson check` both use
+# the copy shipped in the package, so an installed package checks lessons the same way.
+SANITIZE_CONFIG = Path(__file__).resolve().parent / "nbval_sanitize.cfg"
 
 
 def sanitize_config() -> Path:
     """The nbval sanitize file `lesson check` uses (SVG geometry, graphviz version)."""
-    for path in SANITIZE_CANDIDATES:
-        if path.is_file():
-            return path
-    return SANITIZE_CANDIDATES[-1]
+    return SANITIZE_CONFIG
 
 
 def nbval_command(paths: list[str], sanitize: Path | None = None,
