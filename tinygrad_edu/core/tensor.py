@@ -607,13 +607,24 @@ def _var(t: Tensor) -> str:
     return t.name if t.name and t.name.isidentifier() else "x"
 
 
+_constants: dict = {}  # (number, dtype) -> read-only 0-d array
+
+
 def _operand(other: Any, like: Tensor) -> Any:
     """Tensors pass through; a Python scalar takes `like`'s float dtype (no promotion)."""
     if isinstance(other, Tensor):
         return other
     if type(other) is float or type(other) is int:  # the common case, without an ABC check
-        kind = like.data.dtype
-        return np.asarray(other, dtype=kind if kind.kind == "f" else np.float64)
+        dt = like.data.dtype
+        key = (other, dt)
+        const = _constants.get(key)
+        if const is None:  # np.asarray costs as much as the op itself on small tensors
+            if len(_constants) > 1000:
+                _constants.clear()
+            const = np.asarray(other, dtype=dt if dt.kind == "f" else np.float64)
+            const.flags.writeable = False  # shared by every op that used this number
+            _constants[key] = const
+        return const
     if isinstance(other, (bool, numbers.Number)) and not isinstance(other, np.ndarray):
         dt = like.data.dtype if like.data.dtype.kind == "f" else np.float64
         return np.asarray(other, dtype=dt)
