@@ -15,3 +15,10 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 def _seed():
     np.random.seed(0)
     yield
+
+
+def pytest_collection_modifyitems(config, items):
+    """Run the browser tests last: after the unit and notebook tests (issue 7), and after
+    any test that starts its own Playwright (the e2e session keeps one running to the end)."""
+    e2e_dir = os.path.join(os.path.dirname(__file__), "e2e") + os.sep
+    items.sort(key=lambda item: str(item.path).startswith(e2e_dir))
