@@ -387,8 +387,7 @@ def grad(output: Tensor, inputs: Any) -> tuple:
     out = []
     for g in gvars:
         t = Tensor._make(env[g] if g in env else prog.consts[g])
-        tr.map[id(t._vc)] = (g, 0)
-        tr.keep.append(t)
+        tr._bind(t, g)
         out.append(t)
     return tuple(out)
 
@@ -441,7 +440,7 @@ class Graph:
         from .passes import eliminate_dead_code
 
         outs, structure = flatten_outputs(fetches)
-        key = tuple(id(t._vc) if isinstance(t, Tensor) else None for t in outs)
+        key = tuple(id(t) if isinstance(t, Tensor) else None for t in outs)
         if key in self._cache:
             return self._cache[key]
         vids = []
@@ -453,6 +452,7 @@ class Graph:
                     "fetch tensors computed from this graph's placeholders inside its `with` "
                     "block"))
             vids.append(vid)
+        self._tracer.keep.extend(t for t in outs if isinstance(t, Tensor))  # ids stay unique
         prog = copy.copy(self._tracer.program)
         prog.outputs = vids
         full = StaticGraph(prog, structure, "graph")

@@ -2,9 +2,11 @@
 
 The tracer is a core observer (`core.function.add_observer`): every `Function.apply`
 reports its op, inputs and output, and the tracer writes one equation per op. Tensors
-are known by their storage (`_vc`, shared with `detach()`ed aliases); a tensor the
-trace has never seen (a captured weight, a tensor made inside the function) becomes a
-constant. When a traced tensor turns into a Python value (`if`, `while`, `int(...)`,
+are known by identity (each recorded tensor is kept alive for the trace, so its id()
+stays unique); a `detach()`ed alias (same array, same version counter) is the same value.
+Never by the version counter alone: views share their base's counter, so `x.T` would
+be mistaken for `x`. A tensor the trace has never seen (a captured weight, a tensor
+made inside the function) becomes a constant. When a traced tensor turns into a Python value (`if`, `while`, `int(...)`,
 `.item()`), the trace can only record the path this one input took: the tracer says so
 with a `TracerWarning` naming the learner's line (or a `TracingError` in strict mode).
 
@@ -71,11 +73,12 @@ class Tracer:
         self.strict = strict if parent is None else parent.strict
         self.new_id = new_id or (parent.new_id if parent is not None else IdSource())
         self.program = Program([], [], {}, [], {})
-        self.map: dict[int, tuple] = {}  # id(tensor._vc) -> (var id, version when recorded)
+        self.map: dict[int, tuple] = {}  # id(tensor) -> (var id, version when recorded)
+        self.aliases: dict[tuple, int] = {}  # (id(data), id(_vc)) -> id(tensor), for detach()
         self.values: dict[int, np.ndarray] = {}  # var id -> value seen during the trace
         self.depends: set[int] = set()  # vars that depend on this program's inputs
         self.captures: list[int] = []  # parent var ids, one per captured input here
-        self.keep: list = []  # tensors kept alive so their `_vc` ids stay unique
+        self.keep: list = []  # tensors kept alive so their ids stay unique during the trace
         self.paused = False
         self.warned_backward = False
 
@@ -100,9 +103,19 @@ class Tracer:
         return vid
 
     def _bind(self, t: Tensor, vid: int) -> None:
-        self.map[id(t._vc)] = (vid, t._vc[0])
+        self.map[id(t)] = (vid, t._vc[0])
+        # Only the first tensor on an array becomes the alias target: a detach() of it
+        # shares both the array object and the counter, a view shares only the counter
+        self.aliases.setdefault((id(t.data), id(t._vc)), id(t))
         self.values[vid] = t.data
         self.keep.append(t)
+
+    def _entry(self, t: Tensor) -> tuple | None:
+        entry = self.map.get(id(t))
+        if entry is None:
+            alias = self.aliases.get((id(t.data), id(t._vc)))
+            entry = self.map.get(alias) if alias is not None else None
+        return entry
 
     def add_input(self, t: Tensor, name: str) -> int:
         vid = self._new_var(t.shape, t.dtype, name)
@@ -113,7 +126,7 @@ class Tracer:
 
     def find(self, t: Tensor) -> int | None:
         """The var of a tensor this trace (or an enclosing one, as a capture) knows."""
-        entry = self.map.get(id(t._vc))
+        entry = self._entry(t)
         if entry is not None:
             vid, version = entry
             if t._vc[0] != version:
@@ -163,7 +176,7 @@ class Tracer:
         self._bind(out, vid)
 
     def depends_on_input(self, t: Tensor) -> bool:
-        entry = self.map.get(id(t._vc))
+        entry = self._entry(t)
         if entry is not None:
             return entry[0] in self.depends
         return self.parent is not None and self.parent.depends_on_input(t)
