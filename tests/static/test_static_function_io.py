@@ -156,3 +156,37 @@ def test_dead_code_elimination_and_constant_folding_report_op_counts():
     x = tg.tensor([0.5, -1.0])
     np.testing.assert_allclose(opt(x).data, g(x).data)
     assert tg.static.eliminate_dead_code(g).num_ops() == 4
+
+
+def test_numpy_numbers_are_dynamic_inputs_python_numbers_stay_static():
+    calls = []
+
+    @tg.static.function
+    def f(x, scale):
+        calls.append(1)
+        return (x * scale).sum()
+
+    # np.float64 and 0-d arrays are data: one trace for every value of that dtype
+    results = [f(tg.ones(3), s).item() for s in (np.float64(2.0), np.float64(3.0),
+                                                 np.array(4.0), np.float64(5.0))]
+    assert results == [6.0, 9.0, 12.0, 15.0]
+    info = f.cache_info()
+    assert (info.hits, info.misses, len(calls)) == (3, 1, 1)
+    assert f.graph_for(tg.ones(3), np.float64(0.0)).inputs[1] == ("scale", (), np.float64)
+    # a new numpy dtype is a new signature, and says so
+    assert f(tg.ones(3), np.float32(2.0)).item() == 6.0
+    assert f.cache_info().last_retrace_reason == (
+        "argument 'scale' has shape () float32, but the last trace was made for shape () float64")
+    assert f(tg.ones(3), np.int64(2)).item() == 6.0  # int64 keeps its dtype, not float64
+    assert f.cache_info().misses == 3
+
+    # Python numbers, bools and strings are static: each new value retraces
+    @tg.static.function
+    def g(x, scale, mode):
+        return (x * scale).sum() if mode == "sum" else (x * scale).mean()
+
+    g(tg.ones(3), 2.0, "sum"), g(tg.ones(3), 3.0, "sum"), g(tg.ones(3), 3, "mean")
+    g(tg.ones(3), True, "mean")
+    assert (g.cache_info().hits, g.cache_info().misses) == (0, 4)
+    g(tg.ones(3), 3.0, "sum")
+    assert (g.cache_info().hits, g.cache_info().misses) == (1, 4)

@@ -25,12 +25,18 @@ from .program import StaticGraph, trace
 
 
 def _is_array(x: Any) -> bool:
-    return isinstance(x, (Tensor, np.ndarray))
+    # numpy numbers (np.float64(2.0), np.int64(3)) are data, like 0-d arrays: a new value
+    # must replay the same trace, not retrace. Python numbers, str and bool stay static.
+    return isinstance(x, (Tensor, np.ndarray, np.number, np.bool_))
+
+
+def _as_data(x: Any) -> Any:
+    return x if isinstance(x, Tensor) else np.asarray(x)
 
 
 def _key_part(x: Any, name: str) -> tuple:
     if _is_array(x):
-        arr = x.data if isinstance(x, Tensor) else x
+        arr = x.data if isinstance(x, Tensor) else np.asarray(x)
         return ("array", tuple(arr.shape), arr.dtype.name)
     try:
         hash(x)
@@ -130,7 +136,7 @@ class StaticFunction:
 
     def __call__(self, *args: Any) -> Any:
         g = self.graph_for(*args)
-        arrays = [a for a in args if _is_array(a)]
+        arrays = [_as_data(a) for a in args if _is_array(a)]
         return g(*arrays)
 
     def __repr__(self) -> str:
@@ -140,9 +146,11 @@ class StaticFunction:
 def function(fn: Callable | None = None, *, strict: bool = False) -> Any:
     r"""Decorate `fn` so it is traced once per input signature and replayed after that.
 
-    Rules: tensor and array arguments are the graph's inputs; their shapes and dtypes
-    form the cache key. Every other argument is static: its value is part of the key
-    and frozen into that trace (it must be hashable). A call with a new key retraces;
+    Rules: tensors, arrays and numpy numbers (`np.float64(2.0)`, 0-d arrays) are the
+    graph's inputs; their shapes and dtypes form the cache key, so a new value replays.
+    Every other argument (Python int, float, bool, str, tuples) is static: its value is
+    part of the key and frozen into that trace (it must be hashable), so a new value
+    retraces. A call with a new key retraces;
     `f.cache_info()` shows entries, hits, misses and why the last retrace happened.
 
     Args:

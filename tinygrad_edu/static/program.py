@@ -80,6 +80,8 @@ def _as_array(x: Any) -> np.ndarray:
         return x.data
     if isinstance(x, np.ndarray):
         return x
+    if isinstance(x, np.generic):
+        return np.asarray(x)  # a numpy number keeps its dtype (np.int64 stays int64)
     return np.asarray(x, dtype=np.float64)
 
 
