@@ -250,3 +250,32 @@ def test_define_then_run_graph_feeds_and_errors():
     with pytest.raises(tg.static.FeedError, match=re.escape(
             "Graph.run: 'q' is not a placeholder of this graph")):
         graph.run(y, {"q": 1.0})
+
+
+def test_warning_in_a_notebook_cell_is_located_at_the_cell_not_the_temp_file(monkeypatch):
+    import builtins
+    import linecache
+    import types
+
+    # What IPython does: compile each cell under a temporary file name it maps to the
+    # execution count (the file name changes with every kernel, so it must not be printed)
+    fname = "/tmp/ipykernel_12345/3141592653.py"
+    src = "def f(x):\n    if x.sum() > 0:\n        return x * 2\n    return -x\n"
+    linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
+    fake = types.SimpleNamespace(compile=types.SimpleNamespace(_filename_map={fname: 4}))
+    monkeypatch.setattr(builtins, "get_ipython", lambda: fake, raising=False)
+    scope = {}
+    exec(compile(src, fname, "exec"), scope)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            tg.static.trace(scope["f"], tg.tensor([1.0]))
+    finally:
+        del linecache.cache[fname]
+    (w,) = caught
+    printed = warnings.formatwarning(w.message, w.category, w.filename, w.lineno, w.line)
+    assert printed.startswith(
+        "cell [4]:2: TracerWarning: trace: bool() of a traced tensor (value True) decided an "
+        "`if` or `while` here")
+    assert "\n  built at: cell [4], line 2: if x.sum() > 0:\n" in printed
+    assert "ipykernel" not in printed

@@ -64,6 +64,21 @@ def _site() -> str | None:
     return str(site) if site is not None else None
 
 
+def _warn(text: str, raw: tuple[str, int] | None) -> None:
+    """Issue a TracerWarning located at the learner's line.
+
+    In a notebook the location reads `cell [4]:2` rather than IPython's temporary file
+    (`/tmp/ipykernel_<pid>/<hash>.py` changes every run, which also breaks nbval); in a
+    file it is the file and line, as Python prints any warning.
+    """
+    if raw is None:
+        warnings.warn(text, TracerWarning, stacklevel=3)
+        return
+    site = source.resolve(raw)
+    filename = f"cell [{site.cell}]" if site is not None and site.cell is not None else raw[0]
+    warnings.warn_explicit(text, TracerWarning, filename, raw[1])
+
+
 class Tracer:
     """Records one program; a child tracer (a branch or loop body) can capture outer values."""
 
@@ -199,23 +214,21 @@ class Tracer:
         if self.strict:
             raise TracingError(message("trace", what, site, hint))
         text = message("trace", what, site, f"{hint}; trace(..., strict=True) makes this an error")
-        if raw is not None:
-            warnings.warn_explicit(text, TracerWarning, raw[0], raw[1])
-        else:
-            warnings.warn(text, TracerWarning, stacklevel=2)
+        _warn(text, raw)
 
     def eager_backward(self) -> None:
         if self.warned_backward:
             return
         self.warned_backward = True
+        raw = source.capture(2)
         text = message(
             "trace", "backward()/tg.grad() ran the eager engine inside a trace: the gradients "
-            "it computed are frozen into the static graph as constants", source.here(),
+            "it computed are frozen into the static graph as constants", source.resolve(raw),
             "use tg.static.grad(loss, inputs) inside traced code (it records the backward "
             "program), or trace the loss and call .grad() on the StaticGraph")
         if self.strict:
             raise TracingError(text)
-        warnings.warn(text, TracerWarning, stacklevel=2)
+        _warn(text, raw)
 
     def output_vars(self, outs: list) -> list:
         vids = []
