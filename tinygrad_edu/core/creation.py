@@ -101,7 +101,7 @@ def _tensors(op: str, tensors: Sequence[Any]) -> list:
     return [t if isinstance(t, Tensor) else Tensor(t) for t in tensors]
 
 
-def cat(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
+def cat(tensors: Sequence[Tensor], axis: int = 0, *, dim: int | None = None) -> Tensor:
     r"""Join tensors along an existing axis (numpy's `concatenate`).
 
     Example:
@@ -109,10 +109,10 @@ def cat(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
         >>> tg.cat([tg.ones(2), tg.zeros(1)]).shape
         (3,)
     """
-    return Cat.apply(*_tensors("cat", tensors), axis=axis)
+    return Cat.apply(*_tensors("cat", tensors), axis=axis if dim is None else dim)
 
 
-def stack(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
+def stack(tensors: Sequence[Tensor], axis: int = 0, *, dim: int | None = None) -> Tensor:
     r"""Join same-shaped tensors along a new axis.
 
     Example:
@@ -120,7 +120,7 @@ def stack(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
         >>> tg.stack([tg.ones(2), tg.zeros(2)]).shape
         (2, 2)
     """
-    return Stack.apply(*_tensors("stack", tensors), axis=axis)
+    return Stack.apply(*_tensors("stack", tensors), axis=axis if dim is None else dim)
 
 
 def where(condition: Any, a: Any, b: Any) -> Tensor:

@@ -284,7 +284,13 @@ class Function(Node):
         op = cls.__name__.lower()
         text = str(err)
         if "broadcast" in text and len(shapes) >= 2:
-            return ShapeError(broadcast_message(op, shapes[0], shapes[1]))
+            # name the first pair of inputs that clash (where() has three)
+            for i in range(len(shapes)):
+                for j in range(i + 1, len(shapes)):
+                    try:
+                        np.broadcast_shapes(shapes[i], shapes[j])
+                    except ValueError:
+                        return ShapeError(broadcast_message(op, shapes[i], shapes[j]))
         shown = " and ".join(str(s) for s in shapes)
         hint = None
         n = len(shapes[0]) if shapes else 0

@@ -42,6 +42,14 @@ def _using_grad(flag: bool):
 class _GradMode(contextlib.ContextDecorator):
     _flag = True
 
+    def __new__(cls, fn: Any = None):
+        self = super().__new__(cls)
+        # `@tg.no_grad` without parentheses decorates `fn` directly, as in PyTorch 2
+        return self(fn) if callable(fn) else self
+
+    def __init__(self, fn: Any = None) -> None:
+        pass
+
     def __enter__(self):
         self._cm = _using_grad(self._flag)
         self._cm.__enter__()

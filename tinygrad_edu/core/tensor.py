@@ -231,6 +231,12 @@ class Tensor:
 
     __hash__ = object.__hash__
 
+    def __format__(self, spec: str) -> str:
+        """`f"{loss:.4f}"` formats a one-element tensor like its number."""
+        if spec and self.data.size == 1:
+            return format(self.data.item(), spec)
+        return format(repr(self), spec)
+
     def __repr__(self) -> str:
         # equal digits per element, at most 4, like PyTorch: tensor([0.5000, 0.2500])
         body = np.array2string(self.data, separator=", ", prefix="tensor(", precision=4,
@@ -343,6 +349,15 @@ class Tensor:
                         "update it inside `with tg.no_grad():` (as optimizers do), "
                         f"or write {_var(self)} = {_var(self)} ... out of place")
             )
+        if _state.enabled and self.grad_fn is not None and self.data.base is not None:
+            # a view (reshape, .T, broadcast) shares its base's storage but not its graph:
+            # writing through it would change the base behind autograd's back (PyTorch
+            # rewrites the base's graph here; we ask for the explicit form instead)
+            raise InplaceError(
+                message(op_name, f"{self._label()} is a view of another tensor in the graph "
+                        f"(made by {self.grad_fn.name}); changing it in place would change that "
+                        "tensor without autograd knowing", source.here(),
+                        "write it out of place (y = y * 3), or .clone() the view first"))
         if _state.enabled:
             # the op may save its input for backward (`y *= x` needs the old y), and the copy
             # below overwrites this storage: give it the old values in a storage of their own
@@ -494,11 +509,11 @@ class Tensor:
     def clip(self, min: float | None = None, max: float | None = None) -> Tensor:  # noqa: A002
         return Clip.apply(self, lo=min, hi=max)
 
-    def softmax(self, axis: int = -1) -> Tensor:
-        return Softmax.apply(self, axis=axis)
+    def softmax(self, axis: int = -1, *, dim: int | None = None) -> Tensor:
+        return Softmax.apply(self, axis=_axis(axis, dim))
 
-    def log_softmax(self, axis: int = -1) -> Tensor:
-        return LogSoftmax.apply(self, axis=axis)
+    def log_softmax(self, axis: int = -1, *, dim: int | None = None) -> Tensor:
+        return LogSoftmax.apply(self, axis=_axis(axis, dim))
 
     def clone(self) -> Tensor:
         """A copy with its own storage that stays in the graph (CloneBackward)."""
@@ -516,18 +531,20 @@ class Tensor:
 
     # --- reductions (numpy conventions: axis, keepdims) ----------------------------------
 
-    def sum(self, axis: Any = None, keepdims: bool = False) -> Tensor:
-        return Sum.apply(self, axis=_axis(axis), keepdims=keepdims)
+    # `dim=` is accepted as PyTorch's spelling of numpy's `axis=`, so habits carry over
 
-    def mean(self, axis: Any = None, keepdims: bool = False) -> Tensor:
-        n = self.data.size if axis is None else int(np.prod([self.shape[a] for a in _axes(axis)]))
-        return self.sum(axis, keepdims) / n
+    def sum(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None) -> Tensor:
+        return Sum.apply(self, axis=_axis(axis, dim), keepdims=keepdims)
 
-    def max(self, axis: Any = None, keepdims: bool = False) -> Tensor:
-        return Max.apply(self, axis=_axis(axis), keepdims=keepdims)
+    def mean(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None) -> Tensor:
+        total = self.sum(axis, keepdims, dim=dim)  # a bad axis fails here, in the house format
+        return total / max(self.data.size // max(total.data.size, 1), 1)
 
-    def min(self, axis: Any = None, keepdims: bool = False) -> Tensor:
-        return Min.apply(self, axis=_axis(axis), keepdims=keepdims)
+    def max(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None) -> Tensor:
+        return Max.apply(self, axis=_axis(axis, dim), keepdims=keepdims)
+
+    def min(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None) -> Tensor:
+        return Min.apply(self, axis=_axis(axis, dim), keepdims=keepdims)
 
     def argmax(self, axis: int | None = None) -> Tensor:
         return Tensor._make(np.asarray(np.argmax(self.data, axis=axis)))
@@ -561,6 +578,12 @@ class Tensor:
 
     def swapaxes(self, a: int, b: int) -> Tensor:
         axes = list(range(self.ndim))
+        for ax in (a, b):
+            if not -self.ndim <= ax < self.ndim:
+                raise ShapeError(message(
+                    "swapaxes", f"axis {ax} is out of range for a tensor with {self.ndim} axes "
+                    f"(shape {self.shape!r})", source.here(),
+                    f"use axes 0 .. {self.ndim - 1} (or -1 .. -{self.ndim})"))
         axes[a], axes[b] = axes[b], axes[a]
         return Transpose.apply(self, axes=tuple(axes))
 
@@ -651,7 +674,9 @@ def _compare(ufunc: Any, symbol: str, a: Tensor, b: Any) -> Tensor:
     return out
 
 
-def _axis(axis: Any) -> Any:
+def _axis(axis: Any, dim: Any = None) -> Any:
+    if dim is not None:
+        axis = dim
     if isinstance(axis, list):
         return tuple(axis)
     return axis

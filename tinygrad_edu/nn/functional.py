@@ -239,7 +239,11 @@ def binary_cross_entropy(input: Tensor, target: Any, reduction: str = "mean") ->
             "binary_cross_entropy", f"input must be probabilities in [0, 1], got values from "
             f"{lo:.4g} to {hi:.4g}", source.here(),
             "apply .sigmoid() to the model's output first"))
-    with np.errstate(divide="ignore"):  # log(0) = -inf is clamped just below
-        log_p = p.log().clip(min=-100.0)
-        log_q = (1.0 - p).log().clip(min=-100.0)
+    # log is clamped at -100 like PyTorch; the probabilities are clipped first too, because
+    # at p = 0 or 1 log's backward would send 0 * (1/0) = NaN (a saturated sigmoid gets
+    # there). `tiny` is e^-100, or larger where 1/tiny would overflow (float32)
+    tiny = max(float(np.exp(-100.0)), 4.0 / float(np.finfo(p.dtype).max)) \
+        if p.dtype.kind == "f" else float(np.exp(-100.0))
+    log_p = p.clip(min=tiny).log().clip(min=-100.0)
+    log_q = (1.0 - p).clip(min=tiny).log().clip(min=-100.0)
     return _reduce("binary_cross_entropy", -(t * log_p + (1.0 - t) * log_q), reduction)
