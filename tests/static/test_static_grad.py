@@ -119,3 +119,38 @@ def test_eager_backward_inside_a_trace_warns_that_gradients_are_frozen():
 
     with pytest.warns(tg.static.TracerWarning, match="gradients it computed are frozen"):
         tg.static.trace(f, tg.tensor([1.0], requires_grad=True))
+
+
+def test_inputs_are_named_by_the_traced_functions_parameters():
+    class MLP(tg.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.l1, self.l2 = tg.nn.Linear(2, 3), tg.nn.Linear(3, 1)
+
+        def forward(self, x):
+            return self.l2(self.l1(x).relu())
+
+    net = MLP()
+    assert [p.name for p in net.parameters()] == ["l1.weight", "l1.bias", "l2.weight", "l2.bias"]
+
+    def loss(x, w1, b1):  # the learner's names win over the tensors' own ("l1.weight")
+        return ((x @ w1.T + b1).relu() ** 2.0).sum()
+
+    x0 = np.random.randn(4, 2)
+    g = tg.static.trace(loss, x0, net.l1.weight, net.l1.bias)
+    assert [s.name for s in g.inputs] == ["x", "w1", "b1"]
+    gw1 = g.grad(wrt=["w1"])(x0, net.l1.weight, net.l1.bias)
+    w = tg.tensor(net.l1.weight.data, requires_grad=True)
+    loss(tg.tensor(x0), w, net.l1.bias).backward()
+    np.testing.assert_allclose(gw1.data, w.grad.data, rtol=1e-12)
+    # *args take the tensors' own names: a module's qualified parameter names
+    star = tg.static.trace(lambda *ps: sum(p.sum() for p in ps), *net.parameters())
+    assert [s.name for s in star.inputs] == ["l1.weight", "l1.bias", "l2.weight", "l2.bias"]
+    assert star.grad(wrt=["l2.bias"])(*net.parameters()).tolist() == [1.0]
+    # a Module is named by its forward's parameters; a placeholder keeps its own name
+    assert [s.name for s in tg.static.trace(net, x0).inputs] == ["x"]
+    cell = tg.nn.RNNCell(1, 2)
+    assert [s.name for s in tg.static.trace(cell, np.ones(1), np.ones(2)).inputs] == ["x", "hx"]
+    p = tg.static.placeholder((4, 2), name="batch")
+    assert [s.name for s in tg.static.trace(loss, p, net.l1.weight, net.l1.bias).inputs] == [
+        "batch", "w1", "b1"]

@@ -286,8 +286,11 @@ def trace(fn: Callable[..., Any], *example_inputs: Any, strict: bool = False,
           name: str | None = None) -> StaticGraph:
     r"""Run `fn` once on the example inputs and record what it did as a `StaticGraph`.
 
-    Rules: each example input (Tensor, array, number or `placeholder`) becomes a named
-    input of fixed shape and dtype. Any other tensor `fn` uses (a captured weight, a
+    Rules: each example input (Tensor, array, number or `placeholder`) becomes an input
+    of fixed shape and dtype, named by `fn`'s Python parameter for it (`def loss(x, w1)`
+    gives inputs `x`, `w1`, whatever the tensors are called; a placeholder keeps its
+    declared name; `*args` take the tensor's own name, such as a module parameter's
+    `l1.weight`). These names are what `.grad(wrt=[...])` and error messages use. Any other tensor `fn` uses (a captured weight, a
     tensor it creates) is frozen in as a constant. Python control flow runs once, so
     loops unroll and an `if` on a traced value freezes the branch it took (a
     `TracerWarning` says where; `strict=True` raises `TracingError` instead).

@@ -250,20 +250,35 @@ def flatten_outputs(result: Any) -> tuple[list, str]:
 
 
 def input_names(fn: Any, n: int, examples: tuple) -> list[str]:
-    """Placeholder names: an example's own name, else the function's parameter name."""
+    """Input names: what the learner wrote for each input.
+
+    Rules, first match wins: a placeholder's declared name; the Python parameter name of
+    `fn` for that position (`forward`'s for an `nn.Module`), so `def loss(x, w1, b1)`
+    traced with `net.l1.weight` as `w1` has an input `w1` whatever the parameter's own
+    name (`l1.weight`); for `*args` positions, the tensor's own name (a module's
+    parameters carry their qualified `named_parameters` names); else `x0`, `x1`, ...
+    Repeated names get the position appended (`w_2`).
+    """
     import inspect
 
+    target = fn
+    if not inspect.isfunction(fn) and not inspect.ismethod(fn):
+        target = getattr(fn, "forward", fn)  # a Module: its own forward's parameters
     try:
-        params = [p.name for p in inspect.signature(fn).parameters.values()
+        params = [p.name for p in inspect.signature(target).parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     except (TypeError, ValueError):
         params = []
     names, used = [], set()
     for i in range(n):
         ex = examples[i]
-        name = getattr(ex, "name", None) if isinstance(ex, Tensor) else None
-        if not name:
-            name = params[i] if i < len(params) and not params[i].startswith("*") else f"x{i}"
+        own = getattr(ex, "name", None) if isinstance(ex, Tensor) else None
+        if is_placeholder(ex) and own:
+            name = own
+        elif i < len(params):
+            name = params[i]
+        else:
+            name = own or f"x{i}"
         if name in used:
             name = f"{name}_{i}"
         used.add(name)
