@@ -118,3 +118,14 @@ def test_ops_between_steps_do_not_disturb_the_generator():
     assert [s.name for s in rest] == ["MulBackward", "AccumulateGrad(a)"]
     np.testing.assert_allclose(a.grad.data, [2.0, 4.0])
     assert extra.item() == 15.0
+
+
+def test_iterator_and_anomaly_mode_have_stable_reprs_without_addresses():
+    import tinygrad_edu as tg
+
+    a = tg.tensor(3.0, requires_grad=True, name="a")
+    steps = tg.debug.backward_steps(a * a)
+    assert repr(steps) == "backward_steps(MulBackward: 0 steps taken)"
+    next(steps)
+    assert repr(steps) == "backward_steps(MulBackward: 1 steps taken)"
+    assert repr(tg.debug.detect_anomaly()) == "tg.debug.detect_anomaly(check_nan=True)"

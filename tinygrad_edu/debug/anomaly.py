@@ -151,6 +151,9 @@ class detect_anomaly(contextlib.ContextDecorator):  # noqa: N801 - PyTorch's nam
         self.check_nan = check_nan
         self._prev: list[bool] = []  # a stack, so one instance can decorate a recursive fn
 
+    def __repr__(self) -> str:
+        return f"tg.debug.detect_anomaly(check_nan={self.check_nan!r})"
+
     def __enter__(self) -> detect_anomaly:
         self._prev.append(is_anomaly_enabled())
         _set_enabled(self.check_nan)

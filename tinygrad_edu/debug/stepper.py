@@ -120,7 +120,30 @@ def backward_steps(loss: Tensor, gradient: Any = None,
         AccumulateGrad(a) 2.0 2
     """
     root = engine._root(loss, gradient, False, "backward_steps")
-    return _run(root, retain_graph)
+    return BackwardSteps(_run(root, retain_graph), root[0])
+
+
+class BackwardSteps:
+    """The iterator `backward_steps` returns: a generator with a stable, readable repr
+    (a bare generator would print its memory address, which nbval cannot compare)."""
+
+    def __init__(self, steps: Iterator[Step], root: Node) -> None:
+        self._steps, self._root, self._taken = steps, root, 0
+
+    def __iter__(self) -> BackwardSteps:
+        return self
+
+    def __next__(self) -> Step:
+        step = next(self._steps)
+        self._taken += 1
+        return step
+
+    def close(self) -> None:
+        """Stop early: the remaining nodes never run (their gradients stay unsent)."""
+        self._steps.close()
+
+    def __repr__(self) -> str:
+        return f"backward_steps({label(self._root)}: {self._taken} steps taken)"
 
 
 def _run(root: tuple, retain_graph: bool) -> Iterator[Step]:
