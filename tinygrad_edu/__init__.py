@@ -26,6 +26,8 @@ _LAZY = {
     "plot": ("tinygrad_edu.render.plots", None),
     "watch": ("tinygrad_edu.widgets", "watch"),
     "live_panel": ("tinygrad_edu.widgets", "live_panel"),
+    "GraphView": ("tinygrad_edu.widgets", "GraphView"),
+    "BackwardStepper": ("tinygrad_edu.widgets.stepper", "BackwardStepper"),
 }
 
 
