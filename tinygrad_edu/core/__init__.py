@@ -4,11 +4,33 @@ Imports numpy and the standard library only, so a learner can read it in one sit
 and nothing here pulls in graphviz, ipywidgets, IPython or matplotlib.
 """
 
-from .creation import (arange, cat, full, manual_seed, ones, ones_like, rand, randn, randn_like,
-                       stack, tensor, where, zeros, zeros_like)
+from .creation import (
+                       arange,
+                       cat,
+                       full,
+                       manual_seed,
+                       ones,
+                       ones_like,
+                       rand,
+                       randn,
+                       randn_like,
+                       stack,
+                       tensor,
+                       where,
+                       zeros,
+                       zeros_like,
+)
 from .engine import grad
-from .errors import (BackwardError, DataError, GradcheckError, GraphFreedError, InplaceError,
-                     MissingDependencyError, ShapeError, TracingError)
+from .errors import (
+                       BackwardError,
+                       DataError,
+                       GradcheckError,
+                       GraphFreedError,
+                       InplaceError,
+                       MissingDependencyError,
+                       ShapeError,
+                       TracingError,
+)
 from .function import AccumulateGrad, Function, Node
 from .grad_mode import enable_grad, is_grad_enabled, no_grad
 from .gradcheck import gradcheck

@@ -18,7 +18,8 @@ from __future__ import annotations
 import itertools
 import sys
 import weakref
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

@@ -12,7 +12,8 @@ import itertools
 import numbers
 import warnings
 import weakref
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -717,8 +718,24 @@ _function._Tensor_ids = _tensor_ids
 
 # Imported last: the ops import this module's Tensor through function.py.
 from .ops.elementwise import (  # noqa: E402
-    Abs, Add, Cast, Clip, Clone, Compare, Div, Exp, Fill, Log, Mul, Neg, Pow, ReLU, Sigmoid, Sqrt,
-    Sub, Tanh,
+    Abs,
+    Add,
+    Cast,
+    Clip,
+    Clone,
+    Compare,
+    Div,
+    Exp,
+    Fill,
+    Log,
+    Mul,
+    Neg,
+    Pow,
+    ReLU,
+    Sigmoid,
+    Sqrt,
+    Sub,
+    Tanh,
 )
 from .ops.linalg import MatMul  # noqa: E402
 from .ops.movement import BroadcastTo, Index, Reshape, Transpose  # noqa: E402
