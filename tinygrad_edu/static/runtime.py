@@ -44,77 +44,202 @@ def _store_ctx(ctx: Any) -> Any:
     return ctx
 
 
-class Runner:
-    """A program prepared for fast replay: a list of steps over a dict of values.
+def _replay_class(cls: type) -> type:
+    """`cls` with a plain `saved_tensors` attribute, for contexts that live one replay.
 
-    Plain ops and the `vjp` lines of plain ops run inline (the hot path of a training
-    step); `cond`, `while_loop` and their gradients go through `execute`.
+    `Function.saved_tensors` checks each saved array's version counter (in-place edits
+    since forward) and whether the graph was freed. Replay saves plain arrays it made
+    itself, during the same run, so those checks can never fire: `save_for_backward`
+    stores the tuple and `backward` reads it back. `forward` and `backward` are still
+    the core class's own (inherited, not copied).
+    """
+    sub = _REPLAY_CLASSES.get(cls)
+    if sub is None:
+        # same name and module: `Function.__init_subclass__` keeps the core class registered
+        sub = _REPLAY_CLASSES[cls] = type(cls.__name__, (cls,), {
+            "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+            "saved_tensors": (), "save_for_backward": _save_plain})
+    return sub
+
+
+def _save_plain(self: Any, *arrays: Any) -> None:
+    self.saved_tensors = arrays
+
+
+_REPLAY_CLASSES: dict = {}
+
+
+def _unbroadcast(got: tuple, shape: tuple) -> Any:
+    """A function summing a gradient of shape `got` down to `shape` (None: not a sum)."""
+    lead = len(got) - len(shape)
+    if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, got[lead:])):
+        return None
+    lead_axes = tuple(range(lead))
+    kept = tuple(i + lead for i, n in enumerate(shape) if n == 1 and got[i + lead] != 1)
+    reduce = np.add.reduce
+    if not kept:  # e.g. a bias: (batch, n) -> (n,)
+        return lambda g: reduce(g, axis=lead_axes)
+    axes = lead_axes + kept
+    return lambda g: reduce(g, axis=axes, keepdims=True).reshape(shape)
+
+
+class Runner:
+    """A program prepared for fast replay: one small closure per equation over a list.
+
+    Rules:
+        - Every variable (and the context of every forward op that a `vjp` line reads)
+          gets a fixed index into one list, so a step reads `env[3]`, not a dict.
+        - Plain ops call their core class's `forward`, and their `vjp` lines its
+          `backward`, with a context made fresh in this run (see `_replay_class`).
+        - `cond`, `while_loop` and their gradients go through `execute`; their entries
+          and the contexts of a `keep_all` run go on the `tape` dict that a gradient
+          program reads later.
     """
 
     def __init__(self, program: Program, keep_all: bool = False) -> None:
         self.program = program
-        of_ids = {e.attrs["of"] for e in program.eqns if e.op == "vjp"}
+        self.keep_all = keep_all
+        slots: dict = {}
+
+        def at(key: Any) -> int:
+            return slots.setdefault(key, len(slots))
+
+        consts = [(at(v), a) for v, a in program.consts.items()]
+        self.in_slots = [at(v) for v in program.inputs]
+        self.tape_slot = at("tape")
+        made = {e.outs[0] for e in program.eqns if e.fn is not None and e.op != "vjp"}
+        read = {e.attrs["of"] for e in program.eqns if e.op == "vjp"}
+        plain = {e.attrs["of"] for e in program.eqns
+                 if e.op == "vjp" and e.attrs["op"] not in ("cond", "while_loop")}
+        # contexts a gradient program reads from the tape its forward program filled
+        self.tape_in = [(of, at(("ctx", of))) for of in sorted(plain - made)]
+        self.tape_out = []
         self.steps = []
         for e in program.eqns:
-            keep = keep_all or (bool(e.outs) and e.outs[0] in of_ids)
             if e.op == "vjp" and e.attrs["op"] not in ("cond", "while_loop"):
-                needs = e.attrs["needs"]
-                outs = tuple((o, shape) for o, (shape, _), n
-                             in zip(_outs_iter(e.outs, needs), e.attrs["_in_types"], needs) if n)
-                self.steps.append((2, e.fn.backward, e.ins[0], outs, e.attrs["of"], needs, e))
+                self.steps.append(_vjp_step(e, at))
             elif e.fn is not None and e.op != "vjp":
-                # a ctx that nothing reads later can be reused from run to run
-                shared = None if keep else object.__new__(e.fn)
-                self.steps.append((0, e.fn, e.fn.forward, e.ins, e.outs[0], e.attrs,
-                                   (keep, shared)))
+                keep = keep_all or e.outs[0] in read
+                ctx_slot = at(("ctx", e.outs[0])) if keep else None
+                if keep_all:
+                    self.tape_out.append((e.outs[0], ctx_slot))
+                self.steps.append(_forward_step(e, at, ctx_slot))
             else:
-                self.steps.append((1, None, None, e.ins, e.outs, e.attrs, (keep, e)))
+                self.steps.append(_structured_step(e, at, self.tape_slot,
+                                                   keep_all or bool(e.outs) and e.outs[0] in read))
+        self.out_slots = [at(v) for v in program.outputs]
+        self.template = [None] * len(slots)
+        for i, a in consts:
+            self.template[i] = a
 
     def run(self, args: list, tape: dict | None = None) -> list:
-        env = dict(self.program.consts)
-        for vid, a in zip(self.program.inputs, args):
-            env[vid] = a
+        env = self.template.copy()
+        for i, a in zip(self.in_slots, args):
+            env[i] = a
         if tape is None:
             tape = {}
-        new = object.__new__
+        env[self.tape_slot] = tape
+        for of, i in self.tape_in:
+            env[i] = tape[of]
         for step in self.steps:
-            kind = step[0]
-            if kind == 0:
-                _, cls, fwd, ins, out, kw, (keep, shared) = step
-                ctx = new(cls) if shared is None else shared
-                if len(ins) == 2:
-                    r = fwd(ctx, env[ins[0]], env[ins[1]], **kw)
-                elif len(ins) == 1:
-                    r = fwd(ctx, env[ins[0]], **kw)
-                else:
-                    r = fwd(ctx, *[env[i] for i in ins], **kw)
-                env[out] = r if type(r) is _ndarray else np.asarray(r)
-                if keep:
-                    tape[out] = _store_ctx(ctx)
-            elif kind == 2:  # an op's own backward rule, with the ctx of this run
-                _, bwd, g_in, outs, of, needs, _e = step
-                ctx = tape[of]
-                ctx.needs_input_grad = needs
-                grads = bwd(ctx, env[g_in])
-                if type(grads) is not tuple:
-                    grads = (grads,)
-                k = 0
-                for need, g in zip(needs, grads):
-                    if need:
-                        vid, shape = outs[k]
-                        k += 1
-                        if type(g) is not _ndarray or g.shape != shape:
-                            g = _fit(g, shape, None)
-                        env[vid] = g
-            else:
-                execute(step[6][1], env, tape, step[6][0])
-        return [env[v] for v in self.program.outputs]
+            step(env)
+        for of, i in self.tape_out:
+            tape[of] = env[i]
+        return [env[i] for i in self.out_slots]
 
 
-def _outs_iter(outs: tuple, needs: tuple) -> list:
-    """`outs` spread over the inputs: the output var for each input that needs a grad."""
-    it = iter(outs)
-    return [next(it) if n else None for n in needs]
+def _forward_step(e: Eqn, at: Any, c: int | None) -> Any:
+    """`env[out] = cls.forward(ctx, *ins, **attrs)`, keeping ctx in `env[c]`.
+
+    With `c` None no `vjp` line reads the ctx, so one made here serves every run.
+    """
+    cls, fwd, kw, o = _replay_class(e.fn), e.fn.forward, e.attrs, at(e.outs[0])
+    ins = [at(v) for v in e.ins]
+    new, nd, asarray = object.__new__, _ndarray, np.asarray
+    if c is None:
+        ctx = new(cls)
+        if len(ins) == 2 and not kw:
+            a, b = ins
+
+            def step(env: list) -> None:
+                r = fwd(ctx, env[a], env[b])
+                env[o] = r if type(r) is nd else asarray(r)
+            return step
+    elif len(ins) == 2 and not kw:  # the common case, without `*`/`**` packing
+        a, b = ins
+
+        def step(env: list) -> None:
+            env[c] = ctx = new(cls)
+            r = fwd(ctx, env[a], env[b])
+            env[o] = r if type(r) is nd else asarray(r)
+        return step
+    elif len(ins) == 1 and not kw:
+        (a,) = ins
+
+        def step(env: list) -> None:
+            env[c] = ctx = new(cls)
+            r = fwd(ctx, env[a])
+            env[o] = r if type(r) is nd else asarray(r)
+        return step
+
+    def step(env: list) -> None:  # any arity, with attributes such as `axis`
+        ctx = new(cls)
+        if c is not None:
+            env[c] = ctx
+        r = fwd(ctx, *[env[i] for i in ins], **kw)
+        env[o] = r if type(r) is nd else asarray(r)
+    return step
+
+
+def _vjp_step(e: Eqn, at: Any) -> Any:
+    """An op's own backward rule on the ctx of this run, each gradient fitted to its input."""
+    bwd, needs, c, gi = e.fn.backward, e.attrs["needs"], at(("ctx", e.attrs["of"])), at(e.ins[0])
+    g_shape = e.attrs["_out_types"][0][0]
+    outs, it = [], iter(e.outs)
+    for k, (need, (shape, _)) in enumerate(zip(needs, e.attrs["_in_types"])):
+        if need:  # which returned gradient, where it goes, its shape, how to sum it there
+            outs.append((k, at(next(it)), shape, _unbroadcast(g_shape, shape)))
+    nd = _ndarray
+
+    def fit(g: Any, shape: tuple, plan: Any) -> np.ndarray:
+        if plan is not None and type(g) is nd and g.shape == g_shape:
+            return plan(g)
+        return _fit(g, shape, None)
+
+    if len(outs) == 1:
+        ((k, o, shape, plan),) = outs
+
+        def step(env: list) -> None:
+            ctx = env[c]
+            ctx.needs_input_grad = needs
+            g = bwd(ctx, env[gi])
+            if type(g) is tuple:
+                g = g[k]
+            env[o] = g if type(g) is nd and g.shape == shape else fit(g, shape, plan)
+    else:
+        def step(env: list) -> None:
+            ctx = env[c]
+            ctx.needs_input_grad = needs
+            grads = bwd(ctx, env[gi])
+            if type(grads) is not tuple:
+                grads = (grads,)
+            for k, o, shape, plan in outs:
+                g = grads[k]
+                env[o] = g if type(g) is nd and g.shape == shape else fit(g, shape, plan)
+    return step
+
+
+def _structured_step(e: Eqn, at: Any, t: int, keep: bool) -> Any:
+    """`cond`, `while_loop` or their `vjp`: the generic `execute` on a small dict."""
+    ins = [(v, at(v)) for v in e.ins if v != ZERO]
+    outs = [(v, at(v)) for v in e.outs]
+
+    def step(env: list) -> None:
+        local = {v: env[i] for v, i in ins}
+        execute(e, local, env[t], keep)
+        for v, i in outs:
+            env[i] = local[v]
+    return step
 
 
 def runner(program: Program, keep_all: bool = False) -> Runner:
