@@ -24,6 +24,7 @@ import tracemalloc
 from collections.abc import Callable
 
 import numpy as np
+from workloads import init_mlp, moons, w1_numpy_step
 
 import tinygrad_edu as tg
 
@@ -50,53 +51,18 @@ def median_time(fn: Callable[[], object], repeats: int = REPEATS, warmup: int = 
     return statistics.median(times)
 
 
-def moons(n: int = 100, noise: float = 0.1, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Two interleaved half circles, labels -1 / +1 (inline: no tg.data dependency)."""
-    rng = np.random.default_rng(seed)
-    half = n // 2
-    t = np.linspace(0, np.pi, half)
-    upper = np.stack([np.cos(t), np.sin(t)], axis=1)
-    lower = np.stack([1 - np.cos(t), 0.5 - np.sin(t)], axis=1)
-    x = np.concatenate([upper, lower]) + rng.normal(0, noise, (2 * half, 2))
-    y = np.concatenate([-np.ones(half), np.ones(half)]).reshape(-1, 1)
-    return x, y
-
-
-def init_mlp(sizes: list[int], dtype: type, seed: int = 0) -> list[np.ndarray]:
-    rng = np.random.default_rng(seed)
-    params = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
-        params.append((rng.standard_normal((fan_in, fan_out)) * np.sqrt(2 / fan_in)).astype(dtype))
-        params.append(np.zeros(fan_out, dtype=dtype))
-    return params
-
-
 # --- W1: small MLP, hinge loss, SGD --------------------------------------------------------
 
 W1_STEPS, W1_LR = 20, 0.05
 
 
 def w1_numpy(x: np.ndarray, y: np.ndarray) -> Callable[[], None]:
-    w1, b1, w2, b2, w3, b3 = init_mlp([2, 16, 16, 1], np.float64)
+    params = init_mlp([2, 16, 16, 1], np.float64)
 
     def run() -> None:
-        nonlocal w1, b1, w2, b2, w3, b3
+        nonlocal params
         for _ in range(W1_STEPS):
-            z1 = x @ w1 + b1
-            h1 = np.maximum(z1, 0)
-            z2 = h1 @ w2 + b2
-            h2 = np.maximum(z2, 0)
-            score = h2 @ w3 + b3
-            margin = 1 - y * score
-            loss = np.maximum(margin, 0).mean()
-            g = (margin > 0) * (-y) / margin.size
-            gw3, gb3 = h2.T @ g, g.sum(0)
-            g = (g @ w3.T) * (z2 > 0)
-            gw2, gb2 = h1.T @ g, g.sum(0)
-            g = (g @ w2.T) * (z1 > 0)
-            gw1, gb1 = x.T @ g, g.sum(0)
-            w1, b1, w2, b2 = w1 - W1_LR * gw1, b1 - W1_LR * gb1, w2 - W1_LR * gw2, b2 - W1_LR * gb2
-            w3, b3 = w3 - W1_LR * gw3, b3 - W1_LR * gb3
+            loss, *params = w1_numpy_step(x, y, W1_LR, *params)
             loss.item()
 
     return run

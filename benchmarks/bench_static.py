@@ -15,49 +15,12 @@ import sys
 import time
 
 import numpy as np
+from workloads import init_mlp, moons, w1_numpy_step
 
 import tinygrad_edu as tg
 
 STEPS, LR = 200, 0.05
 REPEATS = 3 if "--quick" in sys.argv else 7
-
-
-def moons(n: int = 100, noise: float = 0.1, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    half = n // 2
-    t = np.linspace(0, np.pi, half)
-    upper = np.stack([np.cos(t), np.sin(t)], axis=1)
-    lower = np.stack([1 - np.cos(t), 0.5 - np.sin(t)], axis=1)
-    x = np.concatenate([upper, lower]) + rng.normal(0, noise, (2 * half, 2))
-    y = np.concatenate([-np.ones(half), np.ones(half)]).reshape(-1, 1)
-    return x, y
-
-
-def init_params(seed: int = 0) -> list[np.ndarray]:
-    rng = np.random.default_rng(seed)
-    params = []
-    for fan_in, fan_out in ((2, 16), (16, 16), (16, 1)):
-        params.append(rng.standard_normal((fan_in, fan_out)) * np.sqrt(2 / fan_in))
-        params.append(np.zeros(fan_out))
-    return params
-
-
-def numpy_step(x, y, w1, b1, w2, b2, w3, b3):
-    z1 = x @ w1 + b1
-    h1 = np.maximum(z1, 0)
-    z2 = h1 @ w2 + b2
-    h2 = np.maximum(z2, 0)
-    score = h2 @ w3 + b3
-    margin = 1 - y * score
-    loss = np.maximum(margin, 0).mean()
-    g = (margin > 0) * (-y) / margin.size
-    gw3, gb3 = h2.T @ g, g.sum(0)
-    g = (g @ w3.T) * (z2 > 0)
-    gw2, gb2 = h1.T @ g, g.sum(0)
-    g = (g @ w2.T) * (z1 > 0)
-    gw1, gb1 = x.T @ g, g.sum(0)
-    return (loss, w1 - LR * gw1, b1 - LR * gb1, w2 - LR * gw2, b2 - LR * gb2,
-            w3 - LR * gw3, b3 - LR * gb3)
 
 
 def tg_step(x, y, w1, b1, w2, b2, w3, b3):
@@ -81,12 +44,12 @@ def per_step(loop) -> float:
 
 def main() -> None:
     x, y = moons()
-    p0 = init_params()
+    p0 = init_mlp([2, 16, 16, 1])
 
     def numpy_loop():
         ps = p0
         for _ in range(STEPS):
-            loss, *ps = numpy_step(x, y, *ps)
+            loss, *ps = w1_numpy_step(x, y, LR, *ps)
 
     def eager_loop():
         xt, yt = tg.tensor(x), tg.tensor(y)
@@ -113,7 +76,7 @@ def main() -> None:
     # the same numbers, step after step
     a, b = p0, p0
     for _ in range(5):
-        la, *a = numpy_step(x, y, *a)
+        la, *a = w1_numpy_step(x, y, LR, *a)
         lb, *b = step.run_arrays([x, y, *b])
     assert all(np.allclose(u, v, rtol=1e-12, atol=1e-14) for u, v in zip(a, b))
 
