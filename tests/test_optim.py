@@ -1,25 +1,15 @@
 """Optimizers: SGD and Adam against hand-computed updates and against torch.optim, in-place
 semantics (version counters), zero_grad, state, errors, and an MLP that learns the moons."""
 
-import os
 import re
-import sys
 
 import numpy as np
 import pytest
+from helpers import site_of
 
 import tinygrad_edu as tg
 
 nn, F = tg.nn, tg.nn.functional
-
-
-def site_of(fragment: str) -> str:
-    filename = sys._getframe(1).f_code.co_filename
-    with open(filename) as f:
-        for i, line in enumerate(f, 1):
-            if fragment in line and "site_of(" not in line:
-                return f"{os.path.relpath(filename)}, line {i}: {line.strip()}"
-    raise LookupError(fragment)
 
 
 def _quadratic_steps(opt_factory, steps):
