@@ -683,10 +683,6 @@ def _axis(axis: Any, dim: Any = None) -> Any:
     return axis
 
 
-def _axes(axis: Any) -> tuple:
-    return tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
-
-
 def _index(index: Any) -> Any:
     """Tensors inside an index become arrays (integer-array or boolean indexing)."""
     if isinstance(index, Tensor):
