@@ -247,6 +247,16 @@ def test_reductions_return_arrays_not_numpy_scalars():
     assert x.max().item() == 5.0
 
 
+@pytest.mark.parametrize("n", [7, (1 << 16) + 1])  # a filled copy below the limit, a view above
+def test_sum_backward_spreads_the_gradient_small_and_large(n):
+    x = tg.tensor(np.ones((n, 2)), requires_grad=True)
+    (x.sum(axis=1) * tg.tensor(np.arange(n, dtype=float))).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, np.repeat(np.arange(n, dtype=float)[:, None], 2, 1))
+    y = tg.tensor(np.ones((n,)), requires_grad=True)
+    (y.sum() * 3.0).backward()
+    assert y.grad.shape == (n,) and set(np.unique(y.grad.data)) == {3.0}
+
+
 def test_max_ties_share_the_gradient():
     x = tg.tensor([3.0, 1.0, 3.0], requires_grad=True)
     x.max().backward()

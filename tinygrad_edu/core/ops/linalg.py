@@ -30,17 +30,19 @@ class MatMul(Function):
         na, nb = ctx.needs_input_grad
         # For matrices: dL/da = g @ b^T and dL/db = a^T @ g. A 1-D operand is a
         # row (left) or column (right) vector that numpy squeezed away: put the axis back.
+        if a.ndim > 1 and b.ndim > 1:  # the usual case first, without helper calls
+            ga = g @ b.swapaxes(-1, -2) if na else None
+            return ga, (a.swapaxes(-1, -2) @ g if nb else None)
         if a.ndim == 1 and b.ndim == 1:
             return (g * b if na else None), (g * a if nb else None)
         if a.ndim == 1:  # (k,) @ (..., k, m) -> (..., m)
             ga = (g[..., None, :] @ _swap(b))[..., 0, :] if na else None
             gb = a[:, None] * g[..., None, :] if nb else None
             return ga, gb
-        if b.ndim == 1:  # (..., n, k) @ (k,) -> (..., n)
-            ga = g[..., :, None] * b if na else None
-            gb = (_swap(a) @ g[..., :, None])[..., :, 0] if nb else None
-            return ga, gb
-        return (g @ _swap(b) if na else None), (_swap(a) @ g if nb else None)
+        # (..., n, k) @ (k,) -> (..., n)
+        ga = g[..., :, None] * b if na else None
+        gb = (_swap(a) @ g[..., :, None])[..., :, 0] if nb else None
+        return ga, gb
 
     @classmethod
     def _explain(cls, err, arrays, kwargs):

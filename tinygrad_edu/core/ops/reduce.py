@@ -15,8 +15,10 @@ from .common import broadcast_to, data, exp
 
 def _kept_shape(shape: tuple, axis, keepdims: bool, g_shape: tuple) -> tuple:
     """The shape of the reduced result *with* keepdims, to re-insert removed axes."""
-    if keepdims or axis is None:
-        return tuple(1 for _ in shape) if axis is None else g_shape
+    if axis is None:
+        return (1,) * len(shape)
+    if keepdims:
+        return g_shape
     axes = axis if isinstance(axis, tuple) else (axis,)
     axes = {a % len(shape) for a in axes}
     return tuple(1 if i in axes else n for i, n in enumerate(shape))
@@ -26,7 +28,8 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False):
         ctx.a_shape, ctx.axis, ctx.keepdims = a.shape, axis, keepdims
-        return np.asarray(a.sum(axis=axis, keepdims=keepdims))
+        # np.add.reduce is what a.sum() calls, minus numpy's Python wrapper
+        return np.asarray(np.add.reduce(a, axis=axis, keepdims=keepdims))
 
     @staticmethod
     def backward(ctx, g):
