@@ -1,18 +1,21 @@
-"""The replay runner: list slots, per-run contexts, precomputed unbroadcasting."""
+"""Replay: the program compiled to Python, per-run contexts, planned unbroadcasting."""
+
+import traceback
 
 import numpy as np
+import pytest
 from static_helpers import numeric_grad
 
 import tinygrad_edu as tg
 from tinygrad_edu.core.function import OPS
 from tinygrad_edu.core.ops.elementwise import ReLU
 from tinygrad_edu.core.ops.linalg import MatMul
-from tinygrad_edu.static import runtime
+from tinygrad_edu.static import codegen
 
 
 def test_replay_context_class_runs_the_core_rules_and_leaves_the_op_registry_alone():
-    sub = runtime._replay_class(MatMul)
-    assert sub is runtime._replay_class(MatMul)  # made once per op class
+    sub = codegen.replay_class(MatMul)
+    assert sub is codegen.replay_class(MatMul)  # made once per op class
     assert issubclass(sub, MatMul) and sub.forward is MatMul.forward
     assert sub.backward is MatMul.backward
     assert OPS["MatMul"] is MatMul and OPS["ReLU"] is ReLU
@@ -46,12 +49,91 @@ def test_each_run_keeps_its_own_relu_mask():
     assert up.tolist() == [1.0, 0.0, 1.0] and down.tolist() == [0.0, 1.0, 0.0]
 
 
-def test_unbroadcast_plan_matches_sum_to_and_refuses_non_broadcast_shapes():
+def test_fitter_plans_the_unbroadcast_sum_and_falls_back_for_other_shapes():
     g = np.arange(24.0).reshape(2, 3, 4)
     for shape in ((4,), (3, 1), (1, 4), (2, 1, 4), (1, 3, 1)):
-        plan = runtime._unbroadcast(g.shape, shape)
+        fit = codegen._fitter(g.shape, shape)
         want = g.sum(axis=tuple(range(3 - len(shape))))
         want = want.sum(axis=tuple(i for i, n in enumerate(shape) if n == 1), keepdims=True)
-        np.testing.assert_array_equal(plan(g), want.reshape(shape))
-    assert runtime._unbroadcast((2, 3), (3, 2)) is None
-    assert runtime._unbroadcast((3,), (2, 3)) is None
+        np.testing.assert_array_equal(fit(g), want.reshape(shape))
+    # not a broadcast of (2, 3): the general path spreads a scalar instead of summing
+    np.testing.assert_array_equal(codegen._fitter((), (2, 3))(np.asarray(2.0)), np.full((2, 3), 2.0))
+    np.testing.assert_array_equal(codegen._fitter((3,), (3,))(np.float64(1.5)), np.full(3, 1.5))
+
+
+def test_python_source_is_one_call_per_op_in_program_order():
+    g = tg.static.trace(lambda x, w: (x @ w).relu().sum(), np.ones((2, 3)), np.ones((3, 1)))
+    assert g.python_source == (
+        "def replay(x, w):\n"
+        "    v3 = MatMul_forward(MatMul_spare_ctx, x, w)\n"
+        "    v4 = ReLU_forward(ReLU_spare_ctx, v3)\n"
+        "    v5 = Sum_forward(Sum_spare_ctx, v4, axis=None, keepdims=False)\n"
+        "    if type(v5) is not ndarray: v5 = asarray(v5)\n"
+        "    return [v5]\n")
+    dg = g.grad(wrt=["w"])
+    src = dg.python_source
+    # a context is kept only where a backward line reads it; the bias-free matmul's
+    # gradient has the input's shape, so it needs no fitting line
+    assert "ctx3 = new_ctx(MatMul); v3 = MatMul_forward(ctx3, x, w)" in src
+    assert "ctx3.needs_input_grad = (False, True); g = MatMul_backward(ctx3, v" in src
+    assert "spare" not in src.split("return")[0].split("MatMul_backward")[0]
+
+
+def test_generated_names_never_shadow_what_the_code_uses():
+    # parameters named like the generated code's own names and helpers
+    def f(type, g, env, tape, MatMul, ndarray, v3, ctx3, replay):
+        h = (type @ g + env) * tape - MatMul
+        return (h.relu() * ndarray + v3 - ctx3 + replay).sum()
+
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(s) for s in ((2, 3), (3, 4), (4,), (2, 4), (), (2, 4),
+                                              (2, 4), (1, 4), ())]
+    traced = tg.static.trace(f, *arrays)
+    eager = f(*[tg.tensor(a) for a in arrays])
+    np.testing.assert_allclose(traced(*arrays).data, eager.data)
+    grads = traced.grad(wrt=["type", "tape", "ndarray", "replay"])(*arrays)
+    ts = [tg.tensor(a, requires_grad=True) for a in arrays]
+    f(*ts).backward()
+    for got, t in zip(grads, [ts[0], ts[3], ts[5], ts[8]]):
+        np.testing.assert_allclose(got.data, t.grad.data)
+
+
+class ListOp(tg.Function):
+    """A learner's op that returns lists, and a gradient of the wrong shape."""
+
+    @staticmethod
+    def forward(ctx, x):
+        if (x < -100).any():
+            raise ValueError("ListOp: inputs below -100")
+        return (x * 2).tolist()
+
+    @staticmethod
+    def backward(ctx, g):
+        return 2.0 * float(np.sum(g)) / g.size  # a bare number: spread to the input's shape
+
+
+def test_a_learners_op_output_and_gradient_are_made_arrays_of_the_right_shape():
+    f = tg.static.trace(lambda x: ListOp.apply(x).sum(), np.ones(3))
+    assert "if type(v2) is not ndarray: v2 = asarray(v2)" in f.python_source
+    assert f(np.array([1.0, 2.0, 3.0])).item() == 12.0
+    gx = f.grad()(np.array([1.0, 2.0, 3.0]))
+    x = tg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    ListOp.apply(x).sum().backward()  # eager spreads the bare number the same way
+    assert gx.shape == (3,) and gx.data.tolist() == x.grad.data.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_a_traceback_through_replay_shows_the_generated_line():
+    f = tg.static.trace(lambda x: ListOp.apply(x * 1.0), np.ones(2))
+    with pytest.raises(ValueError, match="ListOp: inputs below -100") as info:
+        f(np.array([-200.0, 1.0]))
+    text = "".join(traceback.format_exception(info.value))
+    assert "<tinygrad_edu.static compiled #" in text
+    assert "v4 = ListOp_forward(ListOp_spare_ctx, v3)" in text
+
+
+def test_attributes_that_are_not_literals_reach_the_code_as_globals():
+    idx = np.array([2, 0])
+    f = tg.static.trace(lambda x: x[1:, idx] * 1.0, np.arange(12.0).reshape(3, 4))
+    x = np.arange(12.0).reshape(3, 4) + 5
+    np.testing.assert_array_equal(f(x).data, x[1:, idx])
+    assert "index=" in f.python_source

@@ -149,6 +149,29 @@ class StaticGraph:
     def __repr__(self) -> str:
         return str(self)
 
+    @property
+    def python_source(self) -> str:
+        """The Python function that a call replays: this program, compiled once.
+
+        One or two lines per op: a forward line calls the op's own `forward` with a new
+        context `ctxN` where a backward line reads it later (`ctxN` holds what op `%N`
+        saved); a backward line calls the op's `backward` on that context and checks
+        each gradient's shape, which is known before the run. No Python function of
+        yours runs and no graph is built: this is what define-then-run buys.
+
+        Example:
+            >>> import tinygrad_edu as tg
+            >>> g = tg.static.trace(lambda x: (x * x).sum(), tg.tensor([1.0, 2.0]))
+            >>> print(g.python_source)
+            def replay(x):
+                v2 = Mul_forward(Mul_spare_ctx, x, x)
+                v3 = Sum_forward(Sum_spare_ctx, v2, axis=None, keepdims=False)
+                if type(v3) is not ndarray: v3 = asarray(v3)
+                return [v3]
+            <BLANKLINE>
+        """
+        return runtime.runner(self.program).source
+
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
         p.text(str(self))
 
@@ -156,6 +179,13 @@ class StaticGraph:
 
     def _check(self, args: tuple, kwargs: dict) -> list:
         sig = self.inputs
+        if not kwargs and len(args) == len(sig):  # PERF: the usual call, checked in one pass
+            arrays = [a.data if isinstance(a, Tensor) else a for a in args]
+            for arr, s in zip(arrays, sig):
+                if type(arr) is not np.ndarray or arr.shape != s.shape or arr.dtype != s.dtype:
+                    break
+            else:
+                return arrays
         if kwargs:
             by_name = {s.name: i for i, s in enumerate(sig)}
             full = list(args) + [None] * (len(sig) - len(args))

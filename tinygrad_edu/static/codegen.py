@@ -1,0 +1,263 @@
+"""Compile a `Program` into one straight-line Python function: what replay runs.
+
+This is the define-then-run payoff. The graph is known before any data arrives, so
+it can be turned, once, into plain Python: one or two lines per equation, each a call
+of the op's own core `forward` or `backward` (the eager engine's rules, inherited, not
+copied), with every shape check and every broadcast-undoing sum planned at compile
+time. A replay step then does no graph walking and no lookups, and creates no
+Tensors. Its source is kept (`StaticGraph.python_source`) so learners can read it.
+
+Static layer: imports the core, numpy and the standard library only.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import keyword
+import linecache
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..core.ops.common import sum_to
+from .ir import ZERO, Eqn, Program, names
+
+_ndarray = np.ndarray
+_compiled_ids = itertools.count(1)
+
+
+def _fit(g: Any, shape: tuple, dtype: Any = None) -> np.ndarray:
+    """A gradient in its input's shape: sum broadcast copies, or spread a scalar."""
+    g = g if type(g) is _ndarray else np.asarray(g)
+    if g.shape != shape:
+        g = sum_to(g, shape) if len(g.shape) >= len(shape) and g.size >= math.prod(shape) \
+            else np.broadcast_to(g, shape)
+        if g.shape != shape:
+            g = g.reshape(shape)
+    return g
+
+
+def _fitter(got: tuple, shape: tuple) -> Callable[[Any], np.ndarray]:
+    """`fit(g)`: a gradient of shape `got` brought to its input's `shape`, planned ahead.
+
+    Where `got` broadcasts to `shape` (a bias, a scalar), the axes to sum over are found
+    once here, not on every run; anything unexpected takes the general `_fit`.
+    """
+    lead = len(got) - len(shape)
+    if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, got[lead:])):
+        return lambda g: _fit(g, shape)
+    lead_axes = tuple(range(lead))
+    kept = tuple(i + lead for i, n in enumerate(shape) if n == 1 and got[i + lead] != 1)
+    axes, reduce = lead_axes + kept, np.add.reduce
+
+    def fit(g: Any) -> np.ndarray:
+        if type(g) is not _ndarray or g.shape != got:
+            return _fit(g, shape)
+        if not kept:  # e.g. a bias: (batch, n) -> (n,)
+            return reduce(g, axis=lead_axes)
+        return reduce(g, axis=axes, keepdims=True).reshape(shape)
+    return fit
+
+
+def replay_class(cls: type) -> type:
+    """`cls` with a plain `saved_tensors` attribute, for contexts that live one replay.
+
+    `Function.saved_tensors` checks each saved array's version counter (in-place edits
+    since forward) and whether the graph was freed. Replay saves plain arrays it made
+    itself, during the same run, so those checks can never fire: `save_for_backward`
+    stores the tuple and `backward` reads it back. `forward` and `backward` are still
+    the core class's own (inherited, not copied).
+    """
+    sub = _REPLAY_CLASSES.get(cls)
+    if sub is None:
+        # same name and module: `Function.__init_subclass__` keeps the core class registered
+        sub = _REPLAY_CLASSES[cls] = type(cls.__name__, (cls,), {
+            "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+            "saved_tensors": (), "save_for_backward": _save_plain})
+    return sub
+
+
+def _save_plain(self: Any, *arrays: Any) -> None:
+    self.saved_tensors = arrays
+
+
+_REPLAY_CLASSES: dict = {}
+
+
+class Compiled:
+    """A program compiled to Python: `run(args, tape)` calls the generated function.
+
+    `source` is the generated code. With `keep_all` (a `cond` branch or loop body whose
+    gradient is wanted later) every op's context goes on the `tape` dict, keyed by its
+    output variable, for the gradient program to read back.
+    """
+
+    def __init__(self, program: Program, keep_all: bool, execute: Callable) -> None:
+        self.program = program
+        self.keep_all = keep_all
+        self.source, namespace, self.uses_tape = _generate(program, keep_all, execute)
+        self.filename = f"<tinygrad_edu.static compiled #{next(_compiled_ids)}>"
+        # registered with linecache so a traceback through replay shows the generated lines
+        linecache.cache[self.filename] = (len(self.source), None,
+                                          self.source.splitlines(True), self.filename)
+        exec(compile(self.source, self.filename, "exec"), namespace)  # our own generated code
+        self.fn = namespace["replay"]
+
+    def run(self, args: list, tape: dict | None = None) -> list:
+        if self.uses_tape:
+            return self.fn({} if tape is None else tape, *args)
+        return self.fn(*args)
+
+
+class _Names:
+    """Python identifiers for a program's values and for the objects the code calls.
+
+    Values keep their program names where those are identifiers (`x`, `w1`, `c18`;
+    `%9` becomes `v9`). Everything else the code reaches (op functions, constants,
+    planned fitters) is a global of the generated module, named so it clashes with no
+    value and no name the code itself uses.
+    """
+
+    def __init__(self, program: Program) -> None:
+        self.namespace: dict[str, Any] = {}
+        self.values: dict[int, str] = {}
+        taken = {"replay", "tape", "g", "env", "type", "tuple"}  # names the code uses
+        for vid, text in names(program).items():
+            name = text.replace("%", "v")
+            if not name.isidentifier() or keyword.iskeyword(name) or name in taken \
+                    or name.startswith(("_", "ctx")):
+                name = f"v{vid}"
+            while name in taken:  # e.g. an input called `v9` next to value %9
+                name = f"{name}_"
+            taken.add(name)
+            self.values[vid] = name
+        self._taken = taken
+        self._objects: dict[int, str] = {}
+        self._spares: dict[type, Any] = {}
+        self.scalars = {vid for vid, v in program.vars.items() if v.shape == ()}
+        self.new = self.obj(object.__new__, "new_ctx")
+        self.ndarray = self.obj(np.ndarray, "ndarray")
+        self.asarray = self.obj(np.asarray, "asarray")
+
+    def __getitem__(self, vid: int) -> str:
+        return self.values[vid]
+
+    def obj(self, value: Any, hint: str) -> str:
+        """The global name under which the generated code reaches `value` (made once)."""
+        key = id(value)
+        if key not in self._objects:
+            name = hint
+            for n in itertools.count(2):
+                if name not in self.namespace and name not in self._taken:
+                    break
+                name = f"{hint}{n}"
+            self.namespace[name] = value
+            self._objects[key] = name
+        return self._objects[key]
+
+    def spare(self, cls: type) -> str:
+        """A context of `cls` that no backward line reads: one serves every run."""
+        if cls not in self._spares:
+            self._spares[cls] = object.__new__(cls)
+        return self.obj(self._spares[cls], f"{cls.__name__}_spare_ctx")
+
+
+def _literal(value: Any, nm: _Names, hint: str) -> str:
+    """`value` as Python source when it reads back equal (ints, tuples...), else a global."""
+    text = repr(value)
+    try:
+        simple = type(value) in (int, float, bool, str, tuple, type(None)) \
+            and ast.literal_eval(text) == value and type(ast.literal_eval(text)) is type(value)
+    except (ValueError, SyntaxError):
+        simple = False
+    return text if simple else nm.obj(value, hint)
+
+
+def _is_plain_vjp(e: Eqn) -> bool:
+    return e.op == "vjp" and e.attrs["op"] not in ("cond", "while_loop")
+
+
+def _generate(program: Program, keep_all: bool, execute: Callable) -> tuple[str, dict, bool]:
+    """The source of `replay(...)`, the globals it runs with, and whether it takes a tape."""
+    nm = _Names(program)
+    for vid, arr in program.consts.items():
+        nm.namespace[nm[vid]] = arr
+    read = {e.attrs["of"] for e in program.eqns if e.op == "vjp"}
+    made = {e.outs[0] for e in program.eqns if e.fn is not None and e.op != "vjp"}
+    body: list[str] = []
+    # contexts a gradient program reads from the tape its forward program filled
+    tape_in = sorted({e.attrs["of"] for e in program.eqns if _is_plain_vjp(e)} - made)
+    body.extend(f"ctx{of} = tape[{of}]" for of in tape_in)
+    structured = False
+    for e in program.eqns:
+        if _is_plain_vjp(e):
+            body.extend(_vjp_lines(e, nm))
+        elif e.fn is not None and e.op != "vjp":
+            body.extend(_forward_lines(e, nm, keep_all or e.outs[0] in read))
+        else:
+            structured = True
+            body.extend(_structured_lines(e, nm, execute,
+                                          keep_all or bool(e.outs) and e.outs[0] in read))
+    if keep_all:
+        body.extend(f"tape[{e.outs[0]}] = ctx{e.outs[0]}" for e in program.eqns
+                    if e.fn is not None and e.op != "vjp")
+    body.append(f"return [{', '.join(nm[v] for v in program.outputs)}]")
+    uses_tape = keep_all or structured or bool(tape_in)
+    args = ", ".join(["tape"] * uses_tape + [nm[v] for v in program.inputs])
+    source = "\n".join([f"def replay({args}):"] + ["    " + line for line in body]) + "\n"
+    return source, nm.namespace, uses_tape
+
+
+def _forward_lines(e: Eqn, nm: _Names, keep: bool) -> list[str]:
+    """`out = Op.forward(ctx, *ins, **attrs)`, with a fresh ctx where a backward reads it."""
+    fwd = nm.obj(e.fn.forward, f"{e.fn.__name__}_forward")
+    out = nm[e.outs[0]]
+    cls = replay_class(e.fn)
+    if keep:
+        ctx = f"ctx{e.outs[0]}"
+        first = f"{ctx} = {nm.new}({nm.obj(cls, e.fn.__name__)}); "
+    else:
+        ctx, first = nm.spare(cls), ""
+    call = ", ".join([ctx] + [nm[v] for v in e.ins]
+                     + [f"{k}={_literal(v, nm, k)}" for k, v in e.attrs.items()])
+    lines = [f"{first}{out} = {fwd}({call})"]
+    # numpy gives a scalar, not a 0-d array, for a 0-d result; a learner's own op may
+    # return a list. The package's ops give arrays for every other shape.
+    if e.outs[0] in nm.scalars or not e.fn.__module__.startswith("tinygrad_edu."):
+        lines.append(f"if type({out}) is not {nm.ndarray}: {out} = {nm.asarray}({out})")
+    return lines
+
+
+def _vjp_lines(e: Eqn, nm: _Names) -> list[str]:
+    """`g = Op.backward(ctx, cotangent)`, each needed gradient checked or fitted to its input."""
+    of, needs = e.attrs["of"], e.attrs["needs"]
+    bwd = nm.obj(e.fn.backward, f"{e.fn.__name__}_backward")
+    g_shape = e.attrs["_out_types"][0][0]
+    lines = [f"ctx{of}.needs_input_grad = {needs!r}; g = {bwd}(ctx{of}, {nm[e.ins[0]]})"]
+    wanted = [k for k, need in enumerate(needs) if need]
+    ours = e.fn.__module__.startswith("tinygrad_edu.")
+    for k, vid in zip(wanted, e.outs):
+        shape = e.attrs["_in_types"][k][0]
+        out = nm[vid]
+        # a one-input op may return its gradient bare or as a 1-tuple
+        lines.append(f"{out} = g[0] if type(g) is tuple else g" if len(needs) == 1
+                     else f"{out} = g[{k}]")
+        # The package's rules give a gradient of the output's shape, and numpy gives an
+        # array for every shape but (): where the input has that shape too, nothing to fit.
+        if not ours or shape != g_shape or shape == ():
+            fit = nm.obj(_fitter(g_shape, shape), f"fit_{out}")
+            lines.append(f"if type({out}) is not {nm.ndarray} or {out}.shape != {shape!r}: "
+                         f"{out} = {fit}({out})")
+    return lines
+
+
+def _structured_lines(e: Eqn, nm: _Names, execute: Callable, keep: bool) -> list[str]:
+    """`cond`, `while_loop` or their `vjp`: the generic `execute` on a small dict."""
+    ins = ", ".join(f"{v}: {nm[v]}" for v in e.ins if v != ZERO)
+    eqn = nm.obj(e, f"{e.op}_eqn")
+    lines = [f"env = {{{ins}}}; {nm.obj(execute, 'execute')}({eqn}, env, tape, {keep!r})"]
+    lines += [f"{nm[v]} = env[{v}]" for v in e.outs]
+    return lines
