@@ -19,7 +19,7 @@ from collections import OrderedDict
 from ..core.errors import MissingDependencyError, message
 
 PROGRAMS = ("dot", "graphviz-pure")  # tried in this order
-FAST_FLAGS = ("-Gsplines=line", "-Gmclimit=0.1", "-Gnslimit=1", "-Gnslimit1=1")
+FAST_FLAGS = ("-Gsplines=line", "-Gmclimit=0.1", "-Gnslimit=1", "-Gnslimit1=1", "-Gnewrank=true")
 FAST_ABOVE = 120  # nodes; dot's layout time grows super-linearly beyond this
 INSTALL_HINT = (
     "install Graphviz: `apt-get install graphviz` (Debian/Ubuntu, Binder apt.txt), "
