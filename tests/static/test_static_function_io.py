@@ -40,6 +40,30 @@ def test_function_cache_hits_misses_and_why_it_retraced():
         f(tg.ones(3), [1.0])
 
 
+def test_equal_static_values_of_different_types_get_their_own_traces():
+    @tg.static.function
+    def pick(x, k):
+        return x[k] * 1.0
+
+    @tg.static.function
+    def repeat(x, n):
+        for _ in range(n):
+            x = x * 2.0
+        return x
+
+    x = tg.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert pick(x, 1).tolist() == [3.0, 4.0]
+    # True == 1 and hash(True) == hash(1), but x[True] adds an axis: it needs its own trace
+    assert pick(x, True).shape == (1, 2, 2)
+    assert pick.cache_info().last_retrace_reason == (
+        "argument 'k' has the static value True, but the last trace was made for the static "
+        "value 1")
+    assert repeat(x, 3).tolist() == [[8.0, 16.0], [24.0, 32.0]]
+    with pytest.raises(TypeError, match="'float' object cannot be interpreted as an integer"):
+        repeat(x, 3.0)  # as eager Python does: a replay of the n=3 trace would hide it
+    assert (pick.cache_info().misses, repeat.cache_info().hits) == (2, 0)
+
+
 def _graph():
     def f(x, w):
         h = (x @ w).relu()

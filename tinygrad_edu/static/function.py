@@ -45,13 +45,21 @@ def _key_part(x: Any, name: str) -> tuple:
             "tg.static.function", f"argument {name!r} is a {type(x).__name__}, which is neither "
             "a tensor nor hashable, so it cannot be part of the cache key", source.here(),
             "pass tensors/arrays, or numbers, strings and tuples (static arguments)")) from None
-    return ("static", x)
+    return ("static", _typed(x), x)
+
+
+def _typed(x: Any) -> Any:
+    """`x` with the type of every part: 3, 3.0 and True are equal in Python, yet
+    `int_tensor * 3` stays int and `* 3.0` does not, so each needs its own trace."""
+    if isinstance(x, tuple):
+        return (tuple, tuple(_typed(v) for v in x))
+    return (type(x), x)
 
 
 def _describe(part: tuple) -> str:
     if part[0] == "array":
         return f"shape {part[1]!r} {part[2]}"
-    return f"the static value {part[1]!r}"
+    return f"the static value {part[2]!r}"
 
 
 @dataclass
