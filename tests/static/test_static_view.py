@@ -39,3 +39,11 @@ def test_draw_source_names_the_clusters():
     dot = tg.draw(_branchy()).source
     for label in ('label="cond@3.true"', 'label="cond@3.false"', 'label="true"'):
         assert label in dot
+
+
+def test_constants_are_named_as_in_the_program_text():
+    g = tg.static.trace(lambda x: (x * 2.0 + 1.0).relu(), tg.tensor([1.0, -2.0]))
+    assert "c2: float64[] = const 2." in str(g) and "c4: float64[] = const 1." in str(g)
+    consts = [(n.name, n.value) for n in build_graph(g).nodes if n.role == "constant"]
+    assert consts == [("c2", "2.0000"), ("c4", "1.0000")]
+    assert 'label="{c2|data 2.0000}"' in tg.draw(g).source

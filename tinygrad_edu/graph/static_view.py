@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..static import ir
 from ..static.ir import ZERO, Program
 from ..static.program import StaticGraph
 from .build import register_converter
@@ -28,12 +29,12 @@ class _Builder:
         self.n_tensor = 0
         self.n_op = 0
 
-    def tensor(self, v: Any, role: str, module: str, value: str = "") -> str:
+    def tensor(self, v: Any, role: str, module: str, value: str = "", name: str = "") -> str:
         self.n_tensor += 1
         nid = f"t{self.n_tensor}"
         self.graph.nodes.append(GraphNode(
-            id=nid, kind="tensor", name=v.name or "", shape=tuple(v.shape), dtype=v.dtype.name,
-            value=value, role=role, module=module))
+            id=nid, kind="tensor", name=name or v.name or "", shape=tuple(v.shape),
+            dtype=v.dtype.name, value=value, role=role, module=module))
         return nid
 
     def op(self, name: str, op: str, site: str | None, module: str) -> str:
@@ -53,8 +54,10 @@ class _Builder:
             ids[vid] = self.tensor(p.vars[vid], "leaf", module)
             if inputs is not None and k < len(inputs):  # the value passed in from outside
                 self.edge(inputs[k], ids[vid], k)
+        names = ir.names(p)  # constants by their name in the program text (`c6`)
         for vid, arr in p.consts.items():
-            ids[vid] = self.tensor(p.vars[vid], "constant", module, summarise_array(arr))
+            ids[vid] = self.tensor(p.vars[vid], "constant", module, summarise_array(arr),
+                                   names[vid])
         ops: dict[int, str] = {}
         outputs = set(p.outputs)
         for e in p.eqns:
