@@ -81,7 +81,7 @@ def test_python_source_is_one_call_per_op_in_program_order():
 
 def test_generated_names_never_shadow_what_the_code_uses():
     # parameters named like the generated code's own names and helpers
-    def f(type, g, env, tape, MatMul, ndarray, v3, ctx3, replay):
+    def f(type, g, env, tape, MatMul, ndarray, v3, ctx3, replay):  # noqa: A002, N803
         h = (type @ g + env) * tape - MatMul
         return (h.relu() * ndarray + v3 - ctx3 + replay).sum()
 

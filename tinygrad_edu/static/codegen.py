@@ -29,7 +29,7 @@ _ndarray = np.ndarray
 _compiled_ids = itertools.count(1)
 
 
-def _fit(g: Any, shape: tuple, dtype: Any = None) -> np.ndarray:
+def fit_grad(g: Any, shape: tuple) -> np.ndarray:
     """A gradient in its input's shape: sum broadcast copies, or spread a scalar."""
     g = g if type(g) is _ndarray else np.asarray(g)
     if g.shape != shape:
@@ -44,18 +44,18 @@ def _fitter(got: tuple, shape: tuple) -> Callable[[Any], np.ndarray]:
     """`fit(g)`: a gradient of shape `got` brought to its input's `shape`, planned ahead.
 
     Where `got` broadcasts to `shape` (a bias, a scalar), the axes to sum over are found
-    once here, not on every run; anything unexpected takes the general `_fit`.
+    once here, not on every run; anything unexpected takes the general `fit_grad`.
     """
     lead = len(got) - len(shape)
     if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, got[lead:])):
-        return lambda g: _fit(g, shape)
+        return lambda g: fit_grad(g, shape)
     lead_axes = tuple(range(lead))
     kept = tuple(i + lead for i, n in enumerate(shape) if n == 1 and got[i + lead] != 1)
     axes, reduce = lead_axes + kept, np.add.reduce
 
     def fit(g: Any) -> np.ndarray:
         if type(g) is not _ndarray or g.shape != got:
-            return _fit(g, shape)
+            return fit_grad(g, shape)
         if not kept:  # e.g. a bias: (batch, n) -> (n,)
             return reduce(g, axis=lead_axes)
         return reduce(g, axis=axes, keepdims=True).reshape(shape)

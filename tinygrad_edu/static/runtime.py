@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .codegen import Compiled, _fit
+from .codegen import Compiled, fit_grad
 from .ir import ZERO, Eqn, Program
 
 
@@ -104,9 +104,9 @@ def _vjp(e: Eqn, env: dict, tape: dict) -> None:
         grads = e.fn.backward(ctx, env[e.ins[0]])
         full = grads if isinstance(grads, tuple) else (grads,)
     outs = iter(e.outs)
-    for need, g, (shape, dtype) in zip(needs, full, in_types):
+    for need, g, (shape, _dtype) in zip(needs, full, in_types):
         if need:
-            env[next(outs)] = _fit(g, shape, dtype)
+            env[next(outs)] = fit_grad(g, shape)
 
 
 def _while_vjp(e: Eqn, env: dict, tapes: list) -> list:
