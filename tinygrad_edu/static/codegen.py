@@ -17,6 +17,7 @@ import itertools
 import keyword
 import linecache
 import math
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -103,6 +104,7 @@ class Compiled:
         # registered with linecache so a traceback through replay shows the generated lines
         linecache.cache[self.filename] = (len(self.source), None,
                                           self.source.splitlines(True), self.filename)
+        weakref.finalize(self, linecache.cache.pop, self.filename, None)  # no leak on retrace
         exec(compile(self.source, self.filename, "exec"), namespace)  # our own generated code
         self.fn = namespace["replay"]
 
