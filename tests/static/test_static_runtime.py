@@ -65,9 +65,9 @@ def test_python_source_is_one_call_per_op_in_program_order():
     g = tg.static.trace(lambda x, w: (x @ w).relu().sum(), np.ones((2, 3)), np.ones((3, 1)))
     assert g.python_source == (
         "def replay(x, w):\n"
-        "    v3 = MatMul_forward(MatMul_spare_ctx, x, w)\n"
-        "    v4 = ReLU_forward(ReLU_spare_ctx, v3)\n"
-        "    v5 = Sum_forward(Sum_spare_ctx, v4, axis=None, keepdims=False)\n"
+        "    v3 = MatMul_forward(new_ctx(MatMul), x, w)\n"
+        "    v4 = ReLU_forward(new_ctx(ReLU), v3)\n"
+        "    v5 = Sum_forward(new_ctx(Sum), v4, axis=None, keepdims=False)\n"
         "    if type(v5) is not ndarray: v5 = asarray(v5)\n"
         "    return [v5]\n")
     dg = g.grad(wrt=["w"])
@@ -76,7 +76,7 @@ def test_python_source_is_one_call_per_op_in_program_order():
     # gradient has the input's shape, so it needs no fitting line
     assert "ctx3 = new_ctx(MatMul); v3 = MatMul_forward(ctx3, x, w)" in src
     assert "ctx3.needs_input_grad = (False, True); g = MatMul_backward(ctx3, v" in src
-    assert "spare" not in src.split("return")[0].split("MatMul_backward")[0]
+    assert "MatMul_forward(new_ctx(MatMul)" not in src
 
 
 def test_generated_names_never_shadow_what_the_code_uses():
@@ -128,7 +128,7 @@ def test_a_traceback_through_replay_shows_the_generated_line():
         f(np.array([-200.0, 1.0]))
     text = "".join(traceback.format_exception(info.value))
     assert "<tinygrad_edu.static compiled #" in text
-    assert "v4 = ListOp_forward(ListOp_spare_ctx, v3)" in text
+    assert "v4 = ListOp_forward(new_ctx(ListOp), v3)" in text
 
 
 def test_attributes_that_are_not_literals_reach_the_code_as_globals():

@@ -138,7 +138,6 @@ class _Names:
             self.values[vid] = name
         self._taken = taken
         self._objects: dict[int, str] = {}
-        self._spares: dict[type, Any] = {}
         self.scalars = {vid for vid, v in program.vars.items() if v.shape == ()}
         self.new = self.obj(object.__new__, "new_ctx")
         self.ndarray = self.obj(np.ndarray, "ndarray")
@@ -159,12 +158,6 @@ class _Names:
             self.namespace[name] = value
             self._objects[key] = name
         return self._objects[key]
-
-    def spare(self, cls: type) -> str:
-        """A context of `cls` that no backward line reads: one serves every run."""
-        if cls not in self._spares:
-            self._spares[cls] = object.__new__(cls)
-        return self.obj(self._spares[cls], f"{cls.__name__}_spare_ctx")
 
 
 def _literal(value: Any, nm: _Names, hint: str) -> str:
@@ -221,8 +214,8 @@ def _forward_lines(e: Eqn, nm: _Names, keep: bool) -> list[str]:
     if keep:
         ctx = f"ctx{e.outs[0]}"
         first = f"{ctx} = {nm.new}({nm.obj(cls, e.fn.__name__)}); "
-    else:
-        ctx, first = nm.spare(cls), ""
+    else:  # no backward reads it: made in the call, gone (with what it saved) right after
+        ctx, first = f"{nm.new}({nm.obj(cls, e.fn.__name__)})", ""
     call = ", ".join([ctx] + [nm[v] for v in e.ins]
                      + [f"{k}={_literal(v, nm, k)}" for k, v in e.attrs.items()])
     lines = [f"{first}{out} = {fwd}({call})"]

@@ -154,9 +154,9 @@ class StaticGraph:
         """The Python function that a call replays: this program, compiled once.
 
         One or two lines per op: a forward line calls the op's own `forward` with a new
-        context `ctxN` where a backward line reads it later (`ctxN` holds what op `%N`
-        saved); a backward line calls the op's `backward` on that context and checks
-        each gradient's shape, which is known before the run. No Python function of
+        context, kept as `ctxN` where a backward line reads it later (`ctxN` holds what
+        op `%N` saved); a backward line calls the op's `backward` on that context and
+        checks each gradient's shape, which is known before the run. No Python function of
         yours runs and no graph is built: this is what define-then-run buys.
 
         Example:
@@ -164,8 +164,8 @@ class StaticGraph:
             >>> g = tg.static.trace(lambda x: (x * x).sum(), tg.tensor([1.0, 2.0]))
             >>> print(g.python_source)
             def replay(x):
-                v2 = Mul_forward(Mul_spare_ctx, x, x)
-                v3 = Sum_forward(Sum_spare_ctx, v2, axis=None, keepdims=False)
+                v2 = Mul_forward(new_ctx(Mul), x, x)
+                v3 = Sum_forward(new_ctx(Sum), v2, axis=None, keepdims=False)
                 if type(v3) is not ndarray: v3 = asarray(v3)
                 return [v3]
             <BLANKLINE>
