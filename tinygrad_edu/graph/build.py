@@ -25,6 +25,7 @@ from typing import Any
 from ..core.function import AccumulateGrad, Node
 from ..core.tensor import Tensor
 from .model import MARKS, Graph, GraphEdge, GraphNode, Watermark
+from .opwalk import summarise_forward
 from .summarise import DEFAULT_MAX_NODES, Summary, summarise
 from .values import shape_text, summarise_array
 
@@ -71,10 +72,19 @@ class RawGraph:
     it (`slot[i] == -1`) or the op it feeds (a constant, `slot[i]` its input slot);
     `attach[i]` is the index of that op (its output or constant goes with it when
     folded); `link` maps an op to the next op of a straight chain (data order).
+    `sparse()` makes the op-level pass's version (opwalk.py): dicts keyed by raw
+    position, holding only the nodes that are shown, and `total` nodes in all.
     """
 
     __slots__ = ("kind", "obj", "op", "slot", "module", "new", "num", "root", "attach",
-                 "edges", "link", "forward", "leaf_ops")
+                 "edges", "link", "forward", "leaf_ops", "total")
+
+    @classmethod
+    def sparse(cls) -> RawGraph:
+        g = cls(forward=True)
+        g.kind, g.obj, g.op, g.slot, g.module, g.new, g.num, g.root = (
+            {}, {}, {}, {}, {}, {}, {}, {})
+        return g
 
     def __init__(self, forward: bool) -> None:
         self.kind: list[str] = []
@@ -90,6 +100,7 @@ class RawGraph:
         self.link: dict[int, int] = {}
         self.leaf_ops: dict[int, list[int]] = {}  # leaf (or AccumulateGrad) -> ops using it
         self.forward = forward
+        self.total: int | None = None
 
     def add(self, kind: str, obj: Any, op: Any, slot: int, module: tuple, new: bool,
             num: int, attach: int = -1) -> int:
@@ -105,7 +116,7 @@ class RawGraph:
         return len(self.kind) - 1
 
     def __len__(self) -> int:
-        return len(self.kind)
+        return len(self.kind) if self.total is None else self.total
 
 
 def _roots(tensors: tuple) -> list[tuple[Tensor, str]]:
@@ -194,6 +205,8 @@ def build_graph(*tensors: Any, view: str = "forward", since: Watermark | tuple |
     extra = _extra_marks(marks)
     wm = Watermark(*since) if since is not None else None
     walk = _walk_forward if view == "forward" else _walk_backward
+    if view == "forward" and fold and not collapse:
+        walk = _OP_LEVEL  # decided on ops: hidden tensors never get an entry
     # the walk makes many small objects but no cycles: the cyclic GC would only rescan
     # the (possibly huge) autograd graph again and again
     gc_was_on = gc.isenabled()
@@ -207,12 +220,21 @@ def build_graph(*tensors: Any, view: str = "forward", since: Watermark | tuple |
 
 def _build(walk: Callable, roots: list, wm: Watermark | None, view: str, names: Any,
            extra: dict[int, str], collapse: Any, max_nodes: int | None, fold: bool) -> Graph:
-    rg = walk(roots, wm)
+    picked = None
+    if walk is _OP_LEVEL:
+        rg = RawGraph.sparse()
+        picked = summarise_forward(roots, wm, max_nodes, rg)
+        walk = _walk_forward  # if the op-level pass cannot decide (merging folds)
+    if picked is not None:
+        kept, kept_edges, hidden = picked
+    else:
+        rg = walk(roots, wm)
+        kept, kept_edges, hidden = summarise(rg, collapse=collapse, max_nodes=max_nodes,
+                                             fold=fold)
     name_of = {id(t): n for n, t in (names or {}).items() if isinstance(t, Tensor)}
     for t, n in roots:
         if n:
             name_of[id(t)] = n
-    kept, kept_edges, hidden = summarise(rg, collapse=collapse, max_nodes=max_nodes, fold=fold)
     nodes = [(_summary_node(k) if isinstance(k, Summary) else _label(rg, k, view, name_of, extra))
              for k in kept]
     ids = [n.id for n in nodes]
@@ -224,6 +246,9 @@ def _build(walk: Callable, roots: list, wm: Watermark | None, view: str, names: 
     graph._ids_by_object = {id(rg.obj[k]): ids[j] for j, k in enumerate(kept)
                             if not isinstance(k, Summary) and rg.obj[k] is not None}
     return graph
+
+
+_OP_LEVEL = object()  # build_graph's walk for the summarised forward view (opwalk.py)
 
 
 def _extra_marks(marks: Mapping[Any, str] | None) -> dict[int, str]:

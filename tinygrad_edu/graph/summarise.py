@@ -98,9 +98,22 @@ def summarise(rg: Any, collapse: Any = (), max_nodes: int | None = DEFAULT_MAX_N
         uedges = dict.fromkeys(
             (us, ud, slot if us < n and ud < n else 0)
             for us, ud, slot in ((unit[s], unit[d], slot) for s, d, slot in rg.edges) if us != ud)
+    roots = [unit[i] for i in itertools.compress(range(n), rg.root)]
+    return finish(n, units, uedges, roots, rg.new, summaries, rg.forward, max_nodes)
+
+
+def finish(n: int, units: list[int], uedges: Any, roots: list[int], new: Any,
+           summaries: list[Summary], forward: bool, max_nodes: int | None
+           ) -> tuple[list, list[tuple[int, int, int]], int]:
+    """Cap and order the units: raw indices (< n) and `n + k` for `summaries[k]`.
+
+    `uedges` are unit edges in raw-edge order (that order decides ties in the cap),
+    `roots` the units of the root tensors in raw order, `new[i]` the flag of raw node i.
+    Shared by `summarise` and the op-level pass (opwalk.py), which skips hidden nodes.
+    """
     hidden = 0
     if max_nodes is not None and len(units) > max_nodes:
-        units, uedges, hidden = _cap(rg, units, uedges, unit, summaries, n, max_nodes)
+        units, uedges, hidden = _cap(uedges, roots, new, summaries, forward, n, max_nodes)
 
     def pos(u: int) -> int:
         return u if u < n else summaries[u - n].pos
@@ -198,20 +211,7 @@ def _fold_chains(rg: Any, unit: list[int], summaries: list[Summary], n: int) -> 
 def _fold_chain(rg: Any, chain: list[int], unit: list[int], summaries: list[Summary],
                 n: int) -> None:
     names = [type(rg.obj[i]).__name__ for i in chain]
-    i = 0
-    while i < len(chain):
-        best = None
-        for p in range(1, MAX_PERIOD + 1):
-            j = i + p
-            while j < len(chain) and names[j] == names[j - p]:
-                j += 1
-            reps = (j - i) // p
-            if reps >= MIN_REPEATS and (best is None or reps * p > best[0] * best[1]):
-                best = (p, reps)
-        if best is None:
-            i += 1
-            continue
-        p, reps = best
+    for i, p, reps in repeats(names):
         # keep the first and the last block visible, fold the blocks between
         ops = chain[i + p: i + (reps - 1) * p]
         s = Summary("repeat", " -> ".join(names[i:i + p]), module=".".join(rg.module[ops[0]]),
@@ -222,22 +222,45 @@ def _fold_chain(rg: Any, chain: list[int], unit: list[int], summaries: list[Summ
         for o in ops:
             unit[o] = idx
         s.members.extend(ops)
+
+
+def repeats(names: list[str]) -> list[tuple[int, int, int]]:
+    """Runs of one repeated name sequence in a chain: (start, period, repeats), in order.
+
+    At each position the period covering the most names wins (the shortest on a tie).
+    """
+    out = []
+    i = 0
+    while i < len(names):
+        best = None
+        for p in range(1, MAX_PERIOD + 1):
+            j = i + p
+            while j < len(names) and names[j] == names[j - p]:
+                j += 1
+            reps = (j - i) // p
+            if reps >= MIN_REPEATS and (best is None or reps * p > best[0] * best[1]):
+                best = (p, reps)
+        if best is None:
+            i += 1
+            continue
+        p, reps = best
+        out.append((i, p, reps))
         i += reps * p
+    return out
 
 
-def _cap(rg: Any, units: list[int], uedges: dict, unit: list[int], summaries: list[Summary],
+def _cap(uedges: Any, roots: list[int], new: Any, summaries: list[Summary], forward: bool,
          n: int, max_nodes: int) -> tuple[list[int], dict, int]:
     """Keep the `max_nodes` units nearest the outputs; mark each cut with "N more nodes"."""
-    forward = rg.forward
-    # unit -> units one step further from the outputs (a list per unit: no dict per edge)
-    up: list[list[int]] = [[] for _ in range(n + len(summaries))]
+    # unit -> units one step further from the outputs (a dict: units may be sparse)
+    up: dict[int, list[int]] = {}
     if forward:
         for (s, d, _) in uedges:
-            up[d].append(s)
+            up.setdefault(d, []).append(s)
     else:
         for (s, d, _) in uedges:
-            up[s].append(d)
-    roots = [unit[i] for i in itertools.compress(range(n), rg.root)]
+            up.setdefault(s, []).append(d)
+    no: list[int] = []
     budget = max(1, max_nodes - 1)
     kept: dict[int, None] = {}
     queue = deque(dict.fromkeys(roots))
@@ -246,18 +269,18 @@ def _cap(rg: Any, units: list[int], uedges: dict, unit: list[int], summaries: li
         if u in kept:
             continue
         kept[u] = None
-        queue.extend(v for v in up[u] if v not in kept)
+        queue.extend(v for v in up.get(u, no) if v not in kept)
     # each hidden unit belongs to the marker of the first kept unit whose cut reaches it
     owner: dict[int, int] = {}
     frontier: deque[tuple[int, int]] = deque()
     for u in kept:
-        for v in up[u]:
+        for v in up.get(u, no):
             if v not in kept and v not in owner:
                 owner[v] = u
                 frontier.append((v, u))
     while frontier:
         v, o = frontier.popleft()
-        for w in up[v]:
+        for w in up.get(v, no):
             if w not in kept and w not in owner:
                 owner[w] = o
                 frontier.append((w, o))
@@ -271,7 +294,7 @@ def _cap(rg: Any, units: list[int], uedges: dict, unit: list[int], summaries: li
         s.count += 1 if v < n else max(1, summaries[v - n].count)
         vp = v if v < n else summaries[v - n].pos
         s.pos = min(s.pos, vp)
-        s.new = s.new or (rg.new[v] if v < n else summaries[v - n].new)
+        s.new = s.new or (new[v] if v < n else summaries[v - n].new)
     hidden = 0
     new_edges = {e: None for e in uedges if e[0] in kept and e[1] in kept}
     for o, m in markers.items():

@@ -1,0 +1,151 @@
+"""The op-level pass (opwalk.py) gives exactly the Graph the full walk + summarise gives.
+
+The reference is build.py's `_walk_forward` (one entry per tensor and op) followed by
+`summarise`, the path build_graph still takes for collapsed modules and `fold=False`.
+"""
+
+import random
+
+import pytest
+
+import tinygrad_edu as tg
+from tinygrad_edu import nn
+from tinygrad_edu.graph import build as B
+from tinygrad_edu.graph import build_graph, watermark
+
+
+def reference(*tensors, since=None, max_nodes=150, names=None, marks=None):
+    roots = B._roots(tensors)
+    wm = B.Watermark(*since) if since is not None else None
+    return B._build(B._walk_forward, roots, wm, "forward", names, B._extra_marks(marks), (),
+                    max_nodes, True)
+
+
+def same(*tensors, **options):
+    """Assert the fast path and the reference agree; return the graph."""
+    fast = build_graph(*tensors, **options)
+    ref = reference(*tensors, **options)
+    assert [vars(n) for n in fast.nodes] == [vars(n) for n in ref.nodes]
+    assert [vars(e) for e in fast.edges] == [vars(e) for e in ref.edges]
+    assert fast.attrs == ref.attrs
+    assert fast._ids_by_object == ref._ids_by_object
+    return fast
+
+
+def test_the_fast_path_is_the_one_build_graph_takes(monkeypatch):
+    calls = []
+    real = B.summarise_forward
+    monkeypatch.setattr(B, "summarise_forward", lambda *a: calls.append(1) or real(*a))
+    z = tg.tensor(1.0, requires_grad=True)
+    build_graph(z * 2)
+    build_graph(z * 2, fold=False)
+    build_graph(z * 2, view="backward")
+    assert calls == [1]
+
+
+def test_loop_that_folds_with_a_watermark_and_a_root_inside_the_chain():
+    z = tg.tensor(1.0, requires_grad=True, name="z")
+    w = tg.tensor(0.5, requires_grad=True, name="w")
+    mid = None
+    mark = None
+    for i in range(40):
+        z = z * w + 0.001  # w is shared by every step: it stays visible
+        if i == 20:
+            mid, mark = z, watermark()
+    g = same({"out": z, "mid": mid}, since=mark)
+    repeat = [n for n in g.nodes if n.role == "repeat"]
+    assert [(n.detail, n.blocks) for n in repeat] == [("Mul -> Add", 19), ("Mul -> Add", 17)]
+    assert g.attrs["total"] == 40 * 5 + 2 and g.node("t2").name == "w"
+
+
+def test_mlp_layers_fold_with_their_own_weights():
+    h = tg.randn(2, 4, name="x")
+    for k in range(12):
+        w = tg.randn(4, 4, requires_grad=True, name=f"w{k}")
+        h = (h @ w).tanh() * 0.5
+    g = same(h.sum())
+    (repeat,) = [n for n in g.nodes if n.role == "repeat"]
+    # 10 folded layers: 3 ops, 3 outputs, 1 constant, 1 weight each (x only in the first)
+    assert (repeat.blocks, repeat.count) == (10, 80)
+
+
+class Scale(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(tg.tensor(0.9))
+
+    def forward(self, x):
+        return (x * self.w).tanh()
+
+
+def test_modules_fold_on_ops_and_leaves_take_their_users_module():
+    net = nn.Sequential(*[Scale() for _ in range(8)])
+    shared = tg.tensor(2.0, requires_grad=True, name="shared")
+    y = (net(tg.randn(3, name="x")) * shared).sum() + shared
+    g = same(y)
+    assert {n.module for n in g.nodes} == {"", "sequential.0", "sequential.1", "sequential.7"}
+    assert g.node("t2").module == "sequential.0" and g.node("t2").name == "0.w"
+    assert same(y, max_nodes=6).attrs["hidden"] > 0
+
+
+def test_merging_chains_take_the_full_walk():
+    # x @ weight.T in every Linear: each transpose's chain joins the main one, and
+    # summarise.py folds the shared ops twice; the op-level pass leaves that case alone
+    net = nn.Sequential(*[nn.Sequential(nn.Linear(3, 3), nn.Tanh()) for _ in range(6)])
+    y = net(tg.randn(2, 3, name="x")).sum()
+    rg = B.RawGraph.sparse()
+    assert B.summarise_forward(B._roots((y,)), None, 150, rg) is None
+    g = same(y)
+    assert [n.count for n in g.nodes if n.role == "repeat"] == [25, 19, 14]
+
+
+def random_program(seed: int):
+    """A random mix of shared leaves, constants, loops (folds), branches and roots."""
+    rng = random.Random(seed)
+    pool = [tg.tensor(rng.uniform(0.5, 1.5), requires_grad=True, name=f"p{i}")
+            for i in range(rng.randint(1, 4))]
+    roots = []
+    for _ in range(rng.randint(1, 6)):
+        x = rng.choice(pool)
+        steps = rng.choice([1, 3, 6, 30])
+        pattern = [rng.choice("amtlx") for _ in range(rng.randint(1, 3))]
+        for _ in range(steps):
+            for p in pattern:
+                if p == "a":
+                    x = x + rng.choice([0.5, rng.choice(pool)])
+                elif p == "m":
+                    x = x * tg.tensor(0.9) if rng.random() < 0.5 else x * rng.choice(pool)
+                elif p == "t":
+                    x = x.tanh()
+                elif p == "l":
+                    x = (x * x + 1.0).log()
+                else:
+                    x = x * tg.tensor(1.0, requires_grad=True, name="fresh")
+        pool.append(x)
+        if rng.random() < 0.4:
+            roots.append(x)
+    roots.append(pool[-1])
+    if rng.random() < 0.3:
+        roots.append(pool[0])  # a leaf asked for too
+    if rng.random() < 0.2:
+        roots.append(tg.tensor(3.0, name="alone"))  # in no op's inputs
+    return roots
+
+
+@pytest.mark.parametrize("seed", range(60))
+@pytest.mark.parametrize("max_nodes", [150, 12, None])
+def test_random_programs_match_the_reference(seed, max_nodes):
+    same(random_program(seed), max_nodes=max_nodes)
+
+
+def test_varied_graph_over_the_cap():
+    rng = random.Random(0)
+    x = tg.randn(3, name="x")
+    steps = [lambda a, w: a * w, lambda a, w: (a + w).tanh(), lambda a, w: a.exp() - w,
+             lambda a, w: a.sum() * w, lambda a, w: a / 2.0]
+    for k in range(120):  # no op sequence repeats four times in a row: little folds
+        x = rng.choice(steps)(x, tg.tensor(float(k), requires_grad=True, name=f"w{k}"))
+        if k == 60:
+            mid = x.sum()
+    g = same(x.sum(), mid)
+    assert g.attrs["hidden"] > 300 and [n.role for n in g.nodes].count("more") == 2

@@ -1,0 +1,319 @@
+"""The summarised forward view of big graphs, decided on ops before any tensor node is made.
+
+build.py's `_walk_forward` makes one RawGraph entry per tensor and op; at 100,000s of
+nodes that Python loop alone costs more than a whole drawing may. Here one pass over
+the ops records what folding needs (uses of each output, chain links, where each op's
+nodes sit), chains of repeated ops are folded on ops, and only the nodes that stay
+visible get RawGraph entries (a sparse RawGraph: dicts keyed by raw position).
+
+Raw positions and tensor numbers come out exactly as the full walk's: op k's group is
+[its constants and first-seen leaves, in slot order], the op, its output; so the node
+at raw position r in op k's group is tensor number r + 1 - k, and the op is `op{k+1}`.
+Used for the forward view when no module is collapsed; tests/graph/test_opwalk.py checks
+that the Graph is identical to the full walk's.
+Graph layer: imports tinygrad_edu.core and the standard library only.
+"""
+
+from __future__ import annotations
+
+import operator
+import weakref
+from typing import Any
+
+from ..core.function import AccumulateGrad
+from .summarise import MIN_REPEATS, Summary, finish, repeats
+
+
+def collect_ops(roots: list) -> list:
+    """The ops behind `roots` in creation order (AccumulateGrad nodes are not entered)."""
+    acc = AccumulateGrad
+    starts = [t.grad_fn for t, _ in roots if t.grad_fn is not None]
+    seen = set(starts)  # nodes hash by identity: no id() call per node
+    add = seen.add
+    stack = list(starts)
+    push, pop = stack.append, stack.pop
+    while stack:
+        for nxt, _ in pop()._next:
+            if nxt is not None and nxt not in seen and type(nxt) is not acc:
+                add(nxt)
+                push(nxt)
+    return sorted(seen, key=_by_creation)
+
+
+_by_creation = operator.attrgetter("_id")
+
+
+class OpPass:
+    """Phase 1 on ops only: per op k its raw position `pos[k]` and output uses."""
+
+    def __init__(self, ops: list, roots: list, wm: Any) -> None:
+        self.ops = ops
+        acc = AccumulateGrad
+        index = self.index = {op: k for k, op in enumerate(ops)}
+        n_ops = len(ops)
+        uses = self.uses = [0] * n_ops  # uses of op k's output
+        user = self.user = [-1] * n_ops  # the last op using it
+        pos: list[int] = []  # raw position of op k (its output is at pos[k] + 1)
+        leaf_of: dict[Any, int] = {}  # AccumulateGrad node -> leaf number
+        leaf_of_tensor: dict[int, int] = {}  # id(tensor) -> leaf number
+        leaves: list = []  # leaf tensors, first-seen order
+        leaf_pos: list[int] = []  # raw position of each leaf
+        leaf_users: list[list[int]] = []  # ops using each leaf, one entry per use
+        add_pos = pos.append
+        r = -1  # raw position of the last node so far
+        # the hot loop: one step per input, no per-node entries
+        for k, op in enumerate(ops):
+            for nxt, _ in op._next:
+                if nxt is None:  # a constant input: a node of this op's group
+                    r += 1
+                elif type(nxt) is acc:
+                    j = leaf_of.get(nxt)
+                    if j is None:
+                        v = nxt.variable
+                        j = leaf_of_tensor.get(id(v))
+                        if j is None:  # first seen: a node of this op's group
+                            r += 1
+                            j = leaf_of_tensor[id(v)] = len(leaves)
+                            leaves.append(v)
+                            leaf_pos.append(r)
+                            leaf_users.append([])
+                        leaf_of[nxt] = j
+                    leaf_users[j].append(k)
+                else:
+                    j = index[nxt]
+                    uses[j] += 1
+                    user[j] = k
+            r += 1
+            add_pos(r)
+            r += 1
+        self.pos, self.leaves, self.leaf_pos, self.leaf_users = pos, leaves, leaf_pos, leaf_users
+        self.leaf_of, self.leaf_of_tensor = leaf_of, leaf_of_tensor
+        # roots: an op's output, a leaf, or a tensor outside the graph (appended at the end)
+        self.root_out: dict[int, Any] = {}  # op k -> the root tensor it made
+        self.root_leaf: dict[int, Any] = {}  # leaf number -> root tensor
+        self.extra: list = []  # root tensors that are in no op's inputs
+        for t, _ in roots:
+            if t.grad_fn is not None:
+                self.root_out[index[t.grad_fn]] = t
+            else:
+                j = leaf_of_tensor.get(id(t))
+                if j is None:
+                    j = leaf_of_tensor[id(t)] = len(leaves)
+                    leaves.append(t)
+                    leaf_pos.append(r + 1 + len(self.extra))
+                    leaf_users.append([])
+                    self.extra.append(t)
+                self.root_leaf[j] = t
+        self.total = r + 1 + len(self.extra)
+        self.wn = wm.node if wm is not None else 1 << 62
+        self.wt = wm.tensor if wm is not None else 1 << 62
+
+    def start(self, k: int) -> int:
+        """Raw position of the first node of op k's group."""
+        return self.pos[k - 1] + 2 if k else 0
+
+
+def summarise_forward(roots: list, wm: Any, max_nodes: int | None,
+                      rg: Any) -> tuple[list, list[tuple[int, int, int]], int]:
+    """`summarise(_walk_forward(roots, wm), fold=True)` with no collapse; fills sparse `rg`.
+
+    `rg` gets entries for the visible nodes only (dicts keyed by raw position) and
+    `rg.total`, the node count of the full graph. Returns None when two folds would
+    share ops (see `_fold`): the caller then takes the full walk.
+    """
+    g = OpPass(collect_ops(roots), roots, wm)
+    n = g.total
+    folded = _fold(g, n)
+    if folded is None:
+        return None
+    fold_of, summaries = folded
+    leaf_unit, holders = _absorb_leaves(g, fold_of, summaries, n)
+    units = _materialise(g, fold_of, leaf_unit, holders, rg)
+    for f in range(len(summaries)):
+        units.append(n + f)
+    uedges = _unit_edges(g, fold_of, leaf_unit, n)
+    roots_u = sorted(i for i in rg.kind if rg.root[i])
+    rg.total = n
+    return finish(n, units, uedges, roots_u, rg.new, summaries, True, max_nodes)
+
+
+def _fold(g: OpPass, n: int) -> tuple[list[int], list[Summary]] | None:
+    """Fold chains of repeated ops: `fold_of[k]` is op k's summary number or -1.
+
+    Chains may merge (`x @ w.T` in every layer: each transpose starts a chain that joins
+    the main one); summarise.py then folds shared ops twice, the later fold taking them
+    over while the earlier keeps counting them. That case returns None rather than
+    copying those counts here: the full walk gives it.
+    """
+    ops, uses, user, root_out = g.ops, g.uses, g.user, g.root_out
+    n_ops = len(ops)
+    link = [-1] * n_ops  # op -> the op using its output, when that is the only use
+    has_pred = [False] * n_ops
+    for k in range(n_ops):
+        if uses[k] == 1 and k not in root_out:
+            b = link[k] = user[k]
+            has_pred[b] = True
+    fold_of = [-1] * n_ops
+    summaries: list[Summary] = []
+    for s in range(n_ops):
+        if link[s] < 0 or has_pred[s]:
+            continue
+        chain = [s]
+        k = link[s]
+        while k >= 0:
+            chain.append(k)
+            k = link[k]
+        if len(chain) < MIN_REPEATS:
+            continue
+        names = [type(ops[k]).__name__ for k in chain]
+        for i, p, reps in repeats(names):
+            members = chain[i + p: i + (reps - 1) * p]
+            first = ops[members[0]]
+            text = " -> ".join(names[i:i + p])
+            f = Summary("repeat", text, module=".".join(getattr(first, "_scope", None) or ()),
+                        detail=text, pos=g.pos[members[0]])
+            f.blocks = reps - 2
+            number = len(summaries)
+            summaries.append(f)
+            # an op, its constants and its output (unless a root); the op's first-seen
+            # leaves are counted here too and taken back in _absorb_leaves if they stay
+            pos = g.pos
+            count = 0
+            for k in members:
+                if fold_of[k] >= 0:
+                    return None
+                fold_of[k] = number
+                count += pos[k] - (pos[k - 1] + 2 if k else 0) + (1 if k in root_out else 2)
+            f.count = count
+            f.new = ops[max(members)]._id >= g.wn  # ids grow with k: the last is the newest
+    return fold_of, summaries
+
+
+def _absorb_leaves(g: OpPass, fold_of: list[int], summaries: list[Summary],
+                   n: int) -> tuple[dict[int, int], set[int]]:
+    """A leaf only one fold uses goes into it.
+
+    Returns leaf -> unit for the absorbed leaves, and the folded ops whose group holds a
+    leaf that stays visible (a weight shared with other ops).
+    """
+    out: dict[int, int] = {}
+    holders: set[int] = set()
+    if not summaries:
+        return out, holders
+    root_leaf = g.root_leaf
+    for j, users in enumerate(g.leaf_users):
+        if not users:
+            continue
+        f = fold_of[users[0]]
+        if f >= 0 and j not in root_leaf and all(fold_of[k] == f for k in users):
+            out[j] = n + f  # its first user is in f too: already counted with that group
+            if not summaries[f].new and g.leaves[j]._id >= g.wt:
+                summaries[f].new = True
+            continue
+        first = users[0]  # ops come in order: the first use is where the leaf was first seen
+        if fold_of[first] >= 0:
+            summaries[fold_of[first]].count -= 1  # counted with its group, but stays visible
+            holders.add(first)
+    return out, holders
+
+
+def _materialise(g: OpPass, fold_of: list[int], leaf_unit: dict[int, int], holders: set[int],
+                 rg: Any) -> list[int]:
+    """RawGraph entries for the visible nodes; returns their raw positions."""
+    ops, root_out = g.ops, g.root_out
+    leaf_of, leaf_pos = g.leaf_of, g.leaf_pos
+    shown: list[int] = []
+
+    def add(i: int, kind: str, obj: Any, op: Any, slot: int, module: tuple, new: bool,
+            num: int) -> None:
+        rg.kind[i], rg.obj[i], rg.op[i], rg.slot[i] = kind, obj, op, slot
+        rg.module[i], rg.new[i], rg.num[i], rg.root[i] = module, new, num, False
+        shown.append(i)
+
+    visible = [k for k, f in enumerate(fold_of) if f < 0]
+    if len(visible) < len(ops):
+        visible = sorted({*visible, *root_out, *holders})
+    for k in visible:
+        op = ops[k]
+        folded = fold_of[k] >= 0
+        m = getattr(op, "_scope", None) or ()
+        new = op._id >= g.wn
+        r = g.start(k)
+        for slot, (nxt, _) in enumerate(op._next):
+            if nxt is None:
+                if not folded:
+                    add(r, "tensor", None, op, slot, m, new, r + 1 - k)
+                r += 1
+            elif type(nxt) is AccumulateGrad:
+                j = leaf_of[nxt]
+                if leaf_pos[j] == r:  # first seen here
+                    if j not in leaf_unit:
+                        v = g.leaves[j]
+                        add(r, "tensor", v, None, 0, _leaf_module(g, j), v._id >= g.wt,
+                            r + 1 - k)
+                        rg.root[r] = j in g.root_leaf
+                    r += 1
+        if not folded:
+            add(r, "op", op, None, 0, m, new, k + 1)
+        if not folded or k in root_out:
+            out = root_out.get(k)
+            if out is None:
+                out = getattr(op, "_out_ref", None)  # inlined `op.output()`
+                if type(out) is weakref.ReferenceType:
+                    out = out()
+            add(r + 1, "tensor", out, op, -1, m, new, r + 2 - (k + 1))
+            rg.root[r + 1] = k in root_out
+    n_ops = len(ops)
+    for e, t in enumerate(g.extra):  # roots in no op's inputs come last
+        i = leaf_pos[len(g.leaves) - len(g.extra) + e]
+        add(i, "tensor", t, None, 0, (), t._id >= g.wt, i + 1 - n_ops)
+        rg.root[i] = True
+    return shown
+
+
+def _leaf_module(g: OpPass, j: int) -> tuple:
+    # a leaf (a parameter) sits in the module all its users share; used outside any: none
+    modules = [getattr(g.ops[k], "_scope", None) or () for k in g.leaf_users[j]]
+    if not modules or not all(modules):
+        return ()
+    first = modules[0]
+    for m in modules[1:]:
+        i = 0
+        while i < len(first) and i < len(m) and first[i] == m[i]:
+            i += 1
+        first = first[:i]
+    return first
+
+
+def _unit_edges(g: OpPass, fold_of: list[int], leaf_unit: dict[int, int], n: int) -> Any:
+    """Unit edges in raw-edge order (edges inside a fold dropped, the rest merged)."""
+    ops, pos, index, root_out = g.ops, g.pos, g.index, g.root_out
+    leaf_of, leaf_pos = g.leaf_of, g.leaf_pos
+    acc = AccumulateGrad
+    out: dict[tuple[int, int, int], None] = {}
+    for k, op in enumerate(ops):
+        f = fold_of[k]
+        dst = pos[k] if f < 0 else n + f
+        r = pos[k - 1] + 2 if k else 0
+        for slot, (nxt, _) in enumerate(op._next):
+            if nxt is None:
+                r += 1
+                if f < 0:
+                    out[(r - 1, dst, slot)] = None
+                continue
+            if type(nxt) is acc:
+                j = leaf_of[nxt]
+                if leaf_pos[j] == r:
+                    r += 1
+                src = leaf_unit.get(j, leaf_pos[j])
+            else:
+                j = index[nxt]
+                h = fold_of[j]
+                src = pos[j] + 1 if h < 0 or j in root_out else n + h
+            if src != dst:
+                out[(src, dst, slot if src < n and dst < n else 0)] = None
+        if f < 0:
+            out[(dst, dst + 1, 0)] = None
+        elif k in root_out:
+            out[(dst, pos[k] + 1, 0)] = None
+    return out
