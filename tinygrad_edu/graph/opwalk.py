@@ -54,15 +54,17 @@ class OpPass:
         uses = self.uses = [0] * n_ops  # uses of op k's output
         user = self.user = [-1] * n_ops  # the last op using it
         pos: list[int] = []  # raw position of op k (its output is at pos[k] + 1)
+        op_inputs: list[int] = []  # how many of op k's inputs are other ops' outputs
         leaf_of: dict[Any, int] = {}  # AccumulateGrad node -> leaf number
         leaf_of_tensor: dict[int, int] = {}  # id(tensor) -> leaf number
         leaves: list = []  # leaf tensors, first-seen order
         leaf_pos: list[int] = []  # raw position of each leaf
         leaf_users: list[list[int]] = []  # ops using each leaf, one entry per use
-        add_pos = pos.append
+        add_pos, add_inputs = pos.append, op_inputs.append
         r = -1  # raw position of the last node so far
         # the hot loop: one step per input, no per-node entries
         for k, op in enumerate(ops):
+            n_in = 0
             for nxt, _ in op._next:
                 if nxt is None:  # a constant input: a node of this op's group
                     r += 1
@@ -83,10 +85,13 @@ class OpPass:
                     j = index[nxt]
                     uses[j] += 1
                     user[j] = k
+                    n_in += 1
             r += 1
             add_pos(r)
+            add_inputs(n_in)
             r += 1
-        self.pos, self.leaves, self.leaf_pos, self.leaf_users = pos, leaves, leaf_pos, leaf_users
+        self.pos, self.op_inputs = pos, op_inputs
+        self.leaves, self.leaf_pos, self.leaf_users = leaves, leaf_pos, leaf_users
         self.leaf_of, self.leaf_of_tensor = leaf_of, leaf_of_tensor
         # roots: an op's output, a leaf, or a tensor outside the graph (appended at the end)
         self.root_out: dict[int, Any] = {}  # op k -> the root tensor it made
@@ -127,11 +132,17 @@ def summarise_forward(roots: list, wm: Any, max_nodes: int | None,
     if folded is None:
         return None
     fold_of, summaries = folded
-    leaf_unit, holders = _absorb_leaves(g, fold_of, summaries, n)
+    leaf_unit, holders, readers = _absorb_leaves(g, fold_of, summaries, n)
     units = _materialise(g, fold_of, leaf_unit, holders, rg)
     for f in range(len(summaries)):
         units.append(n + f)
-    uedges = _unit_edges(g, fold_of, leaf_unit, n)
+    # folded ops whose edges all stay inside their fold add no unit edge: skip them. A
+    # fold's ops after its first read the previous op's output: that input is inside
+    firsts = {f.pos for f in summaries}
+    pos, op_inputs, root_out = g.pos, g.op_inputs, g.root_out
+    replay = [k for k, f in enumerate(fold_of)
+              if f < 0 or op_inputs[k] > (pos[k] not in firsts) or k in readers or k in root_out]
+    uedges = _unit_edges(g, replay, fold_of, leaf_unit, n)
     roots_u = sorted(i for i in rg.kind if rg.root[i])
     rg.total = n
     return finish(n, units, uedges, roots_u, rg.new, summaries, True, max_nodes)
@@ -190,31 +201,35 @@ def _fold(g: OpPass, n: int) -> tuple[list[int], list[Summary]] | None:
 
 
 def _absorb_leaves(g: OpPass, fold_of: list[int], summaries: list[Summary],
-                   n: int) -> tuple[dict[int, int], set[int]]:
+                   n: int) -> tuple[dict[int, int], set[int], set[int]]:
     """A leaf only one fold uses goes into it.
 
-    Returns leaf -> unit for the absorbed leaves, and the folded ops whose group holds a
-    leaf that stays visible (a weight shared with other ops).
+    Returns leaf -> unit for the absorbed leaves, the folded ops whose group holds a leaf
+    that stays visible (a weight shared with other ops), and the folded ops reading one.
     """
     out: dict[int, int] = {}
     holders: set[int] = set()
+    readers: set[int] = set()
     if not summaries:
-        return out, holders
+        return out, holders, readers
     root_leaf = g.root_leaf
     for j, users in enumerate(g.leaf_users):
         if not users:
             continue
         f = fold_of[users[0]]
-        if f >= 0 and j not in root_leaf and all(fold_of[k] == f for k in users):
+        if f >= 0 and j not in root_leaf and (len(users) == 1 or
+                                               all(fold_of[k] == f for k in users)):
             out[j] = n + f  # its first user is in f too: already counted with that group
             if not summaries[f].new and g.leaves[j]._id >= g.wt:
                 summaries[f].new = True
             continue
-        first = users[0]  # ops come in order: the first use is where the leaf was first seen
-        if fold_of[first] >= 0:
-            summaries[fold_of[first]].count -= 1  # counted with its group, but stays visible
-            holders.add(first)
-    return out, holders
+        if f >= 0:  # ops come in order: the first use is where the leaf was first seen
+            summaries[f].count -= 1  # counted with its group, but it stays visible
+            holders.add(users[0])
+        for k in users:
+            if fold_of[k] >= 0:
+                readers.add(k)
+    return out, holders, readers
 
 
 def _materialise(g: OpPass, fold_of: list[int], leaf_unit: dict[int, int], holders: set[int],
@@ -285,13 +300,19 @@ def _leaf_module(g: OpPass, j: int) -> tuple:
     return first
 
 
-def _unit_edges(g: OpPass, fold_of: list[int], leaf_unit: dict[int, int], n: int) -> Any:
-    """Unit edges in raw-edge order (edges inside a fold dropped, the rest merged)."""
+def _unit_edges(g: OpPass, replay: list[int], fold_of: list[int], leaf_unit: dict[int, int],
+                n: int) -> Any:
+    """Unit edges in raw-edge order (edges inside a fold dropped, the rest merged).
+
+    `replay`: the ops in order, leaving out folded ops whose inputs all come from their
+    own fold (its absorbed leaves, its constants, the op before them in the chain).
+    """
     ops, pos, index, root_out = g.ops, g.pos, g.index, g.root_out
     leaf_of, leaf_pos = g.leaf_of, g.leaf_pos
     acc = AccumulateGrad
     out: dict[tuple[int, int, int], None] = {}
-    for k, op in enumerate(ops):
+    for k in replay:
+        op = ops[k]
         f = fold_of[k]
         dst = pos[k] if f < 0 else n + f
         r = pos[k - 1] + 2 if k else 0

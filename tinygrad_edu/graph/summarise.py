@@ -24,6 +24,7 @@ from typing import Any
 DEFAULT_MAX_NODES = 150  # dot lays out ~150 nodes in well under 100 ms
 MIN_REPEATS = 4  # a block must repeat this often before it is folded
 MAX_PERIOD = 8  # longest repeated op sequence looked for in chains (an MLP layer pair)
+_DIVISORS = {p: tuple(q for q in range(1, p) if p % q == 0) for p in range(1, MAX_PERIOD + 1)}
 
 
 @dataclass
@@ -231,12 +232,20 @@ def repeats(names: list[str]) -> list[tuple[int, int, int]]:
     """
     out = []
     i = 0
-    while i < len(names):
+    n = len(names)
+    ends = [0] * (MAX_PERIOD + 1)  # ends[p]: where period p stopped matching, from i
+    while i < n:
         best = None
         for p in range(1, MAX_PERIOD + 1):
+            # a multiple of a period that matched past i + p stops where that one did,
+            # with no more names covered: it cannot win, skip its scan (a long loop)
+            if any(ends[q] >= i + p for q in _DIVISORS[p]):
+                ends[p] = 0
+                continue
             j = i + p
-            while j < len(names) and names[j] == names[j - p]:
+            while j < n and names[j] == names[j - p]:
                 j += 1
+            ends[p] = j
             reps = (j - i) // p
             if reps >= MIN_REPEATS and (best is None or reps * p > best[0] * best[1]):
                 best = (p, reps)
