@@ -55,11 +55,11 @@ class OpPass:
         user = self.user = [-1] * n_ops  # the last op using it
         pos: list[int] = []  # raw position of op k (its output is at pos[k] + 1)
         op_inputs: list[int] = []  # how many of op k's inputs are other ops' outputs
-        leaf_of: dict[Any, int] = {}  # AccumulateGrad node -> leaf number
-        leaf_of_tensor: dict[int, int] = {}  # id(tensor) -> leaf number
-        leaves: list = []  # leaf tensors, first-seen order
-        leaf_pos: list[int] = []  # raw position of each leaf
-        leaf_users: list[list[int]] = []  # ops using each leaf, one entry per use
+        # a leaf is known by its AccumulateGrad node (core makes one per leaf, once)
+        first_pos: dict[Any, int] = {}  # leaf's node -> raw position, in first-seen order
+        first_op: list[int] = []  # the op that first used each leaf
+        again: list[tuple[Any, int]] = []  # (leaf's node, op) for every later use
+        seen, add_first, add_again = first_pos.setdefault, first_op.append, again.append
         add_pos, add_inputs = pos.append, op_inputs.append
         r = -1  # raw position of the last node so far
         # the hot loop: one step per input, no per-node entries
@@ -69,18 +69,11 @@ class OpPass:
                 if nxt is None:  # a constant input: a node of this op's group
                     r += 1
                 elif type(nxt) is acc:
-                    j = leaf_of.get(nxt)
-                    if j is None:
-                        v = nxt.variable
-                        j = leaf_of_tensor.get(id(v))
-                        if j is None:  # first seen: a node of this op's group
-                            r += 1
-                            j = leaf_of_tensor[id(v)] = len(leaves)
-                            leaves.append(v)
-                            leaf_pos.append(r)
-                            leaf_users.append([])
-                        leaf_of[nxt] = j
-                    leaf_users[j].append(k)
+                    if seen(nxt, r + 1) > r:  # first seen: a node of this op's group
+                        r += 1
+                        add_first(k)
+                    else:
+                        add_again((nxt, k))
                 else:
                     j = index[nxt]
                     uses[j] += 1
@@ -91,27 +84,40 @@ class OpPass:
             add_inputs(n_in)
             r += 1
         self.pos, self.op_inputs = pos, op_inputs
-        self.leaves, self.leaf_pos, self.leaf_users = leaves, leaf_pos, leaf_users
-        self.leaf_of, self.leaf_of_tensor = leaf_of, leaf_of_tensor
+        # leaves by number j (first-seen order): node, raw position, ops using it (per use)
+        self.accs: list = list(first_pos)
+        self.leaf_pos = list(first_pos.values())
+        self.leaf_of = {a: j for j, a in enumerate(self.accs)}
+        self.leaf_users = [[k] for k in first_op]
+        for a, k in again:
+            self.leaf_users[self.leaf_of[a]].append(k)
         # roots: an op's output, a leaf, or a tensor outside the graph (appended at the end)
         self.root_out: dict[int, Any] = {}  # op k -> the root tensor it made
         self.root_leaf: dict[int, Any] = {}  # leaf number -> root tensor
         self.extra: list = []  # root tensors that are in no op's inputs
+        extra_of: dict[int, int] = {}  # id(tensor) -> leaf number, for those
         for t, _ in roots:
             if t.grad_fn is not None:
                 self.root_out[index[t.grad_fn]] = t
-            else:
-                j = leaf_of_tensor.get(id(t))
-                if j is None:
-                    j = leaf_of_tensor[id(t)] = len(leaves)
-                    leaves.append(t)
-                    leaf_pos.append(r + 1 + len(self.extra))
-                    leaf_users.append([])
-                    self.extra.append(t)
-                self.root_leaf[j] = t
+                continue
+            j = self.leaf_of.get(t._accumulator) if t._accumulator is not None else None
+            if j is None:
+                j = extra_of.get(id(t))
+            if j is None:
+                j = extra_of[id(t)] = len(self.accs)
+                self.accs.append(None)
+                self.leaf_pos.append(r + 1 + len(self.extra))
+                self.leaf_users.append([])
+                self.extra.append(t)
+            self.root_leaf[j] = t
         self.total = r + 1 + len(self.extra)
         self.wn = wm.node if wm is not None else 1 << 62
         self.wt = wm.tensor if wm is not None else 1 << 62
+
+    def leaf(self, j: int) -> Any:
+        """The tensor of leaf j."""
+        a = self.accs[j]
+        return a.variable if a is not None else self.root_leaf[j]
 
     def start(self, k: int) -> int:
         """Raw position of the first node of op k's group."""
@@ -220,7 +226,7 @@ def _absorb_leaves(g: OpPass, fold_of: list[int], summaries: list[Summary],
         if f >= 0 and j not in root_leaf and (len(users) == 1 or
                                                all(fold_of[k] == f for k in users)):
             out[j] = n + f  # its first user is in f too: already counted with that group
-            if not summaries[f].new and g.leaves[j]._id >= g.wt:
+            if not summaries[f].new and g.leaf(j)._id >= g.wt:
                 summaries[f].new = True
             continue
         if f >= 0:  # ops come in order: the first use is where the leaf was first seen
@@ -263,7 +269,7 @@ def _materialise(g: OpPass, fold_of: list[int], leaf_unit: dict[int, int], holde
                 j = leaf_of[nxt]
                 if leaf_pos[j] == r:  # first seen here
                     if j not in leaf_unit:
-                        v = g.leaves[j]
+                        v = g.leaf(j)
                         add(r, "tensor", v, None, 0, _leaf_module(g, j), v._id >= g.wt,
                             r + 1 - k)
                         rg.root[r] = j in g.root_leaf
@@ -280,7 +286,7 @@ def _materialise(g: OpPass, fold_of: list[int], leaf_unit: dict[int, int], holde
             rg.root[r + 1] = k in root_out
     n_ops = len(ops)
     for e, t in enumerate(g.extra):  # roots in no op's inputs come last
-        i = leaf_pos[len(g.leaves) - len(g.extra) + e]
+        i = leaf_pos[len(g.accs) - len(g.extra) + e]
         add(i, "tensor", t, None, 0, (), t._id >= g.wt, i + 1 - n_ops)
         rg.root[i] = True
     return shown
