@@ -11,7 +11,7 @@ Raw positions and tensor numbers come out exactly as the full walk's: op k's gro
 at raw position r in op k's group is tensor number r + 1 - k, and the op is `op{k+1}`.
 Used for the forward view when no module is collapsed; tests/graph/test_opwalk.py checks
 that the Graph is identical to the full walk's.
-Graph layer: imports tinygrad_edu.core and the standard library only.
+Graph layer: imports tinygrad_edu.core, numpy and the standard library only.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from __future__ import annotations
 import operator
 import weakref
 from typing import Any
+
+import numpy as np
 
 from ..core.function import AccumulateGrad
 from .summarise import MIN_REPEATS, Summary, finish, repeats
@@ -49,7 +51,7 @@ class OpPass:
     def __init__(self, ops: list, roots: list, wm: Any) -> None:
         self.ops = ops
         acc = AccumulateGrad
-        index = self.index = {op: k for k, op in enumerate(ops)}
+        index = self.index = dict(zip(ops, range(len(ops))))
         n_ops = len(ops)
         uses = self.uses = [0] * n_ops  # uses of op k's output
         user = self.user = [-1] * n_ops  # the last op using it
@@ -162,19 +164,21 @@ def _fold(g: OpPass, n: int) -> tuple[list[int], list[Summary]] | None:
     over while the earlier keeps counting them. That case returns None rather than
     copying those counts here: the full walk gives it.
     """
-    ops, uses, user, root_out = g.ops, g.uses, g.user, g.root_out
+    ops, root_out = g.ops, g.root_out
     n_ops = len(ops)
-    link = [-1] * n_ops  # op -> the op using its output, when that is the only use
-    has_pred = [False] * n_ops
-    for k in range(n_ops):
-        if uses[k] == 1 and k not in root_out:
-            b = link[k] = user[k]
-            has_pred[b] = True
-    fold_of = [-1] * n_ops
+    # numpy for the per-op steps: 100,000 ops are a few array operations
+    # an output used once (and not a root) links its op to the op using it
+    single = np.array(g.uses, dtype=np.intp) == 1
+    if root_out:
+        single[list(root_out)] = False
+    link_a = np.where(single, np.array(g.user, dtype=np.intp), -1)
+    has_pred = np.zeros(n_ops, dtype=bool)
+    has_pred[link_a[single]] = True
+    link = link_a.tolist()
+    fold_of = np.full(n_ops, -1)
     summaries: list[Summary] = []
-    for s in range(n_ops):
-        if link[s] < 0 or has_pred[s]:
-            continue
+    size = None
+    for s in np.flatnonzero(single & ~has_pred).tolist():
         chain = [s]
         k = link[s]
         while k >= 0:
@@ -182,7 +186,7 @@ def _fold(g: OpPass, n: int) -> tuple[list[int], list[Summary]] | None:
             k = link[k]
         if len(chain) < MIN_REPEATS:
             continue
-        names = [type(ops[k]).__name__ for k in chain]
+        names = list(map(_name, map(type, map(ops.__getitem__, chain))))
         for i, p, reps in repeats(names):
             members = chain[i + p: i + (reps - 1) * p]
             first = ops[members[0]]
@@ -190,20 +194,30 @@ def _fold(g: OpPass, n: int) -> tuple[list[int], list[Summary]] | None:
             f = Summary("repeat", text, module=".".join(getattr(first, "_scope", None) or ()),
                         detail=text, pos=g.pos[members[0]])
             f.blocks = reps - 2
-            number = len(summaries)
+            at = np.array(members)
+            if (fold_of[at] >= 0).any():
+                return None
+            fold_of[at] = len(summaries)
             summaries.append(f)
+            if size is None:
+                size = _group_sizes(g)
             # an op, its constants and its output (unless a root); the op's first-seen
             # leaves are counted here too and taken back in _absorb_leaves if they stay
-            pos = g.pos
-            count = 0
-            for k in members:
-                if fold_of[k] >= 0:
-                    return None
-                fold_of[k] = number
-                count += pos[k] - (pos[k - 1] + 2 if k else 0) + (1 if k in root_out else 2)
-            f.count = count
+            f.count = int(size[at].sum())
             f.new = ops[max(members)]._id >= g.wn  # ids grow with k: the last is the newest
-    return fold_of, summaries
+    return fold_of.tolist(), summaries
+
+
+_name = operator.attrgetter("__name__")
+
+
+def _group_sizes(g: OpPass) -> np.ndarray:
+    """Nodes in op k's group: constants and first-seen leaves, the op, its output."""
+    # pos[k] - pos[k - 1]: the whole group (pos[-1] + 2 == 0 starts the first)
+    size = np.diff(np.array(g.pos, dtype=np.intp), prepend=-2)
+    if g.root_out:
+        size[list(g.root_out)] -= 1  # a root output stays visible: not in any fold
+    return size
 
 
 def _absorb_leaves(g: OpPass, fold_of: list[int], summaries: list[Summary],
