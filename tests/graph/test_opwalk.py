@@ -105,7 +105,10 @@ def random_program(seed: int):
     pool = [tg.tensor(rng.uniform(0.5, 1.5), requires_grad=True, name=f"p{i}")
             for i in range(rng.randint(1, 4))]
     roots = []
+    mark = None
     for _ in range(rng.randint(1, 6)):
+        if mark is None and rng.random() < 0.3:
+            mark = watermark()  # what comes after is new (folds with new weights too)
         x = rng.choice(pool)
         steps = rng.choice([1, 3, 6, 30])
         pattern = [rng.choice("amtlx") for _ in range(rng.randint(1, 3))]
@@ -129,13 +132,14 @@ def random_program(seed: int):
         roots.append(pool[0])  # a leaf asked for too
     if rng.random() < 0.2:
         roots.append(tg.tensor(3.0, name="alone"))  # in no op's inputs
-    return roots
+    return roots, mark
 
 
 @pytest.mark.parametrize("seed", range(60))
 @pytest.mark.parametrize("max_nodes", [150, 12, None])
 def test_random_programs_match_the_reference(seed, max_nodes):
-    same(random_program(seed), max_nodes=max_nodes)
+    roots, mark = random_program(seed)
+    same(roots, max_nodes=max_nodes, since=mark)
 
 
 def test_varied_graph_over_the_cap():

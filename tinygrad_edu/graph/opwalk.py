@@ -89,10 +89,11 @@ class OpPass:
         # leaves by number j (first-seen order): node, raw position, ops using it (per use)
         self.accs: list = list(first_pos)
         self.leaf_pos = list(first_pos.values())
-        self.leaf_of = {a: j for j, a in enumerate(self.accs)}
-        self.leaf_users = [[k] for k in first_op]
+        self.leaf_of = dict(zip(self.accs, range(len(self.accs))))
+        self.first_op = first_op
+        self.more: dict[int, list[int]] = {}  # leaf -> the ops using it after its first
         for a, k in again:
-            self.leaf_users[self.leaf_of[a]].append(k)
+            self.more.setdefault(self.leaf_of[a], []).append(k)
         # roots: an op's output, a leaf, or a tensor outside the graph (appended at the end)
         self.root_out: dict[int, Any] = {}  # op k -> the root tensor it made
         self.root_leaf: dict[int, Any] = {}  # leaf number -> root tensor
@@ -109,12 +110,15 @@ class OpPass:
                 j = extra_of[id(t)] = len(self.accs)
                 self.accs.append(None)
                 self.leaf_pos.append(r + 1 + len(self.extra))
-                self.leaf_users.append([])
                 self.extra.append(t)
             self.root_leaf[j] = t
         self.total = r + 1 + len(self.extra)
         self.wn = wm.node if wm is not None else 1 << 62
         self.wt = wm.tensor if wm is not None else 1 << 62
+
+    def users(self, j: int) -> list[int]:
+        """The ops using leaf j, one entry per use, in order."""
+        return [self.first_op[j], *self.more.get(j, ())] if j < len(self.first_op) else []
 
     def leaf(self, j: int) -> Any:
         """The tensor of leaf j."""
@@ -221,38 +225,55 @@ def _group_sizes(g: OpPass) -> np.ndarray:
 
 
 def _absorb_leaves(g: OpPass, fold_of: list[int], summaries: list[Summary],
-                   n: int) -> tuple[dict[int, int], set[int], set[int]]:
-    """A leaf only one fold uses goes into it.
+                   n: int) -> tuple[_Absorbed, set[int], set[int]]:
+    """A leaf only one fold uses goes into it (a layer's own weight).
 
-    Returns leaf -> unit for the absorbed leaves, the folded ops whose group holds a leaf
-    that stays visible (a weight shared with other ops), and the folded ops reading one.
+    Returns which leaves went into a fold, the folded ops whose group holds a leaf that
+    stays visible (a weight shared with other ops), and the folded ops reading one.
     """
-    out: dict[int, int] = {}
+    stay: set[int] = set()  # leaves first used in a fold that stay visible
     holders: set[int] = set()
     readers: set[int] = set()
+    absorbed = _Absorbed(fold_of, g.first_op, stay, n)
     if not summaries:
-        return out, holders, readers
+        return absorbed, holders, readers
     root_leaf = g.root_leaf
-    for j, users in enumerate(g.leaf_users):
+    # a leaf used once, not a root, goes with its op; only the others need a look
+    for j in {*g.more, *root_leaf}:
+        users = g.users(j)
         if not users:
             continue
         f = fold_of[users[0]]
-        if f >= 0 and j not in root_leaf and (len(users) == 1 or
-                                               all(fold_of[k] == f for k in users)):
-            out[j] = n + f  # its first user is in f too: already counted with that group
-            if not summaries[f].new and g.leaf(j)._id >= g.wt:
-                summaries[f].new = True
-            continue
+        if f >= 0 and j not in root_leaf and all(fold_of[k] == f for k in users):
+            continue  # its first user is in f: already counted with that op's group
         if f >= 0:  # ops come in order: the first use is where the leaf was first seen
             summaries[f].count -= 1  # counted with its group, but it stays visible
             holders.add(users[0])
-        for k in users:
-            if fold_of[k] >= 0:
-                readers.add(k)
-    return out, holders, readers
+            stay.add(j)
+        readers.update(k for k in users if fold_of[k] >= 0)
+    if g.wt < 1 << 62:  # a watermark: a fold is new if a leaf it took is
+        for j in range(len(g.first_op)):
+            if j in absorbed:
+                f = summaries[fold_of[g.first_op[j]]]
+                if not f.new and g.leaf(j)._id >= g.wt:
+                    f.new = True
+    return absorbed, holders, readers
 
 
-def _materialise(g: OpPass, fold_of: list[int], leaf_unit: dict[int, int], holders: set[int],
+class _Absorbed:
+    """`j in absorbed`: leaf j went into a fold; `absorbed.get(j, d)`: that fold's unit."""
+
+    def __init__(self, fold_of: list[int], first_op: list[int], stay: set[int], n: int) -> None:
+        self.fold_of, self.first_op, self.stay, self.n = fold_of, first_op, stay, n
+
+    def __contains__(self, j: int) -> bool:
+        return j < len(self.first_op) and self.fold_of[self.first_op[j]] >= 0 and j not in self.stay
+
+    def get(self, j: int, default: int) -> int:
+        return self.n + self.fold_of[self.first_op[j]] if j in self else default
+
+
+def _materialise(g: OpPass, fold_of: list[int], leaf_unit: _Absorbed, holders: set[int],
                  rg: Any) -> list[int]:
     """RawGraph entries for the visible nodes; returns their raw positions."""
     ops, root_out = g.ops, g.root_out
@@ -308,7 +329,7 @@ def _materialise(g: OpPass, fold_of: list[int], leaf_unit: dict[int, int], holde
 
 def _leaf_module(g: OpPass, j: int) -> tuple:
     # a leaf (a parameter) sits in the module all its users share; used outside any: none
-    modules = [getattr(g.ops[k], "_scope", None) or () for k in g.leaf_users[j]]
+    modules = [getattr(g.ops[k], "_scope", None) or () for k in g.users(j)]
     if not modules or not all(modules):
         return ()
     first = modules[0]
@@ -320,7 +341,7 @@ def _leaf_module(g: OpPass, j: int) -> tuple:
     return first
 
 
-def _unit_edges(g: OpPass, replay: list[int], fold_of: list[int], leaf_unit: dict[int, int],
+def _unit_edges(g: OpPass, replay: list[int], fold_of: list[int], leaf_unit: _Absorbed,
                 n: int) -> Any:
     """Unit edges in raw-edge order (edges inside a fold dropped, the rest merged).
 
