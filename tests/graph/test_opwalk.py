@@ -60,13 +60,20 @@ def test_loop_that_folds_with_a_watermark_and_a_root_inside_the_chain():
 
 def test_mlp_layers_fold_with_their_own_weights():
     h = tg.randn(2, 4, name="x")
+    weights = []
     for k in range(12):
-        w = tg.randn(4, 4, requires_grad=True, name=f"w{k}")
-        h = (h @ w).tanh() * 0.5
+        weights.append(tg.randn(4, 4, requires_grad=True, name=f"w{k}"))
+        h = (h @ weights[-1]).tanh() * 0.5
     g = same(h.sum())
     (repeat,) = [n for n in g.nodes if n.role == "repeat"]
     # 10 folded layers: 3 ops, 3 outputs, 1 constant, 1 weight each (x only in the first)
     assert (repeat.blocks, repeat.count) == (10, 80)
+    # a weight asked for stays visible; a hand-made watermark flags only tensors made late
+    g = same(h.sum(), weights[5], since=(weights[11]._id, 1 << 40))
+    (repeat,) = [n for n in g.nodes if n.role == "repeat"]
+    assert (repeat.count, repeat.new, g.node("t27").name) == (79, False, "w5")
+    g = same(h.sum(), since=(weights[7]._id, 1 << 40))
+    assert [n.new for n in g.nodes if n.role == "repeat"] == [True]
 
 
 class Scale(nn.Module):
