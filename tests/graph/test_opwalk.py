@@ -40,6 +40,7 @@ def test_the_fast_path_is_the_one_build_graph_takes(monkeypatch):
     build_graph(z * 2)
     build_graph(z * 2, fold=False)
     build_graph(z * 2, view="backward")
+    build_graph(z * 2, collapse=True)  # modules are collapsed on the full walk
     assert calls == [1]
 
 

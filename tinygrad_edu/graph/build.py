@@ -4,6 +4,9 @@ Two phases keep big graphs fast: a lean walk over the core objects (no text is m
 decides order, ids, modules and the `new` flag; summarisation (summarise.py) then
 picks what to show, and only the shown nodes get their labels (value summaries,
 creation sites). The walk is iterative and linear, so a 100,000-op chain is fine.
+The default forward view (folding on, no collapsed module) goes faster still:
+opwalk.py decides folds and the cap on ops and makes entries only for the nodes
+shown; the full walk stays for the other views and is its reference in tests.
 
 Ids: ops are numbered `op1, op2, ...` by their creation counter, tensors `t1, t2, ...`
 in the order the forward pass made or first used them, AccumulateGrad nodes `acc1, ...`
