@@ -150,10 +150,9 @@ def _run(root: tuple, retain_graph: bool) -> Iterator[Step]:
     recorder = _SendsRecorder()
     # id(node) -> [node, [gradient parts...]]: what the engine sums into its private slots
     arrived: dict[int, list] = {id(root[0]): [root[0], [array_of(root[1])]]}
-    remove = add_observer(recorder)
+    steps = _own_grad_mode(engine.steps([root], retain_graph=retain_graph), recorder)
     try:
-        for index, (node, g) in enumerate(_own_grad_mode(engine.steps([root],
-                                                                    retain_graph=retain_graph))):
+        for index, (node, g) in enumerate(steps):
             _, parts = arrived.pop(id(node), (node, [array_of(g)]))
             sends = ()
             if type(node) is not AccumulateGrad:
@@ -168,22 +167,26 @@ def _run(root: tuple, retain_graph: bool) -> Iterator[Step]:
             yield Step(index, node, label(node), where(node), np.array(array_of(g), copy=True),
                        tuple(parts), sends, leaf, waiting)
     finally:
-        remove()
+        steps.close()
 
 
-def _own_grad_mode(inner: Iterator) -> Iterator:
-    """Run the engine's generator with grad off, but give the learner back their mode
-    between steps: the engine's `with` block stays entered while it is suspended, and
-    would otherwise switch off graph recording for every cell run between two steps."""
+def _own_grad_mode(inner: Iterator, recorder: Any) -> Iterator:
+    """Run the engine's generator with grad off and `recorder` listening, but only while
+    it advances: between steps the learner gets their grad mode back (the engine's
+    `with` block stays entered while it is suspended, and would otherwise switch off
+    graph recording for every cell run between two steps), and other backward passes
+    run meanwhile (a stepper left half-way in a notebook) are not recorded."""
     try:
         while True:
             outer = _state.enabled
             _state.enabled = False  # what backward runs with (create_graph=False)
+            remove = add_observer(recorder)
             try:
                 item = next(inner)
             except StopIteration:
                 return
             finally:
+                remove()
                 _state.enabled = outer
             yield item
     finally:  # closed early: the engine's `with` exit would restore *its* saved mode
