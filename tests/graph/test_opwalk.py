@@ -96,15 +96,19 @@ def test_modules_fold_on_ops_and_leaves_take_their_users_module():
     assert same(y, max_nodes=6).attrs["hidden"] > 0
 
 
-def test_merging_chains_take_the_full_walk():
-    # x @ weight.T in every Linear: each transpose's chain joins the main one, and
-    # summarise.py folds the shared ops twice; the op-level pass leaves that case alone
+def test_merging_chains_keep_the_earliest_link_and_fold_once():
+    # x @ weight.T in every Linear: each transpose and the previous layer feed one matmul;
+    # only the data path (the earlier op) links to it, so the layers fold into one node
     net = nn.Sequential(*[nn.Sequential(nn.Linear(3, 3), nn.Tanh()) for _ in range(6)])
     y = net(tg.randn(2, 3, name="x")).sum()
     rg = B.RawGraph.sparse()
-    assert B.summarise_forward(B._roots((y,)), None, 150, rg) is None
+    assert B.summarise_forward(B._roots((y,)), None, 150, rg) is not None  # the fast path
     g = same(y)
-    assert [n.count for n in g.nodes if n.role == "repeat"] == [25, 19, 14]
+    repeat = [n for n in g.nodes if n.role == "repeat"]
+    assert [(n.detail, n.blocks) for n in repeat] == [("MatMul -> Add -> Tanh", 4)]
+    # per hidden layer: 3 ops, their 3 outputs and the bias (a leaf only its Add uses);
+    # the transposed weights stay outside, each feeding the fold
+    assert repeat[0].count == 4 * 7
 
 
 def random_program(seed: int):

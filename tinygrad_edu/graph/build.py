@@ -383,9 +383,14 @@ def _walk_forward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> RawG
                 j = leaf_of[id(t)] = g.add("tensor", t, None, 0, (), t._id >= wt, n_t)
         g.root[j] = True
     root = g.root
-    for o in out_of.values():
-        if uses.get(o, 0) == 1 and not root[o]:
+    joined: set[int] = set()
+    for o in out_of.values():  # in op order
+        # chains must not merge (`h @ w.T`: h's op and the transpose both feed one matmul,
+        # and folding both chains would count the matmul twice): the earliest input's op,
+        # the data path, keeps the link
+        if uses.get(o, 0) == 1 and not root[o] and user[o] not in joined:
             g.link[o - 1] = user[o]  # the op is right before its output
+            joined.add(user[o])
     return g
 
 

@@ -175,7 +175,14 @@ def _fold(g: OpPass, n: int) -> tuple[list[int], list[Summary]] | None:
     single = np.array(g.uses, dtype=np.intp) == 1
     if root_out:
         single[list(root_out)] = False
-    link_a = np.where(single, np.array(g.user, dtype=np.intp), -1)
+    user = np.array(g.user, dtype=np.intp)
+    # chains must not merge: of the ops linking to one op, the earliest keeps its link
+    # (as build.py's full walk decides)
+    sources = np.flatnonzero(single)
+    _, first = np.unique(user[sources], return_index=True)
+    single[:] = False
+    single[sources[first]] = True
+    link_a = np.where(single, user, -1)
     has_pred = np.zeros(n_ops, dtype=bool)
     has_pred[link_a[single]] = True
     link = link_a.tolist()
