@@ -227,7 +227,7 @@ def _build(walk: Callable, roots: list, wm: Watermark | None, view: str, names: 
     if walk is _OP_LEVEL:
         rg = RawGraph.sparse()
         picked = summarise_forward(roots, wm, max_nodes, rg)
-        walk = _walk_forward  # if the op-level pass cannot decide (merging folds)
+        walk = _walk_forward  # if the op-level pass cannot decide (two folds, one op)
     if picked is not None:
         kept, kept_edges, hidden = picked
     else:

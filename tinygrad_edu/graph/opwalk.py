@@ -163,10 +163,9 @@ def summarise_forward(roots: list, wm: Any, max_nodes: int | None,
 def _fold(g: OpPass, n: int) -> tuple[list[int], list[Summary]] | None:
     """Fold chains of repeated ops: `fold_of[k]` is op k's summary number or -1.
 
-    Chains may merge (`x @ w.T` in every layer: each transpose starts a chain that joins
-    the main one); summarise.py then folds shared ops twice, the later fold taking them
-    over while the earlier keeps counting them. That case returns None rather than
-    copying those counts here: the full walk gives it.
+    Chains never merge: where several ops feed one op (`x @ w.T`: the previous layer and
+    the transpose), only the earliest links to it, as in the full walk. Should two folds
+    still claim one op, this returns None and the full walk decides.
     """
     ops, root_out = g.ops, g.root_out
     n_ops = len(ops)
