@@ -131,7 +131,7 @@ class OpPass:
 
 
 def summarise_forward(roots: list, wm: Any, max_nodes: int | None,
-                      rg: Any) -> tuple[list, list[tuple[int, int, int]], int]:
+                      rg: Any) -> tuple[list, list[tuple[int, int, int]], int] | None:
     """`summarise(_walk_forward(roots, wm), fold=True)` with no collapse; fills sparse `rg`.
 
     `rg` gets entries for the visible nodes only (dicts keyed by raw position) and
