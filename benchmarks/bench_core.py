@@ -68,9 +68,11 @@ def w1_numpy(x: np.ndarray, y: np.ndarray) -> Callable[[], None]:
     return run
 
 
-def w1_tg(x: np.ndarray, y: np.ndarray) -> Callable[[], None]:
-    params = [tg.tensor(p, requires_grad=True) for p in init_mlp([2, 16, 16, 1], np.float64)]
-    xt, yt = tg.tensor(x), tg.tensor(y)
+def w1_tg(x: np.ndarray, y: np.ndarray, lib=None) -> Callable[[], None]:
+    """The W1 loop in tinygrad_edu, or in PyTorch with `lib=torch` (the same code)."""
+    lib = lib or tg
+    params = [lib.tensor(p, requires_grad=True) for p in init_mlp([2, 16, 16, 1], np.float64)]
+    xt, yt = lib.tensor(x), lib.tensor(y)
 
     def run() -> None:
         w1, b1, w2, b2, w3, b3 = params
@@ -78,26 +80,7 @@ def w1_tg(x: np.ndarray, y: np.ndarray) -> Callable[[], None]:
             score = ((xt @ w1 + b1).relu() @ w2 + b2).relu() @ w3 + b3
             loss = (1 - yt * score).relu().mean()
             loss.backward()
-            with tg.no_grad():
-                for p in params:
-                    p -= W1_LR * p.grad
-                    p.grad = None
-            loss.item()
-
-    return run
-
-
-def w1_torch(x: np.ndarray, y: np.ndarray) -> Callable[[], None]:
-    params = [torch.tensor(p, requires_grad=True) for p in init_mlp([2, 16, 16, 1], np.float64)]
-    xt, yt = torch.tensor(x), torch.tensor(y)
-
-    def run() -> None:
-        w1, b1, w2, b2, w3, b3 = params
-        for _ in range(W1_STEPS):
-            score = ((xt @ w1 + b1).relu() @ w2 + b2).relu() @ w3 + b3
-            loss = (1 - yt * score).relu().mean()
-            loss.backward()
-            with torch.no_grad():
+            with lib.no_grad():
                 for p in params:
                     p -= W1_LR * p.grad
                     p.grad = None
@@ -208,37 +191,19 @@ def w4_numpy(x: np.ndarray, labels: np.ndarray) -> Callable[[], None]:
     return run
 
 
-def w4_tg(x: np.ndarray, labels: np.ndarray) -> Callable[[], None]:
-    params = [tg.tensor(p, requires_grad=True) for p in init_mlp([784, 128, 10], np.float32)]
-    xt, rows = tg.tensor(x), np.arange(len(labels))
-
-    def run() -> None:
-        w1, b1, w2, b2 = params
-        for _ in range(W4_STEPS):
-            logp = ((xt @ w1 + b1).relu() @ w2 + b2).log_softmax(axis=1)
-            loss = -logp[rows, labels].mean()
-            loss.backward()
-            with tg.no_grad():
-                for p in params:
-                    p -= W4_LR * p.grad
-                    p.grad = None
-            loss.item()
-
-    return run
-
-
-def w4_torch(x: np.ndarray, labels: np.ndarray) -> Callable[[], None]:
-    params = [torch.tensor(p, requires_grad=True) for p in init_mlp([784, 128, 10], np.float32)]
-    xt, lt = torch.tensor(x), torch.tensor(labels)
-    rows = torch.arange(len(labels))
+def w4_tg(x: np.ndarray, labels: np.ndarray, lib=None) -> Callable[[], None]:
+    """The W4 loop in tinygrad_edu, or in PyTorch with `lib=torch` (the same code)."""
+    lib = lib or tg
+    params = [lib.tensor(p, requires_grad=True) for p in init_mlp([784, 128, 10], np.float32)]
+    xt, rows = lib.tensor(x), np.arange(len(labels))  # both index with numpy int arrays
 
     def run() -> None:
         w1, b1, w2, b2 = params
         for _ in range(W4_STEPS):
             logp = ((xt @ w1 + b1).relu() @ w2 + b2).log_softmax(dim=1)
-            loss = -logp[rows, lt].mean()
+            loss = -logp[rows, labels].mean()
             loss.backward()
-            with torch.no_grad():
+            with lib.no_grad():
                 for p in params:
                     p -= W4_LR * p.grad
                     p.grad = None
@@ -264,7 +229,7 @@ def main() -> None:
           f"median of {REPEATS}")
     x, y = moons()
     row("W1", "ms", W1_STEPS, median_time(w1_tg(x, y)), median_time(w1_numpy(x, y)),
-        median_time(w1_torch(x, y)) if torch else None, "<= 2x, per step")
+        median_time(w1_tg(x, y, torch)) if torch else None, "<= 2x, per step")
 
     n2 = 2000
     row("W2", "us", n2, median_time(chain_tg(n2)), median_time(chain_numpy(n2)),
@@ -281,7 +246,7 @@ def main() -> None:
 
     xs, labels = w4_data()
     row("W4", "ms", W4_STEPS, median_time(w4_tg(xs, labels)), median_time(w4_numpy(xs, labels)),
-        median_time(w4_torch(xs, labels)) if torch else None, "<= 1.3x, per step")
+        median_time(w4_tg(xs, labels, torch)) if torch else None, "<= 1.3x, per step")
 
 
 if __name__ == "__main__":
