@@ -27,6 +27,25 @@ class _ViewLogic(GraphViewState):
     _graph: Any = None
     _names: Any = None
 
+    def __init__(
+        self,
+        *tensors: Any,
+        view: str = "forward",
+        show_values: bool = True,
+        show_grads: bool = True,
+        collapse: bool = False,
+        since: Any = None,
+        names: Any = None,
+    ) -> None:
+        super().__init__(
+            view=view, show_values=show_values, show_grads=show_grads, collapse=collapse
+        )
+        self._controls()
+        self._start(tensors, since, names)
+
+    def _controls(self) -> None:
+        """A flavour's own controls, made before the first drawing (anywidget's are in JS)."""
+
     def _start(self, tensors: tuple, since: Any, names: Any) -> None:
         self._tensors, self._since, self._names = tuple(tensors), since, names
         self.observe(self._on_options, names=_OPTIONS)
@@ -122,21 +141,6 @@ def _anywidget_class() -> type | None:
         _esm = (_HERE / "graph_view.js").read_text(encoding="utf-8")
         _css = (_HERE / "graph_view.css").read_text(encoding="utf-8")
 
-        def __init__(
-            self,
-            *tensors: Any,
-            view: str = "forward",
-            show_values: bool = True,
-            show_grads: bool = True,
-            collapse: bool = False,
-            since: Any = None,
-            names: Any = None,
-        ) -> None:
-            super().__init__(
-                view=view, show_values=show_values, show_grads=show_grads, collapse=collapse
-            )
-            self._start(tensors, since, names)
-
     return GraphView
 
 
@@ -150,19 +154,7 @@ def _fallback_class() -> type:
         pan/zoom or be clicked, so a dropdown selects the node whose details are shown.
         """
 
-        def __init__(
-            self,
-            *tensors: Any,
-            view: str = "forward",
-            show_values: bool = True,
-            show_grads: bool = True,
-            collapse: bool = False,
-            since: Any = None,
-            names: Any = None,
-        ) -> None:
-            super().__init__(
-                view=view, show_values=show_values, show_grads=show_grads, collapse=collapse
-            )
+        def _controls(self) -> None:
             views = w.ToggleButtons(options=["forward", "backward"])
             boxes = [
                 w.Checkbox(description=d, indent=False)
@@ -176,7 +168,9 @@ def _fallback_class() -> type:
             self._picker.observe(self._on_pick, names=["value"])
             self.children = [w.HBox([views, *boxes]), self._picture, self._picker, self._text]
             self.observe(self._show, names=["svg", "details"])
-            self._start(tensors, since, names)
+
+        def _start(self, tensors: tuple, since: Any, names: Any) -> None:
+            super()._start(tensors, since, names)
             self._show()
 
         def _on_pick(self, change: Any) -> None:
