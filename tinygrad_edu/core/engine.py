@@ -24,7 +24,7 @@ import numpy as np
 from . import function as _function
 from . import source
 from .errors import BackwardError, ShapeError, message
-from .function import AccumulateGrad, Node, _edge, _observers
+from .function import AccumulateGrad, Node, _edge, _local
 from .grad_mode import _using_grad
 from .ops.common import broadcast_to, sum_to
 from .tensor import Tensor, _to_array
@@ -218,8 +218,9 @@ def steps(roots: list[tuple[Node, Any]], retain_graph: bool = False, create_grap
                     gi = _unbroadcast(gi, shape, node)
                 prev = grads.get(nxt)
                 grads[nxt] = gi if prev is None else prev + gi
-            if _observers:
-                for obs in tuple(_observers):
+            observers = _local.observers
+            if observers:
+                for obs in tuple(observers):
                     hook = getattr(obs, "on_backward", None)
                     if hook is not None:
                         hook(node, g, grads_in)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import sys
+import threading
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -29,18 +30,29 @@ from .grad_mode import _state
 
 _node_ids = itertools.count(1)
 OPS: dict[str, type[Function]] = {}  # op name -> class, for the static program and export
-_observers: list[Any] = []  # objects with on_op(node_or_None, cls, args, kwargs, out)
-_scope: list[str] = []  # module path while an nn.Module runs, e.g. ["net", "0"]
+
+
+class _PerThread(threading.local):
+    """What belongs to the thread that runs the ops, as PyTorch's modes do: a trace or an
+    anomaly check in one thread never sees the ops of another."""
+
+    def __init__(self) -> None:
+        self.observers: list[Any] = []  # objects with on_op(node_or_None, cls, args, kwargs, out)
+        self.scope: list[str] = []  # module path while an nn.Module runs, e.g. ["net", "0"]
+
+
+_local = _PerThread()
 _config = {"retain_outputs": False}  # keep outputs alive for drawing (set by the live view)
 
 
 def add_observer(obs: Any) -> Callable[[], None]:
-    """Register an op observer (debug, tracing); returns a function that removes it."""
-    _observers.append(obs)
+    """Register an op observer (debug, tracing) for this thread; returns its remover."""
+    observers = _local.observers
+    observers.append(obs)
 
     def remove() -> None:
-        if obs in _observers:
-            _observers.remove(obs)
+        if obs in observers:
+            observers.remove(obs)
 
     return remove
 
@@ -244,8 +256,9 @@ class Function(Node):
                 site = (f.f_code.co_filename, f.f_lineno)
                 ctx._site = _intern(site, site)
             ctx._id = next(_node_ids)
-            if _scope:
-                ctx._scope = tuple(_scope)
+            scope = _local.scope
+            if scope:
+                ctx._scope = tuple(scope)
             saved = ctx._to_save
             if saved:
                 entries = []
@@ -273,8 +286,9 @@ class Function(Node):
             out.requires_grad = False
             if ctx._to_save:
                 ctx._to_save = ()
-        if _observers:
-            for obs in tuple(_observers):
+        observers = _local.observers
+        if observers:
+            for obs in tuple(observers):
                 obs.on_op(ctx if any_grad else None, cls, args, kwargs, out)
         return out
 

@@ -1,7 +1,9 @@
 """Grad mode: whether new ops record a graph. `no_grad`, `enable_grad`, `is_grad_enabled`.
 
 One private switch (`_state.enabled`) behind one context manager, `_using_grad(flag)`;
-the public names are thin wrappers that also work as decorators, as in PyTorch.
+the public names are thin wrappers that also work as decorators, as in PyTorch. The
+switch is per thread, as in PyTorch: `no_grad()` or a backward pass in one thread never
+turns recording off in another, and every new thread starts with grad mode on.
 Core layer: stdlib only.
 """
 
@@ -9,16 +11,15 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class _State:
-    __slots__ = ("enabled",)
-
-    def __init__(self) -> None:
+class _State(threading.local):
+    def __init__(self) -> None:  # runs once in each thread that reads `_state`
         self.enabled = True
 
 

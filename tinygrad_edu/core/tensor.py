@@ -668,9 +668,10 @@ def _compare(ufunc: Any, symbol: str, a: Tensor, b: Any) -> Tensor:
         out = Tensor._make(ufunc(a.data, other))
     except ValueError:
         raise ShapeError(_function.broadcast_message(symbol, a.shape, np.shape(other))) from None
-    if _function._observers:  # no graph node, but a static trace must still record it
+    observers = _function._local.observers
+    if observers:  # no graph node, but a static trace must still record it
         args = (a, b if isinstance(b, Tensor) else other)
-        for obs in tuple(_function._observers):
+        for obs in tuple(observers):
             obs.on_op(None, Compare, args, {"symbol": symbol}, out)
     return out
 
@@ -703,7 +704,7 @@ def _int_index(arr: np.ndarray) -> np.ndarray:
 
 def _notify_concrete(t: Tensor, kind: str) -> None:
     """Tell observers (the tracer) that a tensor became a Python value here."""
-    for obs in tuple(_function._observers):
+    for obs in tuple(_function._local.observers):
         hook = getattr(obs, "on_concrete", None)
         if hook is not None:
             hook(t, kind)

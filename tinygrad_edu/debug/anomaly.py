@@ -12,6 +12,7 @@ Debug layer: imports tinygrad_edu.core, numpy and the standard library only.
 from __future__ import annotations
 
 import contextlib
+import threading
 from typing import Any
 
 from ..core import source
@@ -105,19 +106,29 @@ class _AnomalyObserver:
 
 
 _OBSERVER = _AnomalyObserver()
-_remove: list = []  # the remover of the registered observer while the mode is on
+
+
+class _Mode(threading.local):
+    """Anomaly mode is per thread, like grad mode (and like PyTorch's)."""
+
+    def __init__(self) -> None:
+        self.remove = None  # the remover of this thread's observer while the mode is on
+
+
+_mode = _Mode()
 
 
 def is_anomaly_enabled() -> bool:
-    """True while `detect_anomaly()` (with `check_nan=True`) is active."""
-    return bool(_remove)
+    """True while `detect_anomaly()` (with `check_nan=True`) is active in this thread."""
+    return _mode.remove is not None
 
 
 def _set_enabled(on: bool) -> None:
-    if on and not _remove:
-        _remove.append(add_observer(_OBSERVER))
-    elif not on and _remove:
-        _remove.pop()()
+    if on and _mode.remove is None:
+        _mode.remove = add_observer(_OBSERVER)
+    elif not on and _mode.remove is not None:
+        _mode.remove()
+        _mode.remove = None
 
 
 class detect_anomaly(contextlib.ContextDecorator):  # noqa: N801 - PyTorch's name

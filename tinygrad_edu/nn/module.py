@@ -2,7 +2,7 @@
 
 A Module registers every `Parameter` and `Module` assigned to it as an attribute, in
 assignment order, so `parameters()` and `named_parameters()` are deterministic. While a
-module runs (`module(x)`), its name is on `core.function._scope`, so every node built
+module runs (`module(x)`), its name is on `core.function._local.scope`, so every node built
 inside records the module path (e.g. `("net", "0")`) and the graph view can cluster it.
 Core layer: numpy, the standard library and `tinygrad_edu.core` only.
 """
@@ -241,7 +241,7 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} must define forward(...)")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        scope = _function._scope
+        scope = _function._local.scope
         if scope:
             name = self._key if self._key is not None else type(self).__name__.lower()
         else:

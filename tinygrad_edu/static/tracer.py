@@ -15,6 +15,7 @@ Static layer: imports the core, numpy and the standard library only.
 
 from __future__ import annotations
 
+import threading
 import warnings
 from typing import Any
 
@@ -31,24 +32,34 @@ class TracerWarning(UserWarning):
     """A traced tensor became a Python value: the trace froze that branch or number."""
 
 
-_active: list[Tracer] = []  # the innermost tracer records; outer ones supply captures
-_remove_observer: list = []
+class _Tracing(threading.local):
+    """Tracing is per thread: a trace records only the ops of the thread that runs it."""
+
+    def __init__(self) -> None:
+        self.active: list[Tracer] = []  # the innermost tracer records; outer ones supply captures
+        self.remove_observer: Any = None
+
+
+_tracing = _Tracing()
 
 
 class _Observer:
     """The one core observer; it forwards to the innermost active tracer."""
 
     def on_op(self, node: Any, cls: type, args: tuple, kwargs: dict, out: Any) -> None:
-        if _active and not _active[-1].paused:
-            _active[-1].record(cls, args, kwargs, out)
+        active = _tracing.active
+        if active and not active[-1].paused:
+            active[-1].record(cls, args, kwargs, out)
 
     def on_concrete(self, tensor: Any, kind: str) -> None:
-        if _active and not _active[-1].paused:
-            _active[-1].concrete(tensor, kind)
+        active = _tracing.active
+        if active and not active[-1].paused:
+            active[-1].concrete(tensor, kind)
 
     def on_backward(self, node: Any, grad_output: Any, grads_in: Any) -> None:
-        if _active and not _active[-1].paused:
-            _active[-1].eager_backward()
+        active = _tracing.active
+        if active and not active[-1].paused:
+            active[-1].eager_backward()
 
 
 _OBSERVER = _Observer()
@@ -56,7 +67,8 @@ _OBSERVER = _Observer()
 
 def current() -> Tracer | None:
     """The innermost active tracer, or None outside any trace."""
-    return _active[-1] if _active else None
+    active = _tracing.active
+    return active[-1] if active else None
 
 
 def _site() -> str | None:
@@ -100,15 +112,16 @@ class Tracer:
     # --- activation ------------------------------------------------------------------
 
     def __enter__(self) -> Tracer:
-        if not _active:
-            _remove_observer.append(add_observer(_OBSERVER))
-        _active.append(self)
+        if not _tracing.active:
+            _tracing.remove_observer = add_observer(_OBSERVER)
+        _tracing.active.append(self)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        _active.remove(self)
-        if not _active and _remove_observer:
-            _remove_observer.pop()()
+        _tracing.active.remove(self)
+        if not _tracing.active and _tracing.remove_observer is not None:
+            _tracing.remove_observer()
+            _tracing.remove_observer = None
 
     # --- variables -------------------------------------------------------------------
 
