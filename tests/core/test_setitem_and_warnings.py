@@ -1,4 +1,4 @@
-"""Item assignment outside the graph, its errors, and ops that stay quiet about NaN/inf."""
+"""Item assignment, its errors, and ops that stay quiet about NaN/inf."""
 
 import re
 import subprocess
@@ -22,17 +22,36 @@ def test_setitem_on_plain_data_and_under_no_grad_bumps_the_version():
         saved.sum().backward()
 
 
-def test_setitem_while_recording_names_the_fix():
+def test_setitem_on_a_leaf_that_requires_grad_names_the_fix():
     w = tg.zeros(3, requires_grad=True)
     with pytest.raises(tg.InplaceError) as info:
         w[0] = 1.0
     text = str(info.value)
     assert text.startswith(
-        "setitem: cannot assign into this tensor (shape (3,)) while the graph is being "
-        "recorded: autograd has no rule for item assignment\n")
+        "setitem: this tensor (shape (3,)) is a leaf that requires grad; changing it in place "
+        "would hide the change from autograd\n")
     assert re.search(r"built at: .*test_setitem_and_warnings\.py, line \d+: w\[0\] = 1\.0", text)
-    assert text.endswith("hint: build the result with tg.where(mask, new, old) or tg.cat([...]), "
-                         "or assign inside `with tg.no_grad():`")
+    assert text.endswith("hint: update it inside `with tg.no_grad():` (as optimizers do), or "
+                         "write x = x ... out of place")
+
+
+def test_setitem_while_recording_is_differentiable():
+    w = tg.tensor([1.0, 2.0], requires_grad=True)
+    x = tg.zeros(2, 2)
+    x[0] = w * w
+    x[1, 0] = w[1]
+    x.sum().backward()
+    assert x.grad_fn.name == "IndexPutBackward"
+    np.testing.assert_array_equal(w.grad.numpy(), [2.0, 5.0])
+
+
+def test_setitem_with_a_value_of_the_wrong_shape_names_both_shapes():
+    w = tg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    x = tg.zeros(2, 2)
+    with pytest.raises(tg.ShapeError) as info:
+        x[0] = w
+    assert str(info.value).startswith(
+        "setitem: cannot put a value of shape (3,) into t[0] of a tensor of shape (2, 2): ")
 
 
 def test_setitem_out_of_range_is_a_shape_error():

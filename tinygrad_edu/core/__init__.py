@@ -6,7 +6,9 @@ and nothing here pulls in graphviz, ipywidgets, IPython or matplotlib.
 
 from .creation import (
                        arange,
+                       as_tensor,
                        cat,
+                       from_numpy,
                        full,
                        manual_seed,
                        ones,
@@ -37,7 +39,7 @@ from .gradcheck import gradcheck
 from .tensor import Tensor
 
 __all__ = [
-    "Tensor", "tensor", "zeros", "ones", "full", "randn", "rand", "arange", "zeros_like",
+    "Tensor", "tensor", "from_numpy", "as_tensor", "zeros", "ones", "full", "randn", "rand", "arange", "zeros_like",
     "ones_like", "randn_like", "manual_seed", "cat", "stack", "where", "grad", "gradcheck",
     "no_grad", "enable_grad", "is_grad_enabled", "Function", "Node", "AccumulateGrad",
     "ShapeError", "GraphFreedError", "InplaceError", "BackwardError", "DataError",

@@ -29,6 +29,52 @@ def tensor(data: Any, requires_grad: bool = False, name: str | None = None,
     return Tensor(data, requires_grad=requires_grad, name=name, dtype=dtype)
 
 
+def from_numpy(array: np.ndarray) -> Tensor:
+    r"""A tensor that shares `array`'s memory, as `torch.from_numpy` does.
+
+    Rules: no copy is made, so changing the array changes the tensor and the other way
+    round (and backward notices such a change only through the tensor's own in-place
+    ops). The dtype is kept. A read-only array gives a tensor that refuses in-place ops.
+    `tg.tensor(array)` copies instead.
+
+    Example:
+        >>> import numpy as np, tinygrad_edu as tg
+        >>> a = np.zeros(3)
+        >>> t = tg.from_numpy(a)
+        >>> a[0] = 5.0
+        >>> t
+        tensor([5., 0., 0.])
+    """
+    if not isinstance(array, np.ndarray):
+        raise DataError(message("from_numpy", f"expected a numpy array, got "
+                                f"{type(array).__name__}", source.here(),
+                                "use tg.tensor(data) for numbers and lists"))
+    if array.dtype.kind not in "fiub":
+        raise DataError(message("from_numpy", f"cannot share an array of dtype {array.dtype}: "
+                                "a tensor holds real numbers", source.here()))
+    return Tensor._make(array)
+
+
+def as_tensor(data: Any, dtype: Any = None) -> Tensor:
+    r"""`data` as a tensor, sharing memory where it can (as `torch.as_tensor`).
+
+    Rules: a Tensor of the right dtype comes back as it is; a numpy array of the right
+    dtype is shared (`tg.from_numpy`); anything else is converted into a new tensor.
+
+    Example:
+        >>> import numpy as np, tinygrad_edu as tg
+        >>> a = np.ones(2)
+        >>> tg.as_tensor(a).numpy() is a
+        True
+    """
+    same = dtype is None or np.dtype(dtype) == getattr(data, "dtype", None)
+    if isinstance(data, Tensor) and same:
+        return data
+    if isinstance(data, np.ndarray) and same:
+        return from_numpy(data)
+    return Tensor(data, dtype=dtype)
+
+
 def _shape(shape: tuple) -> tuple:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
@@ -36,7 +82,9 @@ def _shape(shape: tuple) -> tuple:
 
 
 def _leaf(arr: np.ndarray, requires_grad: bool, name: str | None) -> Tensor:
-    return Tensor(arr, requires_grad=requires_grad, name=name)
+    t = Tensor._make(arr)  # `arr` is new: no copy needed
+    t.name = name
+    return t.requires_grad_() if requires_grad else t
 
 
 def zeros(*shape: Any, requires_grad: bool = False, name: str | None = None,
@@ -139,5 +187,5 @@ def where(condition: Any, a: Any, b: Any) -> Tensor:
     return Where.apply(cond, _operand(a, like), _operand(b, like))
 
 
-__all__ = ["tensor", "zeros", "ones", "full", "randn", "rand", "arange", "zeros_like", "ones_like",
+__all__ = ["tensor", "from_numpy", "as_tensor", "zeros", "ones", "full", "randn", "rand", "arange", "zeros_like", "ones_like",
            "randn_like", "manual_seed", "cat", "stack", "where"]

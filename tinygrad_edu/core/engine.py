@@ -261,8 +261,16 @@ def _run_hooks(hooks: list | None, g: Any, create_graph: bool) -> Any:
         return g
     for hook in list(hooks):
         out = hook(g if isinstance(g, Tensor) else Tensor._make(g))
-        if out is not None:
-            g = out if create_graph else (out.data if isinstance(out, Tensor) else np.asarray(out))
+        if out is None:
+            continue
+        arr = out.data if isinstance(out, Tensor) else np.asarray(out)
+        if arr.shape != g.shape:
+            name = getattr(hook, "__name__", type(hook).__name__)
+            raise ShapeError(message(
+                "hook", f"hook {name!r} returned a gradient of shape {arr.shape!r} for a "
+                f"gradient of shape {g.shape!r}", source.here(),
+                "a hook may change the gradient's values, not its shape; return None to keep it"))
+        g = out if create_graph else arr
     return g
 
 

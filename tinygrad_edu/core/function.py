@@ -127,6 +127,7 @@ class Function(Node):
         # Only the package's own ops can be looked up by name (export refuses the rest).
         if cls.__module__.startswith("tinygrad_edu."):
             OPS.setdefault(cls.__name__, cls)
+            cls._fresh_output = not cls._is_view  # a learner's op is checked for aliasing
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> np.ndarray:
@@ -174,7 +175,7 @@ class Function(Node):
             if as_tensors and arr is not None:
                 if tensor is _OUTPUT:  # rebuilt with this node as grad_fn: d(out)/d(in) flows
                     tensor = _Tensor._make(arr)
-                    tensor.requires_grad, tensor.grad_fn = True, self
+                    tensor._requires_grad, tensor._grad_fn = True, self
                 out.append(tensor if tensor is not None else _Tensor._make(arr))
             else:
                 out.append(arr)
@@ -183,6 +184,8 @@ class Function(Node):
     _saved: tuple | None = ()
     _to_save: tuple = ()
     _as_tensors = False
+    _is_view = False  # True for ops whose result is a window on their first input
+    _fresh_output = False  # True for ops known to return new storage (the package's own)
 
     def _release(self) -> None:
         self._saved = None
@@ -199,14 +202,16 @@ class Function(Node):
         any_grad = False
         for a in args:
             if isinstance(a, _Tensor):
+                if a._view is not None and a._view.version != a._vc[0]:
+                    _views.refresh(a)  # a view whose base changed in place: recut its grad_fn
                 arr = a.data
                 arrays.append(arr)
                 m = (arr.shape, arr.dtype)
                 meta.append(_intern(m, m))
-                if a.requires_grad:
+                if a._requires_grad:
                     any_grad = True
                     needs.append(True)
-                    node = a.grad_fn
+                    node = a._grad_fn
                     if node is None:  # a leaf: its AccumulateGrad node, made once
                         node = a._accumulator
                         if node is None:
@@ -232,19 +237,22 @@ class Function(Node):
         raw = data  # numpy returns scalars for 0-d results; `save_for_backward` saw this one
         if type(data) is not np.ndarray:
             data = np.asarray(data)
+        if data.dtype.kind != "f":
+            any_grad = False  # integer and boolean results never require grad (as in PyTorch)
         out = _new(_Tensor)
         out.data = data
-        out._grad = out.grad_fn = out.name = out._accumulator = out._hooks = None
+        out._grad = out._grad_fn = out.name = out._accumulator = out._hooks = out._view = None
         out._retains_grad = False
         out._vc = [0, None]
         out._id = next(_Tensor_ids)
-        base = data.base
-        if base is not None:  # a numpy view (transpose, slice) shares its input's version
-            for a in args:    # counter, as PyTorch views do: in-place changes to either are caught
-                if isinstance(a, _Tensor) and (a.data.base if a.data.base is not None
-                                               else a.data) is base:
-                    out._vc = a._vc
-                    break
+        if data.base is not None or not cls._fresh_output:
+            # a view op's result shares its input's storage (core/views.py); any other op's
+            # result must have storage of its own, or changing it in place would change an input
+            src = args[0]
+            if cls._is_view and isinstance(src, _Tensor) and np.may_share_memory(data, src.data):
+                _views.track(out, src, cls, kwargs)
+            elif any(np.may_share_memory(data, x) for x in arrays if type(x) is np.ndarray):
+                out.data = data = data.copy()
         if any_grad:
             ctx._inputs_meta = tuple(meta)
             ctx._next = tuple(edges)
@@ -280,10 +288,10 @@ class Function(Node):
             m = (data.shape, data.dtype)
             ctx._out_meta = _intern(m, m)
             ctx._out_ref = out if _config["retain_outputs"] else _weakref(out)
-            out.requires_grad = True
-            out.grad_fn = ctx
+            out._requires_grad = True
+            out._grad_fn = ctx
         else:
-            out.requires_grad = False
+            out._requires_grad = False
             if ctx._to_save:
                 ctx._to_save = ()
         observers = _local.observers
@@ -355,8 +363,8 @@ def _modified_message(node: Function, vc: list, version: int) -> str:
 def _edge(a: Any) -> tuple:
     if not isinstance(a, _Tensor) or not a.requires_grad:
         return (None, 0)
-    if a.grad_fn is not None:
-        return (a.grad_fn, 0)
+    if a._grad_fn is not None:
+        return (a._grad_fn, 0)
     acc = a._accumulator
     if acc is None:
         acc = a._accumulator = AccumulateGrad(a)
@@ -375,4 +383,5 @@ _getframe = sys._getframe
 _weakref = weakref.ref
 _PKG_DIR = source._PKG_DIR
 _Tensor: Any = None  # set by tensor.py (Tensor imports this module)
+_views: Any = None  # core/views.py, set by tensor.py (views imports this module)
 _Tensor_ids: Any = None  # tensor.py's creation counter, shared so ids stay one sequence

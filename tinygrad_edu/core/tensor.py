@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import numbers
+import reprlib
 import warnings
 import weakref
 from collections.abc import Callable
@@ -18,9 +19,10 @@ from typing import Any
 import numpy as np
 
 from . import function as _function
-from . import source
-from .errors import BackwardError, DataError, InplaceError, ShapeError, message
+from . import source, views
+from .errors import BackwardError, DataError, ShapeError, message
 from .grad_mode import _state
+from .views import _var
 
 _tensor_ids = itertools.count(1)
 
@@ -30,7 +32,9 @@ def _to_array(data: Any, dtype: Any, op: str) -> np.ndarray:
     if isinstance(data, Tensor):
         return np.array(data.data, dtype=dtype)  # a copy: tg.tensor(t) never aliases t
     if isinstance(data, np.ndarray):
-        arr = data if dtype is None else data.astype(dtype, copy=False)
+        # a copy, as torch.tensor makes: changing `data` later must not change the graph's
+        # saved values (tg.from_numpy shares on purpose)
+        arr = np.array(data, dtype=dtype)
     else:
         if _holds_tensors(data):
             raise DataError(
@@ -42,10 +46,13 @@ def _to_array(data: Any, dtype: Any, op: str) -> np.ndarray:
             arr = np.array(data)
             if arr.dtype.kind in "fiub":
                 arr = arr.astype(np.float64 if dtype is None else dtype, copy=False)
-        except ValueError as e:
+        except (ValueError, TypeError) as e:
             raise DataError(_bad_data(op, data, e)) from None
-        except TypeError as e:
-            raise DataError(_bad_data(op, data, e)) from None
+        except RecursionError:
+            raise DataError(message(
+                op, f"the data is nested too deeply to read ({_peek(data)}): a tensor has at "
+                "most 64 axes", source.here(),
+                "build the array with numpy first (np.array) or reshape a flat list")) from None
     if arr.dtype.kind not in "fiub":
         raise DataError(
             message(op, f"cannot make a tensor from {_peek(data)}: it holds "
@@ -64,11 +71,15 @@ def _holds_tensors(data: Any) -> bool:
 
 
 def _peek(data: Any) -> str:
-    text = repr(data)
+    text = reprlib.repr(data)  # bounded depth and length, even for 5,000 nested lists
     return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _bad_data(op: str, data: Any, err: Exception) -> str:
+    if "maximum number of dimension" in str(err):
+        return message(op, f"the data is nested too deeply to read ({_peek(data)}): a tensor "
+                       "has at most 64 axes", source.here(),
+                       "build the array with numpy first (np.array) or reshape a flat list")
     if isinstance(data, (list, tuple)) and "inhomogeneous" in str(err):
         lengths = [len(d) if isinstance(d, (list, tuple)) else "a number" for d in data]
         return message(op, f"rows of different lengths {lengths} cannot form a rectangular array",
@@ -99,8 +110,9 @@ class Tensor:
         tensor([2., 4.])
     """
 
-    __slots__ = ("data", "_grad", "requires_grad", "grad_fn", "name", "_vc", "_id",
-                 "_accumulator", "_retains_grad", "_hooks", "__weakref__")
+    # `_view`: a views.ViewOf for a view of another tensor's storage, else None
+    __slots__ = ("data", "_grad", "_requires_grad", "_grad_fn", "name", "_vc", "_id",
+                 "_accumulator", "_retains_grad", "_hooks", "_view", "__weakref__")
     __array_ufunc__ = None  # `ndarray + Tensor` must call Tensor.__radd__, not numpy
     __array_priority__ = 1000
 
@@ -114,14 +126,15 @@ class Tensor:
             )
         self.data = arr
         self._grad = None
-        self.requires_grad = bool(requires_grad)
-        self.grad_fn = None
+        self._requires_grad = bool(requires_grad)
+        self._grad_fn = None
         self.name = name
         self._vc = [0, None]  # version counter shared by in-place changes: [version, site]
         self._id = next(_tensor_ids)
         self._accumulator = None
         self._retains_grad = False
         self._hooks = None
+        self._view = None
 
     @classmethod
     def _make(cls, data: Any) -> Tensor:
@@ -129,14 +142,15 @@ class Tensor:
         t = cls.__new__(cls)
         t.data = data if type(data) is np.ndarray else np.asarray(data)
         t._grad = None
-        t.requires_grad = False
-        t.grad_fn = None
+        t._requires_grad = False
+        t._grad_fn = None
         t.name = None
         t._vc = [0, None]
         t._id = next(_tensor_ids)
         t._accumulator = None
         t._retains_grad = False
         t._hooks = None
+        t._view = None
         return t
 
     # --- attributes ---------------------------------------------------------------------
@@ -145,6 +159,24 @@ class Tensor:
     ndim = property(lambda self: self.data.ndim)
     dtype = property(lambda self: self.data.dtype)
     size = property(lambda self: self.data.size)
+
+    @property
+    def grad_fn(self) -> _function.Node | None:
+        """The node that made this tensor (None for leaves): where backward goes next."""
+        if self._view is not None and self._view.version != self._vc[0]:
+            views.refresh(self)  # the base changed in place since this view was cut
+        return self._grad_fn
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether ops on this tensor are recorded, so that backward reaches it."""
+        if self._view is not None and self._view.version != self._vc[0]:
+            views.refresh(self)
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        self.requires_grad_(flag)
 
     @property
     def is_leaf(self) -> bool:
@@ -163,8 +195,14 @@ class Tensor:
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
-        if value is not None and not isinstance(value, Tensor):
-            value = Tensor(value)
+        if value is not None:
+            value = value if isinstance(value, Tensor) else Tensor(value)
+            if value.shape != self.shape or value.dtype != self.dtype:
+                raise ShapeError(message(
+                    "grad", f"cannot assign a gradient of shape {value.shape!r} and dtype "
+                    f"{value.dtype} to {self._label(shape=False)}, which has shape "
+                    f"{self.shape!r} and dtype {self.dtype}", source.here(),
+                    "a gradient has its tensor's shape and dtype; assign None to clear it"))
         self._grad = value
 
     @property
@@ -281,21 +319,31 @@ class Tensor:
         backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph)
 
     def detach(self) -> Tensor:
-        """A new tensor sharing this one's data, cut off from the graph."""
+        """A new tensor sharing this one's storage, cut off from the graph.
+
+        Rules: as in PyTorch, the two share their numbers and version counter, so a change
+        in place to either shows in both, and backward notices it where a value was saved.
+        """
         t = Tensor._make(self.data)
-        t._vc = self._vc  # same storage: in-place changes show up in both
+        t._vc = self._vc
         t.name = self.name
         return t
 
     def requires_grad_(self, flag: bool = True) -> Tensor:
         """Set `requires_grad` in place on a leaf; returns self."""
-        if self.grad_fn is not None and not flag:
-            raise BackwardError(message("requires_grad_", "only a leaf's requires_grad can be "
-                                        "switched off", source.here(), "use .detach() instead"))
+        if self.grad_fn is not None:
+            if flag:
+                return self  # a non-leaf that is part of the graph already requires grad
+            raise BackwardError(message(
+                "requires_grad", f"{self._label()} was computed (grad_fn={self.grad_fn.name}), "
+                "and only a leaf's requires_grad can be switched off", source.here(),
+                f"use {_var(self)}.detach() for a copy outside the graph"))
         if flag and self.dtype.kind != "f":
-            raise DataError(message("requires_grad_", f"only floating-point tensors can require "
-                                    f"grad, got {self.dtype}", source.here()))
-        self.requires_grad = flag
+            raise DataError(message(
+                "requires_grad", f"only floating-point tensors can require grad, got "
+                f"{self.dtype}", source.here(),
+                f"make it a float first: {_var(self)}.astype('float64')"))
+        self._requires_grad = bool(flag)
         return self
 
     def retain_grad(self) -> None:
@@ -342,49 +390,7 @@ class Tensor:
     # --- in-place -----------------------------------------------------------------------
 
     def _inplace(self, op_name: str, fn: Callable[[Tensor], Tensor]) -> Tensor:
-        """Apply `self = fn(self)` in place, keeping the graph and the version counter right."""
-        if _state.enabled and self.requires_grad and self.grad_fn is None:
-            raise InplaceError(
-                message(op_name, f"{self._label()} is a leaf that requires grad; changing it in "
-                        "place would hide the change from autograd", source.here(),
-                        "update it inside `with tg.no_grad():` (as optimizers do), "
-                        f"or write {_var(self)} = {_var(self)} ... out of place")
-            )
-        if _state.enabled and self.grad_fn is not None and self.data.base is not None:
-            # a view (reshape, .T, broadcast) shares its base's storage but not its graph:
-            # writing through it would change the base behind autograd's back (PyTorch
-            # rewrites the base's graph here; we ask for the explicit form instead)
-            raise InplaceError(
-                message(op_name, f"{self._label()} is a view of another tensor in the graph "
-                        f"(made by {self.grad_fn.name}); changing it in place would change that "
-                        "tensor without autograd knowing", source.here(),
-                        "write it out of place (y = y * 3), or .clone() the view first"))
-        if _state.enabled:
-            # the op may save its input for backward (`y *= x` needs the old y), and the copy
-            # below overwrites this storage: give it the old values in a storage of their own
-            old = Tensor._make(self.data.copy())
-            old.requires_grad, old.grad_fn = self.requires_grad, self.grad_fn
-        else:
-            old = self  # no graph is recorded (an optimizer step), so nothing can be saved
-        result = fn(old)
-        if result.shape != self.shape:
-            raise ShapeError(
-                message(op_name, f"the result has shape {result.shape!r} but the tensor being "
-                        f"changed in place has shape {self.shape!r}", source.here(),
-                        "in-place ops cannot change a tensor's shape; write it out of place")
-            )
-        try:
-            np.copyto(self.data, result.data, casting="same_kind")
-        except TypeError:
-            raise DataError(message(op_name, f"cannot store a {result.dtype} result in a "
-                                    f"{self.dtype} tensor in place", source.here())) from None
-        self._vc[0] += 1
-        self._vc[1] = source.capture(2)
-        if result.grad_fn is not None:
-            self.grad_fn = result.grad_fn
-            self.requires_grad = True
-            self.grad_fn._out_ref = weakref.ref(self)
-        return self
+        return views.inplace(self, op_name, fn)
 
     def add_(self, other: Any) -> Tensor:
         return self._inplace("add_", lambda t: t + other)
@@ -595,21 +601,20 @@ class Tensor:
         return Index.apply(self, index=_index(index))
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        """`t[i] = v` on data outside the graph (under `tg.no_grad()`, or no grad at all)."""
-        tracked = self.requires_grad or (isinstance(value, Tensor) and value.requires_grad)
-        if _state.enabled and tracked:
-            raise InplaceError(
-                message("setitem", f"cannot assign into {self._label()} while the graph is "
-                        "being recorded: autograd has no rule for item assignment", source.here(),
-                        "build the result with tg.where(mask, new, old) or tg.cat([...]), or "
-                        "assign inside `with tg.no_grad():`"))
+        """`t[i] = v` writes into `t` (and into its base, for a view), recorded as IndexPut."""
+        index = _index(index)
+        if _state.enabled and (self.requires_grad or (isinstance(value, Tensor)
+                                                      and value.requires_grad)):
+            views.inplace(self, "setitem",
+                          lambda old: IndexPut.apply(old, _operand(value, self), index=index))
+            return
+        views.check_writable(self, "setitem")
         try:
-            self.data[_index(index)] = _array_of(value, self)
+            self.data[index] = _array_of(value, self)
         except (ValueError, IndexError) as e:
             raise ShapeError(message("setitem", f"{e} (tensor shape {self.shape!r})",
                                      source.here())) from None
-        self._vc[0] += 1
-        self._vc[1] = source.capture(2)
+        views.bump(self)
 
 
 class _HookHandle:
@@ -626,11 +631,6 @@ class _HookHandle:
         return "<hook handle>"
 
 
-def _var(t: Tensor) -> str:
-    """A name to put in a code hint: the tensor's name if it is a Python identifier."""
-    return t.name if t.name and t.name.isidentifier() else "x"
-
-
 _constants: dict = {}  # (number, dtype) -> read-only 0-d array
 
 
@@ -640,7 +640,8 @@ def _operand(other: Any, like: Tensor) -> Any:
         return other
     if type(other) is float or type(other) is int:  # the common case, without an ABC check
         dt = like.data.dtype
-        key = (other, dt)
+        # NOTE: 0.0 == -0.0, yet 1 / -0.0 is -inf: zeros are keyed by their text as well
+        key = (other, dt) if other else (other, dt, str(other))
         const = _constants.get(key)
         if const is None:  # np.asarray costs as much as the op itself on small tensors
             if len(_constants) > 1000:
@@ -711,6 +712,7 @@ def _notify_concrete(t: Tensor, kind: str) -> None:
 
 
 _function._Tensor = Tensor
+_function._views = views
 _function._Tensor_ids = _tensor_ids
 
 # Imported last: the ops import this module's Tensor through function.py.
@@ -735,5 +737,5 @@ from .ops.elementwise import (  # noqa: E402
     Tanh,
 )
 from .ops.linalg import MatMul  # noqa: E402
-from .ops.movement import BroadcastTo, Index, Reshape, Transpose  # noqa: E402
+from .ops.movement import BroadcastTo, Index, IndexPut, Reshape, Transpose  # noqa: E402
 from .ops.reduce import LogSoftmax, Max, Min, Softmax, Sum  # noqa: E402

@@ -1,7 +1,8 @@
 """Movement ops: reshape, transpose, broadcast, indexing, cat and stack.
 
 They move numbers around without changing them, so each backward moves the
-gradient back the same way. Core layer.
+gradient back the same way. Ops marked `_is_view` return a window on their input's
+numbers when numpy can (a *view*, see core/views.py), as PyTorch's do. Core layer.
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ import numpy as np
 from .. import source
 from ..errors import ShapeError, message
 from ..function import Function
-from .common import is_array, sum_to
+from .common import is_array, sum_to, where
 
 
 class Reshape(Function):
+    _is_view = True  # when numpy can reshape without copying
+
     @staticmethod
     def forward(ctx, a, shape):
         ctx.a_shape = a.shape
@@ -33,6 +36,8 @@ class Reshape(Function):
 
 
 class Transpose(Function):
+    _is_view = True
+
     @staticmethod
     def forward(ctx, a, axes=None):
         ctx.axes = axes
@@ -45,6 +50,8 @@ class Transpose(Function):
 
 
 class BroadcastTo(Function):
+    _is_view = True  # a read-only one: several of its elements are one number
+
     @staticmethod
     def forward(ctx, a, shape):
         ctx.a_shape = a.shape
@@ -56,12 +63,15 @@ class BroadcastTo(Function):
 
 
 class Index(Function):
+    _is_view = True  # for basic indexing (ints, slices); integer arrays and masks copy
+
     @staticmethod
     def forward(ctx, a, index):
-        ctx.a_shape, ctx.a_dtype, ctx.index = a.shape, a.dtype, index
-        out = np.asarray(a[index])
-        # a view would let an in-place change to the result alter `a` behind autograd's back
-        return out.copy() if np.may_share_memory(out, a) else out
+        ctx.a_shape, ctx.index = a.shape, index
+        out = a[index]
+        if type(out) is not np.ndarray:  # numpy gives a number for x[0, 1]; PyTorch a 0-d view
+            out = a[(index if isinstance(index, tuple) else (index,)) + (Ellipsis,)]
+        return out
 
     @staticmethod
     def backward(ctx, g):
@@ -90,6 +100,41 @@ class IndexAdd(Function):
     @staticmethod
     def backward(ctx, gg):
         return (gg[ctx.index],)
+
+
+class IndexPut(Function):
+    """`a` with `a[index]` replaced by `value`: what `a[index] = value` computes."""
+
+    @staticmethod
+    def forward(ctx, a, value, index):
+        ctx.index = index
+        out = a.copy()
+        out[index] = value
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        # the replaced numbers no longer depend on `a`; `value` gets the gradient of its slots
+        if is_array(g):
+            g_a = g.copy()
+            g_a[ctx.index] = 0
+            return g_a, g[ctx.index]
+        kept = np.ones(g.shape, dtype=bool)
+        kept[ctx.index] = False
+        return where(kept, g, 0.0), g[ctx.index]
+
+    @classmethod
+    def _explain(cls, err, arrays, kwargs):
+        a, value = arrays[0], arrays[1]
+        return ShapeError(message(
+            "setitem", f"cannot put a value of shape {np.shape(value)!r} into "
+            f"t[{_show_index(kwargs['index'])}] of a tensor of shape {a.shape!r}: {err}",
+            source.here(), "the value must broadcast to the shape of the part it replaces"))
+
+
+def _show_index(index) -> str:
+    parts = index if isinstance(index, tuple) else (index,)
+    return ", ".join(":" if p == slice(None) else str(p) for p in parts)
 
 
 class Cat(Function):

@@ -1,0 +1,284 @@
+"""Views share storage with their base, and in-place changes give PyTorch's values and
+gradients or an InplaceError (core/views.py).
+
+Each program below is written once against a library `lib` (tinygrad_edu, or torch when
+it is installed) and returns the numbers it produced; the two must agree, and where
+PyTorch raises we must raise a clear error. The expected numbers are also written out,
+so the file checks the semantics on machines without torch too.
+"""
+
+import re
+
+import numpy as np
+import pytest
+
+import tinygrad_edu as tg
+
+try:
+    import torch
+except ImportError:  # the expected values below still check everything
+    torch = None
+
+
+def val(t):
+    return np.array(t.detach().numpy())
+
+
+def leaf(lib, values):
+    if lib is tg:
+        return tg.tensor(values, requires_grad=True)
+    return torch.tensor(values, dtype=torch.float64, requires_grad=True)
+
+
+def zeros(lib, *shape):
+    return tg.zeros(*shape) if lib is tg else torch.zeros(*shape, dtype=torch.float64)
+
+
+def write_through_a_view_of_a_view(lib):
+    x = zeros(lib, 2, 3)
+    x[0][1] = 5.0  # the char-RNN habit: x[0] is a view, so this writes into x
+    x[1][-1] = 7.0
+    return val(x)
+
+
+def change_a_view_in_place(lib):
+    a = leaf(lib, [1.0, 2.0, 3.0])
+    x = a * 1
+    v = x[1:]
+    v.mul_(a[1:])
+    x.sum().backward()
+    return val(x), val(a.grad)
+
+
+def change_the_base_then_use_an_old_view(lib):
+    a = leaf(lib, [1.0, 2.0, 3.0])
+    x = a * 1
+    v = x[1:]
+    x.mul_(2)
+    (v * v).sum().backward()
+    return val(v), val(a.grad)
+
+
+def change_a_transposed_view_of_a_row(lib):
+    a = leaf(lib, [[1.0, 2.0], [3.0, 4.0]])
+    x = a * 1
+    x.T[0].mul_(10)
+    (x * x).sum().backward()
+    return val(x), val(a.grad)
+
+
+def change_a_reshaped_view(lib):
+    a = leaf(lib, [1.0, 2.0, 3.0, 4.0])
+    x = a * 1
+    r = x.reshape(2, 2)
+    r[1].add_(r[0])
+    (x ** 2).sum().backward()
+    return val(x), val(a.grad)
+
+
+def setitem_with_tensors_that_require_grad(lib):
+    w = leaf(lib, [1.0, 2.0, 3.0])
+    x = zeros(lib, 2, 3)
+    x[0] = w * 2
+    x[1, 1:] = w[:2]
+    weights = (tg.arange(6.0) if lib is tg else torch.arange(6.0, dtype=torch.float64))
+    (x * weights.reshape(2, 3)).sum().backward()
+    return val(x), val(w.grad)
+
+
+def setitem_with_an_index_list(lib):
+    a = leaf(lib, [1.0, 2.0, 3.0])
+    x = a * 3
+    x[[0, 2]] = (tg.tensor([5.0, 6.0]) if lib is tg else
+                 torch.tensor([5.0, 6.0], dtype=torch.float64))
+    (x * x).sum().backward()
+    return val(x), val(a.grad)
+
+
+def a_base_that_did_not_need_grad_gains_it(lib):
+    w = leaf(lib, [1.0, 2.0, 3.0])
+    b = zeros(lib, 3)
+    v = b[1:]
+    b.add_(w)
+    (v * 3).sum().backward()
+    return val(v), v.requires_grad, val(w.grad)
+
+
+def multiply_by_a_sum_of_its_own_view(lib):
+    a = leaf(lib, [1.0, 2.0, 3.0])
+    x = a * 2
+    x.mul_(x[1:].sum())
+    x.sum().backward()
+    return val(x), val(a.grad)
+
+
+def a_zero_d_view_writes_through(lib):
+    x = zeros(lib, 3)
+    x[1].add_(4.0)
+    return val(x)
+
+
+def change_a_view_under_no_grad(lib):
+    a = leaf(lib, [1.0, 2.0, 3.0])
+    x = a * 1
+    v = x[:2]
+    with (tg.no_grad() if lib is tg else torch.no_grad()):
+        v.mul_(10)  # the numbers change; the graph does not
+    x.sum().backward()
+    return val(x), val(a.grad)
+
+
+CASES = {
+    write_through_a_view_of_a_view: ([[0, 5, 0], [0, 0, 7]],),
+    change_a_view_in_place: ([1, 4, 9], [1, 4, 6]),
+    change_the_base_then_use_an_old_view: ([4, 6], [0, 16, 24]),
+    change_a_transposed_view_of_a_row: ([[10, 2], [30, 4]], [[200, 4], [600, 8]]),
+    change_a_reshaped_view: ([1, 2, 4, 6], [10, 16, 8, 12]),
+    setitem_with_tensors_that_require_grad: ([[2, 4, 6], [0, 1, 2]], [4, 7, 4]),
+    setitem_with_an_index_list: ([5, 6, 6], [0, 36, 0]),
+    a_base_that_did_not_need_grad_gains_it: ([2, 3], True, [0, 3, 3]),
+    multiply_by_a_sum_of_its_own_view: ([20, 40, 60], [20, 44, 44]),
+    a_zero_d_view_writes_through: ([0, 4, 0],),
+    change_a_view_under_no_grad: ([10, 20, 3], [1, 1, 1]),
+}
+
+
+def _same(got, want):
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        if isinstance(w, bool):
+            assert g is w or g == w
+        else:
+            np.testing.assert_allclose(g, np.asarray(w, dtype=float), rtol=1e-12)
+
+
+@pytest.mark.parametrize("program", list(CASES), ids=lambda f: f.__name__)
+def test_views_and_in_place_changes_give_pytorchs_numbers(program):
+    got = program(tg)
+    got = got if isinstance(got, tuple) else (got,)
+    _same(got, CASES[program])
+    if torch is not None:
+        ref = program(torch)
+        _same(got, ref if isinstance(ref, tuple) else (ref,))
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(torch is None, reason="needs torch")
+def test_the_expected_numbers_are_pytorchs():
+    for program, want in CASES.items():
+        ref = program(torch)
+        _same(ref if isinstance(ref, tuple) else (ref,), want)
+
+
+def view_of_a_leaf(lib):
+    leaf(lib, [1.0, 2.0, 3.0])[0].mul_(2)
+
+
+def view_made_under_no_grad(lib):
+    x = leaf(lib, [1.0, 2.0, 3.0]) * 1
+    with (tg.no_grad() if lib is tg else torch.no_grad()):
+        v = x[1:]
+    v.mul_(2)
+
+
+def broadcast_view(lib):
+    (leaf(lib, [1.0, 2.0, 3.0]) * 1).broadcast_to((2, 3)).mul_(2)
+
+
+def saved_view_then_base_changed(lib):
+    x = leaf(lib, [1.0, 2.0, 3.0]) * 1
+    v = x[:2]
+    z = v * v  # saves v, which shares x's version counter
+    x.add_(1)
+    z.sum().backward()
+
+
+REFUSED = {
+    view_of_a_leaf: (
+        "mul_: this tensor (shape ()) is a view of this tensor (shape (3,)), a leaf, that "
+        "requires grad; changing it in place would hide the change from autograd"),
+    view_made_under_no_grad: (
+        "mul_: this tensor (shape (2,)) is a view made inside `with tg.no_grad():` and is being "
+        "changed in place with grad mode on; autograd cannot tell which of the two you meant"),
+    broadcast_view: (
+        "mul_: this tensor (shape (2, 3)) is a broadcast view: several of its elements are one "
+        "number in memory, so changing them in place is ambiguous"),
+    saved_view_then_base_changed: (
+        "MulBackward.backward: a tensor this op saved for backward was modified in place at "),
+}
+
+
+@pytest.mark.parametrize("program", list(REFUSED), ids=lambda f: f.__name__)
+def test_what_pytorch_refuses_is_refused_with_a_clear_message(program):
+    with pytest.raises(tg.InplaceError) as info:
+        program(tg)
+    assert str(info.value).startswith(REFUSED[program])
+    assert re.search(r"built at: .*test_storage\.py, line \d+", str(info.value))
+    if torch is not None:
+        with pytest.raises(RuntimeError):
+            program(torch)
+
+
+def test_a_refused_change_leaves_the_numbers_alone():
+    x = tg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    with pytest.raises(tg.InplaceError):
+        x.T.mul_(2)
+    np.testing.assert_array_equal(x.numpy(), [[1.0, 2.0], [3.0, 4.0]])
+
+
+def test_views_share_storage_and_version_with_their_base_and_copies_do_not():
+    x = tg.zeros(2, 3)
+    for view in (x[0], x[:, 1:], x.T, x.reshape(3, 2), x.reshape(-1), x[..., 1], x[1, 2]):
+        assert np.shares_memory(view.numpy(), x.numpy()) and view._vc is x._vc
+    for copy in (x[[0, 1]], x[x > 0], x.clone(), x * 1):
+        assert not np.shares_memory(copy.numpy(), x.numpy()) and copy._vc is not x._vc
+    before = x._vc[0]
+    x[0, 0] = 1.0
+    assert x._vc[0] == before + 1
+
+
+def test_detach_shares_storage_but_not_the_graph():
+    a = tg.tensor([1.0, 2.0], requires_grad=True)
+    x = a * 3
+    y = x * x  # saves x
+    d = x.detach()
+    d[0] = 100.0
+    assert x.numpy().tolist() == [100.0, 6.0] and d.grad_fn is None
+    with pytest.raises(tg.InplaceError, match="modified in place"):
+        y.sum().backward()  # x's saved value changed behind autograd's back: caught
+
+
+def test_tensor_copies_its_data_and_from_numpy_shares_it():
+    arr = np.array([1.0, 2.0])
+    copied, shared, as_t = tg.tensor(arr), tg.from_numpy(arr), tg.as_tensor(arr)
+    arr[0] = 9.0
+    assert copied.numpy().tolist() == [1.0, 2.0]
+    assert shared.numpy().tolist() == [9.0, 2.0] and as_t.numpy() is arr
+    shared[1] = 5.0
+    assert arr.tolist() == [9.0, 5.0]
+    assert tg.as_tensor(copied) is copied
+    assert tg.as_tensor(arr, dtype="float32").dtype == np.float32
+
+
+def test_a_graph_keeps_its_values_when_the_callers_array_changes_later():
+    arr = np.array([1.0, 2.0, 3.0])
+    x = tg.tensor(arr, requires_grad=True)
+    loss = (x * x).sum()
+    arr[:] = 0.0
+    loss.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 4.0, 6.0])
+
+
+def test_a_read_only_array_is_copied_by_tensor_and_refused_in_place_by_from_numpy():
+    arr = np.arange(3.0)
+    arr.flags.writeable = False
+    t = tg.tensor(arr)
+    t[0] = 5.0  # its own copy
+    shared = tg.from_numpy(arr)
+    with pytest.raises(tg.InplaceError) as info:
+        shared[0] = 5.0
+    assert str(info.value).startswith(
+        "setitem: the numpy array behind this tensor (shape (3,)) is read-only, so it cannot be "
+        "changed in place\n")
+    assert str(info.value).endswith("hint: make a tensor with its own copy of the numbers: "
+                                    "tg.tensor(array) copies")

@@ -1,0 +1,217 @@
+"""Storage: views share their base's numbers, and in-place changes keep autograd right.
+
+A *view* (basic indexing `x[0]`, `.T`, `reshape` where numpy can, `broadcast_to`) is a
+tensor whose numpy array is a window on another tensor's array, its *base*. As in PyTorch:
+
+- a view shares its base's version counter, so changing either in place is noticed by
+  every op that saved one of them (backward then raises instead of using stale values);
+- writing through a view changes the base: `x[0][1] = 5` sets one number of `x`;
+- when a view is changed in place while a graph is recorded, the base's graph is
+  rewritten ("rebased"): the base's new `grad_fn` is `CopySlices`, "the old base with
+  this window replaced by the new values", so gradients reach both the old values and
+  whatever was written into the window;
+- a view remembers the view ops that cut it from its base; after the base changed in
+  place, its `grad_fn` is cut again from the base's new one the next time it is read.
+
+`Function.apply` calls `track` for view ops; `Tensor`'s in-place methods call `inplace`.
+Core layer: numpy and the standard library only.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import function as _function
+from . import source
+from .errors import DataError, InplaceError, ShapeError, message
+from .function import Function
+from .grad_mode import _state, _using_grad
+from .ops.common import is_array, where
+
+
+class ViewOf:
+    """What a view knows about its base (a tensor's `_view`; None for a tensor that owns
+    its storage)."""
+
+    __slots__ = ("base", "ops", "version")
+
+    def __init__(self, base: Any, ops: tuple | None, version: int) -> None:
+        self.base = base  # the tensor that owns the storage (never itself a view)
+        self.ops = ops  # the view ops that cut it from `base`; None if made in no_grad mode
+        self.version = version  # the storage version its grad_fn was cut at
+
+
+def track(out: Any, src: Any, cls: type, kwargs: dict) -> None:
+    """Make `out` (the result of view op `cls` on tensor `src`) a view of `src`'s base."""
+    out._vc = src._vc  # one storage, one version counter
+    of = src._view
+    if of is None:
+        ops = ((cls, kwargs),) if _state.enabled else None
+        out._view = ViewOf(src, ops, src._vc[0])
+    else:  # a view of a view: cut from the same base, one op further
+        ops = of.ops + ((cls, kwargs),) if of.ops is not None and _state.enabled else None
+        out._view = ViewOf(of.base, ops, src._vc[0])
+
+
+def refresh(view: Any) -> None:
+    """Cut the view's `grad_fn` again from its base's, after the base changed in place."""
+    of = view._view
+    of.version = view._vc[0]
+    if of.ops is None or not of.base._requires_grad:
+        return  # a view made in no_grad mode stays out of the graph, as in PyTorch
+    old = view._grad_fn
+    observers, _function._local.observers = _function._local.observers, []  # not a new op
+    try:
+        with _using_grad(True):
+            fresh = _cut(of.base, of.ops)
+    finally:
+        _function._local.observers = observers
+    node = fresh._grad_fn
+    if old is not None and old._site is not None:
+        node._site = old._site  # still "built at" the line that made the view
+    node._out_ref = weakref.ref(view)
+    view._grad_fn, view._requires_grad = node, True
+
+
+def inplace(t: Any, op: str, fn: Callable[[Any], Any]) -> Any:
+    """Apply `t = fn(t)` in place: the numbers change in `t`'s storage (and so in its base
+    and every other view of it), the version counter goes up, and the graph says so."""
+    check_writable(t, op)
+    recording = _state.enabled
+    of = t._view
+    if recording:
+        _refuse_leaf_change(t, op)
+        old = _snapshot(t)  # ops that save their input need the old values
+    else:
+        old = t  # no graph is recorded (an optimizer step): nothing can be saved
+    result = fn(old)
+    if result.shape != t.shape:
+        raise ShapeError(message(
+            op, f"the result has shape {result.shape!r} but the tensor being changed in place "
+            f"has shape {t.shape!r}", source.here(),
+            "in-place ops cannot change a tensor's shape; write it out of place"))
+    if recording and of is not None and (result._requires_grad or of.base._requires_grad):
+        if of.ops is None:
+            raise InplaceError(message(
+                op, f"{t._label()} is a view made inside `with tg.no_grad():` and is being "
+                "changed in place with grad mode on; autograd cannot tell which of the two "
+                "you meant", source.here(),
+                "make the view and change it both inside the no_grad block, or both outside"))
+        _rebase(t, result)
+        return t
+    _store(t, op, result.data)
+    if result._grad_fn is not None:
+        t._grad_fn, t._requires_grad = result._grad_fn, True
+        t._grad_fn._out_ref = weakref.ref(t)
+    return t
+
+
+def _rebase(view: Any, value: Any) -> None:
+    """The base's new value is CopySlices(old base, value): the window now holds `value`."""
+    base = view._view.base
+    new_base = CopySlices.apply(_snapshot(base), value, view=view._view.ops)
+    _store(base, "copy", new_base.data)  # writes the view's numbers too: one storage
+    base._grad_fn, base._requires_grad = new_base._grad_fn, True
+    base._grad_fn._out_ref = weakref.ref(base)
+    refresh(view)  # the view's grad_fn is now a window on the base's new graph
+
+
+def check_writable(t: Any, op: str) -> None:
+    """Refuse to write into read-only numbers (broadcast views, read-only numpy arrays)."""
+    if t.data.flags.writeable:
+        return
+    if 0 in t.data.strides and t.data.size > 1:
+        raise InplaceError(message(
+            op, f"{t._label()} is a broadcast view: several of its elements are one number in "
+            "memory, so changing them in place is ambiguous", source.here(),
+            "change a .clone() of it instead"))
+    raise InplaceError(message(
+        op, f"the numpy array behind {t._label()} is read-only, so it cannot be changed in "
+        "place", source.here(),
+        "make a tensor with its own copy of the numbers: tg.tensor(array) copies"))
+
+
+def bump(t: Any) -> None:
+    """Record that `t`'s storage changed: every op that saved it (or a view) will know."""
+    t._vc[0] += 1
+    t._vc[1] = source.capture(2)
+
+
+def _store(t: Any, op: str, values: np.ndarray) -> None:
+    try:
+        np.copyto(t.data, values, casting="same_kind")
+    except TypeError:
+        raise DataError(message(op, f"cannot store a {values.dtype} result in a {t.dtype} "
+                                "tensor in place", source.here())) from None
+    bump(t)
+
+
+def _refuse_leaf_change(t: Any, op: str) -> None:
+    leaf = t._view.base if t._view is not None else t
+    if not (leaf._requires_grad and leaf._grad_fn is None):
+        return
+    what = "is a leaf" if leaf is t else f"is a view of {leaf._label()}, a leaf,"
+    raise InplaceError(message(
+        op, f"{t._label()} {what} that requires grad; changing it in place would hide the "
+        "change from autograd", source.here(),
+        "update it inside `with tg.no_grad():` (as optimizers do), or write "
+        f"{_var(t)} = {_var(t)} ... out of place"))
+
+
+def _snapshot(t: Any) -> Any:
+    """A tensor holding a copy of `t`'s numbers and standing for `t` in the graph."""
+    old = type(t)._make(np.array(t.data, order="K", copy=True))
+    old._requires_grad, old._grad_fn = t.requires_grad, t.grad_fn  # properties: refreshed
+    return old
+
+
+def _var(t: Any) -> str:
+    """A name to put in a code hint: the tensor's name if it is a Python identifier."""
+    return t.name if t.name and t.name.isidentifier() else "x"
+
+
+def _cut(x: Any, view: tuple) -> Any:
+    """Apply a view's ops to `x`: differentiable ops on a Tensor, plain numpy on an array."""
+    for cls, kwargs in view:
+        x = cls.apply(x, **kwargs) if not is_array(x) else cls.forward(_Scratch(), x, **kwargs)
+    return x
+
+
+def _window(arr: np.ndarray, view: tuple) -> np.ndarray:
+    """The part of `arr` that `view` covers, as a writable numpy view of `arr`."""
+    out = _cut(arr, view)
+    if not np.shares_memory(out, arr):  # NOTE: never write into a copy and call it done
+        raise InplaceError(message("copy", "this view cannot be written through on a copy of "
+                                   "its base", source.here(), "change a .clone() instead"))
+    return out
+
+
+class _Scratch:
+    """A throwaway `ctx` for running a view op's forward on plain arrays."""
+
+
+class CopySlices(Function):
+    """The base after one of its views was changed in place: `base` with the view's window
+    replaced by `value` (PyTorch's node of the same name)."""
+
+    @staticmethod
+    def forward(ctx, base, value, view):
+        ctx.view = view
+        out = np.array(base, order="K", copy=True)
+        _window(out, view)[...] = value
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        # the window's numbers came from `value`, the rest from the old base
+        if is_array(g):
+            g_base = np.array(g, order="K", copy=True)
+            _window(g_base, ctx.view)[...] = 0
+            return g_base, np.array(_window(g, ctx.view))
+        outside = np.ones(g.shape, dtype=bool)
+        _window(outside, ctx.view)[...] = False
+        return where(outside, g, 0.0), _cut(g, ctx.view)
