@@ -282,3 +282,39 @@ def test_a_read_only_array_is_copied_by_tensor_and_refused_in_place_by_from_nump
         "changed in place\n")
     assert str(info.value).endswith("hint: make a tensor with its own copy of the numbers: "
                                     "tg.tensor(array) copies")
+
+
+MOVES = {
+    "unsqueeze(0)": lambda a: a.unsqueeze(0),
+    "unsqueeze(-1)": lambda a: a.unsqueeze(-1),
+    "squeeze()": lambda a: a.reshape(1, 2, 1, 3).squeeze(),
+    "squeeze(2)": lambda a: a.reshape(1, 2, 1, 3).squeeze(2),
+    "squeeze(1) of size 2": lambda a: a.reshape(1, 2, 1, 3).squeeze(1),
+    "transpose(0, 1)": lambda a: a.transpose(0, 1),
+    "permute(1, 0)": lambda a: a.permute(1, 0),
+    "expand(2, 4)": lambda a: a[:, :1].expand(2, 4),
+    "expand(3, -1, 4)": lambda a: a[:, :1].expand(3, -1, 4),
+    "view(3, 2)": lambda a: a.view(3, 2),
+    "flatten()": lambda a: a.flatten(),
+}
+
+
+@pytest.mark.parametrize("name", list(MOVES))
+def test_pytorchs_movement_methods_are_views_with_pytorchs_shapes(name):
+    x = tg.arange(6.0).reshape(2, 3)
+    out = MOVES[name](x)
+    assert out._view is not None and np.shares_memory(out.numpy(), x.numpy())
+    if torch is not None:
+        ref = MOVES[name](torch.arange(6.0, dtype=torch.float64).reshape(2, 3))
+        assert out.shape == tuple(ref.shape)
+        np.testing.assert_array_equal(out.numpy(), ref.numpy())
+
+
+def test_view_refuses_what_needs_a_copy_and_names_reshape():
+    x = tg.arange(6.0).reshape(2, 3)
+    with pytest.raises(tg.ShapeError) as info:
+        x.T.view(-1)
+    assert str(info.value).startswith(
+        "view: cannot view a tensor of shape (3, 2) as (-1,) without copying")
+    assert str(info.value).endswith("hint: use .reshape(...), which copies when it must")
+    assert x.T.reshape(-1).numpy().tolist() == [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]

@@ -567,35 +567,81 @@ class Tensor:
 
     # --- movement -----------------------------------------------------------------------
 
+    # Movement ops return views where PyTorch's do (core/views.py): they share storage and
+    # the version counter with this tensor, so writing through them changes it too
+
     def reshape(self, *shape: Any) -> Tensor:
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        return Reshape.apply(self, shape=tuple(int(s) for s in shape))
+        """The same numbers in a new shape: a view when numpy can, else a copy."""
+        return Reshape.apply(self, shape=_sizes(shape))
 
     def view(self, *shape: Any) -> Tensor:
-        return self.reshape(*shape)
+        """Like `reshape`, but always a view: refuses when the numbers would need a copy."""
+        out = self.reshape(*shape)
+        if out._view is None and self.data.size > 1:
+            raise ShapeError(message(
+                "view", f"cannot view a tensor of shape {self.shape!r} as {_sizes(shape)!r} "
+                "without copying: its numbers are not laid out in that order in memory (after a "
+                "transpose, say)", source.here(), "use .reshape(...), which copies when it must"))
+        return out
 
     def flatten(self) -> Tensor:
         return self.reshape(-1)
 
+    def unsqueeze(self, dim: int) -> Tensor:
+        """A view with a new axis of size 1 at `dim` (as `x[:, None]` for dim=1)."""
+        if not -self.ndim - 1 <= dim <= self.ndim:
+            raise ShapeError(self._axis_message("unsqueeze", dim, self.ndim + 1))
+        dim = dim % (self.ndim + 1)
+        return Reshape.apply(self, shape=self.shape[:dim] + (1,) + self.shape[dim:])
+
+    def squeeze(self, dim: int | None = None) -> Tensor:
+        """A view without axes of size 1 (only `dim`, if given and of size 1), as PyTorch."""
+        if dim is None:
+            return Reshape.apply(self, shape=tuple(n for n in self.shape if n != 1))
+        if not -max(self.ndim, 1) <= dim < max(self.ndim, 1):
+            raise ShapeError(self._axis_message("squeeze", dim, self.ndim))
+        if self.ndim == 0 or self.shape[dim] != 1:
+            return Reshape.apply(self, shape=self.shape)
+        dim = dim % self.ndim
+        return Reshape.apply(self, shape=self.shape[:dim] + self.shape[dim + 1:])
+
     def transpose(self, *axes: Any) -> Tensor:
+        """Two axes: swap them (PyTorch's `transpose(0, 1)`); all axes: reorder (numpy's)."""
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = tuple(axes[0])
+        if len(axes) == 2:
+            return self.swapaxes(*axes)
         return Transpose.apply(self, axes=tuple(axes) if axes else None)
+
+    def permute(self, *dims: Any) -> Tensor:
+        """A view with the axes in the order `dims` (PyTorch's name for numpy's transpose)."""
+        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+            dims = tuple(dims[0])
+        return Transpose.apply(self, axes=tuple(dims))
 
     def swapaxes(self, a: int, b: int) -> Tensor:
         axes = list(range(self.ndim))
         for ax in (a, b):
             if not -self.ndim <= ax < self.ndim:
-                raise ShapeError(message(
-                    "swapaxes", f"axis {ax} is out of range for a tensor with {self.ndim} axes "
-                    f"(shape {self.shape!r})", source.here(),
-                    f"use axes 0 .. {self.ndim - 1} (or -1 .. -{self.ndim})"))
+                raise ShapeError(self._axis_message("swapaxes", ax, self.ndim))
         axes[a], axes[b] = axes[b], axes[a]
         return Transpose.apply(self, axes=tuple(axes))
 
     def broadcast_to(self, shape: tuple) -> Tensor:
         return BroadcastTo.apply(self, shape=tuple(shape))
+
+    def expand(self, *sizes: Any) -> Tensor:
+        """A read-only view repeating axes of size 1 (PyTorch's; -1 keeps a size)."""
+        sizes = _sizes(sizes)
+        lead = len(sizes) - self.ndim
+        shape = tuple(self.shape[i - lead] if n == -1 and i >= lead else n
+                      for i, n in enumerate(sizes))
+        return BroadcastTo.apply(self, shape=shape)
+
+    def _axis_message(self, op: str, axis: int, n: int) -> str:
+        return message(op, f"axis {axis} is out of range for a tensor with {self.ndim} axes "
+                       f"(shape {self.shape!r})", source.here(),
+                       f"use axes 0 .. {n - 1} (or -1 .. -{n})")
 
     def __getitem__(self, index: Any) -> Tensor:
         return Index.apply(self, index=_index(index))
@@ -675,6 +721,13 @@ def _compare(ufunc: Any, symbol: str, a: Tensor, b: Any) -> Tensor:
         for obs in tuple(observers):
             obs.on_op(None, Compare, args, {"symbol": symbol}, out)
     return out
+
+
+def _sizes(shape: tuple) -> tuple:
+    """`f(2, 3)` and `f((2, 3))` both mean the shape (2, 3), as in PyTorch."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
 
 
 def _axis(axis: Any, dim: Any = None) -> Any:
