@@ -318,3 +318,23 @@ def test_view_refuses_what_needs_a_copy_and_names_reshape():
         "view: cannot view a tensor of shape (3, 2) as (-1,) without copying")
     assert str(info.value).endswith("hint: use .reshape(...), which copies when it must")
     assert x.T.reshape(-1).numpy().tolist() == [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
+
+
+def test_second_derivatives_flow_through_copyslices_and_indexput():
+    def program(lib):
+        a = leaf(lib, [1.0, 2.0, 3.0])
+        x = a * a
+        x[1:].mul_(a[:2])  # CopySlices
+        y = zeros(lib, 2, 3)
+        y[0] = x  # IndexPut
+        y[1, ::2] = a[:2] * 3
+        out = (y * y).sum()
+        grad = tg.grad if lib is tg else torch.autograd.grad
+        (g,) = grad(out, a, create_graph=True)
+        (gg,) = grad(g.sum(), a)
+        return out.item(), val(g), val(gg)
+
+    got = program(tg)
+    _same(got, (386.0, [54, 392, 432], [126, 724, 864]))
+    if torch is not None:
+        _same(got, program(torch))
