@@ -73,7 +73,7 @@ def refresh(view: Any) -> None:
     node = fresh._grad_fn
     if old is not None and old._site is not None:
         node._site = old._site  # still "built at" the line that made the view
-    node._out_ref = weakref.ref(view)
+    _produced(node, view)
     view._grad_fn, view._requires_grad = node, True
 
 
@@ -86,6 +86,7 @@ def inplace(t: Any, op: str, fn: Callable[[Any], Any]) -> Any:
     if recording:
         _refuse_leaf_change(t, op)
         old = _snapshot(t)  # ops that save their input need the old values
+        _retire(t, old)
     else:
         old = t  # no graph is recorded (an optimizer step): nothing can be saved
     result = fn(old)
@@ -106,18 +107,32 @@ def inplace(t: Any, op: str, fn: Callable[[Any], Any]) -> Any:
     _store(t, op, result.data)
     if result._grad_fn is not None:
         t._grad_fn, t._requires_grad = result._grad_fn, True
-        t._grad_fn._out_ref = weakref.ref(t)
+        _produced(t._grad_fn, t)
     return t
 
 
 def _rebase(view: Any, value: Any) -> None:
     """The base's new value is CopySlices(old base, value): the window now holds `value`."""
     base = view._view.base
-    new_base = CopySlices.apply(_snapshot(base), value, view=view._view.ops)
+    old_base = _snapshot(base)
+    _retire(base, old_base)
+    new_base = CopySlices.apply(old_base, value, view=view._view.ops)
     _store(base, "copy", new_base.data)  # writes the view's numbers too: one storage
     base._grad_fn, base._requires_grad = new_base._grad_fn, True
-    base._grad_fn._out_ref = weakref.ref(base)
+    _produced(base._grad_fn, base)
     refresh(view)  # the view's grad_fn is now a window on the base's new graph
+
+
+def _retire(t: Any, old: Any) -> None:
+    """`t` is about to change: the node that made its numbers now points at `old`, their
+    snapshot, so a drawing shows each version of `t` with its own values."""
+    if t._grad_fn is not None:
+        old.name = t.name
+        _produced(t._grad_fn, old)
+
+
+def _produced(node: Any, t: Any) -> None:
+    node._out_ref = t if _function._config["retain_outputs"] else weakref.ref(t)
 
 
 def check_writable(t: Any, op: str) -> None:
