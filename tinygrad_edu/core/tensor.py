@@ -179,6 +179,11 @@ class Tensor:
         self.requires_grad_(flag)
 
     @property
+    def _version(self) -> int:
+        """How many times this tensor's storage was changed in place (PyTorch's name)."""
+        return self._vc[0]
+
+    @property
     def is_leaf(self) -> bool:
         """True for tensors made by the user (no `grad_fn`); only leaves get `.grad`."""
         return self.grad_fn is None

@@ -169,12 +169,14 @@ def _refuse_leaf_change(t: Any, op: str) -> None:
     leaf = t._view.base if t._view is not None else t
     if not (leaf._requires_grad and leaf._grad_fn is None):
         return
-    what = "is a leaf" if leaf is t else f"is a view of {leaf._label()}, a leaf,"
+    if leaf is t:
+        what, other = "is a leaf", f"write {_var(t)} = {_var(t)} ... out of place"
+    else:
+        what, other = f"is a view of {leaf._label()}, a leaf,", f"change {_var(leaf)}.clone()"
     raise InplaceError(message(
         op, f"{t._label()} {what} that requires grad; changing it in place would hide the "
         "change from autograd", source.here(),
-        "update it inside `with tg.no_grad():` (as optimizers do), or write "
-        f"{_var(t)} = {_var(t)} ... out of place"))
+        f"update it inside `with tg.no_grad():` (as optimizers do), or {other}"))
 
 
 def _snapshot(t: Any) -> Any:
