@@ -94,3 +94,59 @@ def test_data_nested_too_deeply_is_a_data_error():
     assert str(info.value).startswith("tensor: the data is nested too deeply to read (")
     assert str(info.value).endswith(
         "hint: build the array with numpy first (np.array) or reshape a flat list")
+
+
+def _no_backward_op():
+    class Double(tg.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+    x = tg.tensor([1.0], requires_grad=True)
+    Double.apply(x).sum().backward()
+
+
+BAD = {
+    "zeros(-1)": (lambda: tg.zeros(-1), tg.ShapeError,
+                  "zeros: sizes must be non-negative whole numbers, got (-1,)"),
+    "randn(2.5)": (lambda: tg.randn(2.5), tg.ShapeError,
+                   "randn: sizes must be non-negative whole numbers, got (2.5,)"),
+    "reshape('a')": (lambda: tg.zeros(4).reshape("a"), tg.ShapeError,
+                     "reshape: sizes must be whole numbers (or -1), got ('a',)"),
+    "dtype='bogus'": (lambda: tg.tensor([1.0], dtype="bogus"), tg.DataError,
+                      "tensor: unknown dtype 'bogus'"),
+    "astype(str)": (lambda: tg.zeros(2).astype(str), tg.DataError,
+                    "astype: a tensor holds real numbers or booleans, not text (dtype <U0)"),
+    "where(float mask)": (lambda: tg.where(tg.ones(2), tg.ones(2), 0.0), tg.DataError,
+                          "where: the condition must be boolean (such as x > 0), got dtype "
+                          "float64"),
+    "clip('a')": (lambda: tg.zeros(2).clip("a"), tg.DataError,
+                  "clip: the bounds must be numbers or None, got 'a'"),
+    "permute(0, 0)": (lambda: tg.zeros(2, 2).permute(0, 0), tg.ShapeError,
+                      "permute: axes (0, 0) do not reorder the 2 axes of a tensor of shape (2, 2)"),
+    "expand(2)": (lambda: tg.zeros(3).expand(2), tg.ShapeError,
+                  "broadcast_to: cannot broadcast shape (3,) to (2,)"),
+    "register_hook(3)": (lambda: tg.zeros(2, requires_grad=True).register_hook(3), TypeError,
+                         "register_hook: a hook must be a function taking the gradient, got 3"),
+    "gradcheck(3, x)": (lambda: tg.gradcheck(3, tg.zeros(2, requires_grad=True)), TypeError,
+                        "gradcheck: the first argument must be the function to check, got int"),
+    "Function without backward": (_no_backward_op, NotImplementedError,
+                                  "DoubleBackward: this Function has no backward, so no "
+                                  "gradient can pass it"),
+    "mask of the wrong length": (lambda: tg.zeros(3).__setitem__(tg.tensor([True, False]), 1.0),
+                                 tg.ShapeError, "setitem: boolean index did not match"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD))
+def test_bad_input_gets_a_house_error(case):
+    run, kind, start = BAD[case]
+    with pytest.raises(kind) as info:
+        run()
+    assert str(info.value).startswith(start)
+
+
+def test_a_list_of_booleans_is_a_boolean_mask():
+    mask = tg.tensor([True, False, True])
+    assert mask.dtype == np.bool_
+    np.testing.assert_array_equal(tg.tensor([1.0, 2.0, 3.0])[mask].numpy(), [1.0, 3.0])

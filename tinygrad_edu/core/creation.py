@@ -14,7 +14,7 @@ from . import source
 from .errors import DataError, message
 from .ops.elementwise import Where
 from .ops.movement import Cat, Stack
-from .tensor import Tensor, _operand
+from .tensor import Tensor, _operand, _sizes
 
 
 def tensor(data: Any, requires_grad: bool = False, name: str | None = None,
@@ -75,10 +75,8 @@ def as_tensor(data: Any, dtype: Any = None) -> Tensor:
     return Tensor(data, dtype=dtype)
 
 
-def _shape(shape: tuple) -> tuple:
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = tuple(shape[0])
-    return tuple(int(s) for s in shape)
+def _shape(shape: tuple, op: str) -> tuple:
+    return _sizes(shape, op, smallest=0)
 
 
 def _leaf(arr: np.ndarray, requires_grad: bool, name: str | None) -> Tensor:
@@ -90,31 +88,31 @@ def _leaf(arr: np.ndarray, requires_grad: bool, name: str | None) -> Tensor:
 def zeros(*shape: Any, requires_grad: bool = False, name: str | None = None,
           dtype: Any = np.float64) -> Tensor:
     """A tensor of zeros: `tg.zeros(2, 3)` or `tg.zeros((2, 3))`."""
-    return _leaf(np.zeros(_shape(shape), dtype=dtype), requires_grad, name)
+    return _leaf(np.zeros(_shape(shape, "zeros"), dtype=dtype), requires_grad, name)
 
 
 def ones(*shape: Any, requires_grad: bool = False, name: str | None = None,
          dtype: Any = np.float64) -> Tensor:
     """A tensor of ones."""
-    return _leaf(np.ones(_shape(shape), dtype=dtype), requires_grad, name)
+    return _leaf(np.ones(_shape(shape, "ones"), dtype=dtype), requires_grad, name)
 
 
 def full(shape: Any, value: float, requires_grad: bool = False, name: str | None = None,
          dtype: Any = np.float64) -> Tensor:
     """A tensor filled with `value`."""
-    return _leaf(np.full(_shape((shape,)), value, dtype=dtype), requires_grad, name)
+    return _leaf(np.full(_shape((shape,), "full"), value, dtype=dtype), requires_grad, name)
 
 
 def randn(*shape: Any, requires_grad: bool = False, name: str | None = None,
           dtype: Any = np.float64) -> Tensor:
     """Standard normal samples (numpy's global generator: seed it for repeatable runs)."""
-    return _leaf(np.random.randn(*_shape(shape)).astype(dtype, copy=False), requires_grad, name)
+    return _leaf(np.random.randn(*_shape(shape, "randn")).astype(dtype, copy=False), requires_grad, name)
 
 
 def rand(*shape: Any, requires_grad: bool = False, name: str | None = None,
          dtype: Any = np.float64) -> Tensor:
     """Uniform samples in [0, 1)."""
-    return _leaf(np.random.rand(*_shape(shape)).astype(dtype, copy=False), requires_grad, name)
+    return _leaf(np.random.rand(*_shape(shape, "rand")).astype(dtype, copy=False), requires_grad, name)
 
 
 def arange(start: float, stop: float | None = None, step: float = 1, requires_grad: bool = False,
@@ -183,7 +181,11 @@ def where(condition: Any, a: Any, b: Any) -> Tensor:
     """
     like = a if isinstance(a, Tensor) else b if isinstance(b, Tensor) else Tensor(0.0)
     # a Tensor condition is passed as is, so a static trace sees where it came from
-    cond = condition if isinstance(condition, Tensor) else np.asarray(condition, dtype=bool)
+    cond = condition if isinstance(condition, Tensor) else np.asarray(condition)
+    if cond.dtype != np.bool_:  # PyTorch refuses a float mask too: 0.5 is not "true"
+        raise DataError(message("where", f"the condition must be boolean (such as x > 0), got "
+                                f"dtype {cond.dtype}", source.here(),
+                                "compare to make a mask: tg.where(x > 0, x, 0.0)"))
     return Where.apply(cond, _operand(a, like), _operand(b, like))
 
 

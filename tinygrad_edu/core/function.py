@@ -131,11 +131,16 @@ class Function(Node):
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> np.ndarray:
-        raise NotImplementedError("a Function subclass must define forward(ctx, ...)")
+        raise NotImplementedError(message(
+            type(ctx).__name__, "this Function has no forward", source.here(),
+            "define `@staticmethod def forward(ctx, x): ...` returning the result"))
 
     @staticmethod
     def backward(ctx: Any, grad_output: Any) -> Any:
-        raise NotImplementedError("a Function subclass must define backward(ctx, grad_output)")
+        raise NotImplementedError(message(
+            ctx.name, "this Function has no backward, so no gradient can pass it", ctx.site,
+            "define `@staticmethod def backward(ctx, grad_output): ...` returning one "
+            "gradient per input of forward"))
 
     # --- saving for backward -------------------------------------------------------
 

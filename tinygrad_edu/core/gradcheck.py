@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from . import source
 from .engine import grad
 from .errors import GradcheckError, message
 from .grad_mode import no_grad
@@ -45,6 +46,10 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Any, eps: float = 1e-6, atol: f
         >>> tg.gradcheck(lambda x: (x * x).tanh().sum(), x)
         True
     """
+    if not callable(fn):
+        raise TypeError(message("gradcheck", f"the first argument must be the function to "
+                                f"check, got {type(fn).__name__}", source.here(),
+                                "tg.gradcheck(lambda x: (x * x).sum(), x)"))
     ins = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     ins = tuple(
         Tensor(t.data.astype(np.float64), requires_grad=t.requires_grad, name=t.name)

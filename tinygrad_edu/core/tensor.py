@@ -29,6 +29,8 @@ _tensor_ids = itertools.count(1)
 
 def _to_array(data: Any, dtype: Any, op: str) -> np.ndarray:
     """Convert user data to an ndarray, or raise a DataError that names the problem."""
+    if dtype is not None:
+        dtype = _dtype(dtype, op)
     if isinstance(data, Tensor):
         return np.array(data.data, dtype=dtype)  # a copy: tg.tensor(t) never aliases t
     if isinstance(data, np.ndarray):
@@ -44,8 +46,10 @@ def _to_array(data: Any, dtype: Any, op: str) -> np.ndarray:
         try:
             # no dtype yet: numpy would turn "1" into 1.0 with float64 given, and we refuse text
             arr = np.array(data)
-            if arr.dtype.kind in "fiub":
-                arr = arr.astype(np.float64 if dtype is None else dtype, copy=False)
+            if dtype is not None and arr.dtype.kind in "fiub":
+                arr = arr.astype(dtype, copy=False)
+            elif arr.dtype.kind in "fiu":
+                arr = arr.astype(np.float64, copy=False)  # TODO(#17): Python ints as int64
         except (ValueError, TypeError) as e:
             raise DataError(_bad_data(op, data, e)) from None
         except RecursionError:
@@ -60,6 +64,22 @@ def _to_array(data: Any, dtype: Any, op: str) -> np.ndarray:
                     "pass numbers: a number, a (nested) list of numbers or a numpy array")
         )
     return arr
+
+
+def _dtype(dtype: Any, op: str) -> np.dtype:
+    """`dtype` as a numpy dtype of real numbers or booleans, or a DataError."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise DataError(message(op, f"unknown dtype {dtype!r}", source.here(),
+                                "use a numpy dtype such as 'float64', 'float32', 'int64' "
+                                "or 'bool'")) from None
+    if dt.kind not in "fiub":
+        raise DataError(message(op, f"a tensor holds real numbers or booleans, not "
+                                f"{_KINDS.get(dt.kind, dt)} (dtype {dt})", source.here(),
+                                "use a numpy dtype such as 'float64', 'float32', 'int64' "
+                                "or 'bool'"))
+    return dt
 
 
 _KINDS = {"U": "text", "S": "bytes", "O": "Python objects", "c": "complex numbers", "M": "dates",
@@ -375,6 +395,9 @@ class Tensor:
             >>> x.grad
             tensor([20., 20.])
         """
+        if not callable(hook):
+            raise TypeError(message("register_hook", f"a hook must be a function taking the "
+                                    f"gradient, got {_peek(hook)}", source.here()))
         if not self.requires_grad:
             raise BackwardError(message("register_hook", f"{self._label()} does not require grad, "
                                         "so no gradient will ever reach the hook", source.here(),
@@ -519,6 +542,11 @@ class Tensor:
         return Sqrt.apply(self)
 
     def clip(self, min: float | None = None, max: float | None = None) -> Tensor:  # noqa: A002
+        for bound in (min, max):
+            if bound is not None and (isinstance(bound, bool)
+                                      or not isinstance(bound, numbers.Real)):
+                raise DataError(message("clip", f"the bounds must be numbers or None, got "
+                                        f"{_peek(bound)}", source.here()))
         return Clip.apply(self, lo=min, hi=max)
 
     def softmax(self, axis: int = -1, *, dim: int | None = None) -> Tensor:
@@ -533,7 +561,7 @@ class Tensor:
 
     def astype(self, dtype: Any) -> Tensor:
         """A copy converted to `dtype`; the gradient is converted back."""
-        return Cast.apply(self, dtype=np.dtype(dtype))
+        return Cast.apply(self, dtype=_dtype(dtype, "astype"))
 
     def float(self) -> Tensor:
         return self.astype(np.float32)
@@ -577,14 +605,14 @@ class Tensor:
 
     def reshape(self, *shape: Any) -> Tensor:
         """The same numbers in a new shape: a view when numpy can, else a copy."""
-        return Reshape.apply(self, shape=_sizes(shape))
+        return Reshape.apply(self, shape=_sizes(shape, "reshape"))
 
     def view(self, *shape: Any) -> Tensor:
         """Like `reshape`, but always a view: refuses when the numbers would need a copy."""
         out = self.reshape(*shape)
         if out._view is None and self.data.size > 1:
             raise ShapeError(message(
-                "view", f"cannot view a tensor of shape {self.shape!r} as {_sizes(shape)!r} "
+                "view", f"cannot view a tensor of shape {self.shape!r} as {_sizes(shape, 'view')!r} "
                 "without copying: its numbers are not laid out in that order in memory (after a "
                 "transpose, say)", source.here(), "use .reshape(...), which copies when it must"))
         return out
@@ -637,7 +665,7 @@ class Tensor:
 
     def expand(self, *sizes: Any) -> Tensor:
         """A read-only view repeating axes of size 1 (PyTorch's; -1 keeps a size)."""
-        sizes = _sizes(sizes)
+        sizes = _sizes(sizes, "expand")
         lead = len(sizes) - self.ndim
         shape = tuple(self.shape[i - lead] if n == -1 and i >= lead else n
                       for i, n in enumerate(sizes))
@@ -728,11 +756,17 @@ def _compare(ufunc: Any, symbol: str, a: Tensor, b: Any) -> Tensor:
     return out
 
 
-def _sizes(shape: tuple) -> tuple:
-    """`f(2, 3)` and `f((2, 3))` both mean the shape (2, 3), as in PyTorch."""
+def _sizes(shape: tuple, op: str, smallest: int = -1) -> tuple:
+    """`f(2, 3)` and `f((2, 3))` both mean the shape (2, 3), as in PyTorch; sizes must be
+    whole numbers >= `smallest` (-1 stands for "whatever fits" in reshape and expand)."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    return tuple(int(s) for s in shape)
+    for n in shape:
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral) or n < smallest:
+            kind = "non-negative whole numbers" if smallest == 0 else "whole numbers (or -1)"
+            raise ShapeError(message(op, f"sizes must be {kind}, got {shape!r}", source.here(),
+                                     "write the shape as integers, e.g. (2, 3)"))
+    return tuple(int(n) for n in shape)
 
 
 def _axis(axis: Any, dim: Any = None) -> Any:

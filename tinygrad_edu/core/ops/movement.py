@@ -48,6 +48,14 @@ class Transpose(Function):
         inverse = None if ctx.axes is None else tuple(np.argsort(ctx.axes))
         return (g.transpose(inverse) if inverse is not None else g.transpose(),)
 
+    @classmethod
+    def _explain(cls, err, arrays, kwargs):
+        n = arrays[0].ndim
+        return ShapeError(message(
+            "permute", f"axes {kwargs.get('axes')!r} do not reorder the {n} axes of a tensor of "
+            f"shape {arrays[0].shape!r}", source.here(),
+            f"name each axis 0 .. {n - 1} exactly once"))
+
 
 class BroadcastTo(Function):
     _is_view = True  # a read-only one: several of its elements are one number
@@ -60,6 +68,13 @@ class BroadcastTo(Function):
     @staticmethod
     def backward(ctx, g):
         return (sum_to(g, ctx.a_shape),)  # copies of one value: their gradients add up
+
+    @classmethod
+    def _explain(cls, err, arrays, kwargs):
+        a, shape = arrays[0], kwargs["shape"]
+        return ShapeError(message(
+            "broadcast_to", f"cannot broadcast shape {a.shape!r} to {tuple(shape)!r}",
+            source.here(), "compared from the right, each size must equal the target's or be 1"))
 
 
 class Index(Function):
