@@ -150,3 +150,13 @@ def test_a_list_of_booleans_is_a_boolean_mask():
     mask = tg.tensor([True, False, True])
     assert mask.dtype == np.bool_
     np.testing.assert_array_equal(tg.tensor([1.0, 2.0, 3.0])[mask].numpy(), [1.0, 3.0])
+
+
+@pytest.mark.parametrize("shape, axis, expected", [
+    ((0,), None, np.nan), ((0, 3), 0, [np.nan] * 3), ((0, 3), 1, []), ((2, 0), 1, [np.nan] * 2)])
+def test_the_mean_of_no_numbers_is_nan_as_in_pytorch(shape, axis, expected):
+    x = tg.zeros(*shape, requires_grad=True)
+    m = x.mean(axis=axis)
+    np.testing.assert_array_equal(m.numpy(), np.asarray(expected))
+    m.sum().backward()
+    assert x.grad.shape == shape

@@ -578,7 +578,9 @@ class Tensor:
 
     def mean(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None) -> Tensor:
         total = self.sum(axis, keepdims, dim=dim)  # a bad axis fails here, in the house format
-        return total / max(self.data.size // max(total.data.size, 1), 1)
+        n = total.data.size
+        # NOTE: averaging no numbers gives nan (0 / 0), as in PyTorch and numpy
+        return total / (self.data.size // n if n else 1)
 
     def max(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None) -> Tensor:
         return Max.apply(self, axis=_axis(axis, dim), keepdims=keepdims)
