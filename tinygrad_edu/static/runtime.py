@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .codegen import Compiled, fit_grad
+from .codegen import Compiled, fit_grad, gradients
 from .ir import ZERO, Eqn, Program
 
 
@@ -102,11 +102,11 @@ def _vjp(e: Eqn, env: dict, tape: dict) -> None:
     else:
         ctx.needs_input_grad = needs
         grads = e.fn.backward(ctx, env[e.ins[0]])
-        full = grads if isinstance(grads, tuple) else (grads,)
+        full = gradients(grads, len(needs), f"{op}Backward", e.site)
     outs = iter(e.outs)
-    for need, g, (shape, _dtype) in zip(needs, full, in_types):
+    for need, g, (shape, dtype) in zip(needs, full, in_types):
         if need:
-            env[next(outs)] = fit_grad(g, shape)
+            env[next(outs)] = fit_grad(g, shape, f"{op}Backward", e.site, dtype)
 
 
 def _while_vjp(e: Eqn, env: dict, tapes: list) -> list:
