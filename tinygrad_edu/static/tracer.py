@@ -96,6 +96,10 @@ class Tracer:
         self.keep: list = []  # tensors kept alive so their ids stay unique during the trace
         self.paused = False
         self.warned_backward = False
+        # tg.static.function: `lift(tensor)` gives a name for a captured tensor that must
+        # be read at call time (an input of the program), or None to freeze it as a constant
+        self.lift: Any = None
+        self.lifted: list[Tensor] = []
 
     # --- activation ------------------------------------------------------------------
 
@@ -168,6 +172,8 @@ class Tracer:
             vid = self.find(x)
             if vid is not None:
                 return vid
+            if self._lift_at_root(x):
+                return self.find(x)  # a branch or loop body captures it from the root
             vid = self._new_var(x.shape, x.dtype, x.name)
             self.program.consts[vid] = np.array(x.data)  # a snapshot: frozen into the graph
             self._bind(x, vid)
@@ -177,6 +183,18 @@ class Tracer:
         self.program.consts[vid] = arr
         self.values[vid] = arr
         return vid
+
+    def _lift_at_root(self, t: Tensor) -> bool:
+        """Make captured `t` an input of the root program if its `lift` rule says so."""
+        root = self
+        while root.parent is not None:
+            root = root.parent
+        name = root.lift(t) if root.lift is not None else None
+        if name is None:
+            return False
+        root.add_input(t, name)
+        root.lifted.append(t)
+        return True
 
     # --- observer callbacks ----------------------------------------------------------
 
