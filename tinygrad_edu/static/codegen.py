@@ -16,6 +16,7 @@ import ast
 import itertools
 import keyword
 import linecache
+import unicodedata
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -142,8 +143,10 @@ class _Names:
         taken = {"replay", "tape", "g", "env", "type", "tuple"}  # names the code uses
         for vid, text in names(program).items():
             name = text.replace("%", "v")
+            # Python reads identifiers in NFKC form (`ｘ` is `x`): only names already in
+            # that form are used as they are, so two values never become one variable
             if not name.isidentifier() or keyword.iskeyword(name) or name in taken \
-                    or name.startswith(("_", "ctx")):
+                    or name.startswith(("_", "ctx")) or unicodedata.normalize("NFKC", name) != name:
                 name = f"v{vid}"
             while name in taken:  # e.g. an input called `v9` next to value %9
                 name = f"{name}_"

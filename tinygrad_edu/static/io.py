@@ -17,6 +17,13 @@ attribute values are JSON numbers, strings, booleans, null and lists (tuples), o
 evaluates text: it parses JSON, checks every field, op, reference, dtype and shape,
 and rejects anything else with a `FormatError` saying what and where.
 
+Limits, checked before anything large is allocated: each .npz member's shape and
+dtype are read from its .npy header, and all arrays together may hold at most
+`MAX_ARRAY_BYTES` (256 MiB; a small compressed file cannot expand past it), each
+variable at most `MAX_ELEMENTS` values, the JSON at most `MAX_JSON_BYTES`, nesting at
+most `MAX_DEPTH` levels. Names are read in NFKC form (as Python reads identifiers),
+and two different names that become one (`ｘ` and `x`) are rejected.
+
 Static layer: imports the core, numpy and the standard library only.
 """
 
@@ -25,6 +32,9 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import unicodedata
+import zipfile
+import zlib
 from typing import Any
 
 import numpy as np
@@ -34,8 +44,11 @@ from ..core.function import OPS
 from .ir import STRUCTURED, ZERO, Eqn, Program, Var
 
 FORMAT, VERSION = "tinygrad_edu.static", 1
-MAX_ELEMENTS = 50_000_000  # per array; a hostile file must not make us allocate terabytes
-MAX_DEPTH = 32
+MAX_ELEMENTS = 50_000_000  # per variable; a hostile file must not make us allocate terabytes
+MAX_DEPTH = 32  # sub-programs (and attribute lists) nested deeper than this are rejected
+MAX_ARRAY_BYTES = 256 * 2**20  # all arrays of one .npz together, checked from their headers
+MAX_ARRAYS = 100_000  # members of one .npz
+MAX_JSON_BYTES = 64 * 2**20
 DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
           "uint16", "uint32", "uint64", "bool")
 
@@ -127,15 +140,9 @@ class _Reader:
         self.jpath = jpath
 
     def array(self, key: Any, where: str) -> np.ndarray:
-        if not isinstance(key, str) or key not in self.arrays.files:
+        if not isinstance(key, str) or key not in self.arrays:
             raise _fail(where, f"refers to array {key!r}, which is not in the .npz file")
-        try:
-            arr = self.arrays[key]
-        except ValueError:  # object arrays need pickle, which we never allow
-            raise _fail(where, f"array {key!r} is not a plain numeric array") from None
-        if arr.dtype.name not in DTYPES:
-            raise _fail(where, f"array {key!r} has unsupported dtype {arr.dtype.name}")
-        return arr
+        return self.arrays[key]
 
     def shape(self, s: Any, where: str) -> tuple:
         if not isinstance(s, list) or not all(type(d) is int and d >= 0 for d in s):
@@ -148,11 +155,26 @@ class _Reader:
                         f"{MAX_ELEMENTS} allowed")
         return tuple(s)
 
-    def attr(self, v: Any, where: str) -> Any:
+    def name(self, name: Any, where: str, seen: dict) -> str | None:
+        """A variable's name in NFKC form; two names that become one are rejected."""
+        if name is None:
+            return None
+        if not isinstance(name, str) or len(name) > 200:
+            raise _fail(where, "name must be a string (at most 200 characters) or null")
+        norm = unicodedata.normalize("NFKC", name)
+        other = seen.setdefault(norm, name)
+        if other != name:
+            raise _fail(where, f"names {other!r} and {name!r} are the same name once "
+                        "normalised (NFKC), as Python reads identifiers")
+        return norm
+
+    def attr(self, v: Any, where: str, depth: int = 0) -> Any:
         if v is None or isinstance(v, (bool, int, float, str)):
             return v
         if isinstance(v, list):
-            return tuple(self.attr(x, where) for x in v)
+            if depth > MAX_DEPTH:
+                raise _fail(where, f"attribute lists nested deeper than {MAX_DEPTH}")
+            return tuple(self.attr(x, where, depth + 1) for x in v)
         if isinstance(v, dict) and len(v) == 1:
             (k, x), = v.items()
             if k == "dtype" and x in DTYPES:
@@ -174,18 +196,17 @@ class _Reader:
         if not isinstance(d, dict) or set(d) != keys:
             raise _fail(where, f"a program must be an object with exactly the keys {sorted(keys)}")
         vars_: dict[int, Var] = {}
+        seen_names: dict[str, str] = {}  # NFKC form -> the name as written
         for i, v in enumerate(_list(d["vars"], f"{where}.vars")):
             w = f"{where}.vars[{i}]"
             if not isinstance(v, dict) or set(v) != {"id", "name", "shape", "dtype"}:
                 raise _fail(w, "a variable needs exactly id, name, shape and dtype")
             if type(v["id"]) is not int or v["id"] <= 0 or v["id"] in vars_:
                 raise _fail(w, f"id must be a new positive integer, got {v['id']!r}")
-            if v["dtype"] not in DTYPES:
+            if not isinstance(v["dtype"], str) or v["dtype"] not in DTYPES:
                 raise _fail(w, f"unsupported dtype {v['dtype']!r}")
-            if v["name"] is not None and not isinstance(v["name"], str):
-                raise _fail(w, "name must be a string or null")
             vars_[v["id"]] = Var(v["id"], self.shape(v["shape"], w), np.dtype(v["dtype"]),
-                                 v["name"])
+                                 self.name(v["name"], w, seen_names))
         defined: set[int] = set()
 
         def declare(vid: Any, w: str) -> int:
@@ -287,8 +308,11 @@ class _Reader:
                 if len(s.inputs) != len(ins) - 1 or len(s.outputs) != len(outs):
                     raise _fail(w, "a cond branch does not match the equation's inputs/outputs")
         else:
-            n = attrs.get("n_carry")
-            if set(subs) != {"cond", "body"} or set(attrs) != {"n_carry"} or type(n) is not int \
+            n, limit = attrs.get("n_carry"), attrs.get("max_iterations", 0)
+            if type(limit) is not int or limit < 0:
+                raise _fail(w, f"max_iterations must be a non-negative integer, got {limit!r}")
+            if set(subs) != {"cond", "body"} or not {"n_carry"} <= set(attrs) <= \
+                    {"n_carry", "max_iterations"} or type(n) is not int \
                     or not 0 < n <= len(ins) or len(outs) != n:
                 raise _fail(w, "while_loop needs sub-programs cond and body and n_carry")
             if len(subs["body"].inputs) != len(ins) or len(subs["body"].outputs) != n or \
@@ -355,11 +379,18 @@ def load(path: str) -> Any:
     from .program import StaticGraph
 
     jpath, npath = _paths(os.fspath(path))
-    with open(jpath, encoding="utf-8") as f:
-        try:
-            doc = json.load(f)
-        except json.JSONDecodeError as e:
-            raise _fail(jpath, f"not valid JSON ({e.msg} at line {e.lineno})") from None
+    with open(jpath, "rb") as f:
+        text = f.read(MAX_JSON_BYTES + 1)
+    if len(text) > MAX_JSON_BYTES:
+        raise _fail(jpath, f"larger than the {MAX_JSON_BYTES} bytes allowed")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise _fail(jpath, f"not valid JSON ({e.msg} at line {e.lineno})") from None
+    except UnicodeDecodeError:
+        raise _fail(jpath, "not valid JSON (not UTF-8 text)") from None
+    except RecursionError:
+        raise _fail(jpath, "not valid JSON for this format (nested too deeply)") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise _fail(jpath, f"not a {FORMAT} file (the \"format\" field is missing or different)")
     if doc.get("version") != VERSION:
@@ -368,10 +399,79 @@ def load(path: str) -> Any:
     if set(doc) != {"format", "version", "name", "structure", "program"} or \
             doc["structure"] not in ("single", "tuple") or not isinstance(doc["name"], str):
         raise _fail(jpath, "the top level needs format, version, name, structure and program")
+    arrays = read_npz(npath)
     try:
-        arrays = np.load(npath, allow_pickle=False)
-    except ValueError as e:
-        raise _fail(npath, f"not a plain .npz archive ({e})") from None
-    with arrays:
         program = _Reader(arrays, jpath).program(doc["program"], "program")
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError) as e:
+        if isinstance(e, FormatError):
+            raise
+        # a field of an unexpected type that no specific check caught
+        raise _fail("program", f"malformed ({type(e).__name__}: {e})") from None
     return StaticGraph(program, doc["structure"], doc["name"])
+
+
+# --- .npz, read by hand: sizes from the headers before any data -------------------------
+
+
+def read_npz(npath: str) -> dict:
+    """`{key: array}` from an .npz, checking each .npy header before reading its data."""
+    if not os.path.exists(npath):
+        raise FileNotFoundError(npath)
+    try:
+        with zipfile.ZipFile(npath) as zf:
+            headers = _npz_headers(zf, npath)
+            return {key: _npy_data(zf, info, head, npath) for key, (info, head) in headers.items()}
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError,
+            NotImplementedError, RuntimeError) as e:
+        if isinstance(e, (FormatError, FileNotFoundError)):
+            raise
+        raise _fail(npath, f"not a readable .npz archive ({type(e).__name__}: {e})") from None
+
+
+def _npz_headers(zf: zipfile.ZipFile, npath: str) -> dict:
+    """Check every member's .npy header: name, dtype, shape, and the size it declares."""
+    infos = zf.infolist()
+    if len(infos) > MAX_ARRAYS:
+        raise _fail(npath, f"{len(infos)} arrays, more than the {MAX_ARRAYS} allowed")
+    out, total = {}, 0
+    for info in infos:
+        key = info.filename[:-4]
+        if not info.filename.endswith(".npy") or key in out:
+            raise _fail(npath, f"member {info.filename!r} is not a uniquely named .npy array")
+        with zf.open(info) as f:
+            version = np.lib.format.read_magic(f)
+            if version not in ((1, 0), (2, 0)):
+                raise _fail(npath, f"array {key!r} has unsupported .npy version {version}")
+            read = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+                np.lib.format.read_array_header_2_0
+            shape, fortran, dtype = read(f, max_header_size=10_000)
+            offset = f.tell()
+        if dtype.name not in DTYPES or dtype.hasobject:
+            raise _fail(npath, f"array {key!r} is not a plain numeric array (dtype {dtype})")
+        size = 1
+        for d in shape:
+            size *= d
+        if size > MAX_ELEMENTS:
+            raise _fail(npath, f"array {key!r} declares shape {shape!r}, {size} elements, more "
+                        f"than the {MAX_ELEMENTS} allowed")
+        total += size * dtype.itemsize
+        if total > MAX_ARRAY_BYTES:
+            raise _fail(npath, f"the arrays declare more than the {MAX_ARRAY_BYTES} bytes "
+                        f"allowed (array {key!r} has shape {shape!r} {dtype.name})")
+        if info.file_size != offset + size * dtype.itemsize:
+            raise _fail(npath, f"array {key!r}: its header declares {size * dtype.itemsize} "
+                        f"bytes of data, the archive holds {info.file_size - offset}")
+        out[key] = (info, (shape, fortran, dtype, offset))
+    return out
+
+
+def _npy_data(zf: zipfile.ZipFile, info: zipfile.ZipInfo, head: tuple, npath: str) -> np.ndarray:
+    shape, fortran, dtype, offset = head
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    with zf.open(info) as f:
+        f.read(offset)
+        data = f.read(nbytes)
+    if len(data) != nbytes:
+        raise _fail(npath, f"array {info.filename[:-4]!r} is truncated")
+    arr = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+    return arr.copy()
