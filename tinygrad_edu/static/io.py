@@ -379,10 +379,10 @@ def load(path: str) -> Any:
     from .program import StaticGraph
 
     jpath, npath = _paths(os.fspath(path))
-    with open(jpath, "rb") as f:
-        text = f.read(MAX_JSON_BYTES + 1)
-    if len(text) > MAX_JSON_BYTES:
+    if os.path.getsize(jpath) > MAX_JSON_BYTES:  # (f.read(n) would allocate n bytes first)
         raise _fail(jpath, f"larger than the {MAX_JSON_BYTES} bytes allowed")
+    with open(jpath, "rb") as f:
+        text = f.read()
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
