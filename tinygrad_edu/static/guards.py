@@ -31,18 +31,22 @@ _ARRAY_BYTES = 1 << 20  # arrays larger than this are guarded by identity, shape
 _SKIPPED_MODULE_ATTRS = ("_parameters", "_modules", "_key", "name")
 
 
+_SIMPLE_TYPES = frozenset({int, float, bool, str, complex, type(None)})
+
+
 def describe(value: Any) -> tuple | None:
     """A comparable description of a value a trace may have read (None: not guarded)."""
+    kind = type(value)
+    if kind in _SIMPLE_TYPES or isinstance(value, _PLAIN):
+        # repr, not ==: nan equals nothing, and 0.0 == -0.0 gives different results
+        return ("value", kind.__name__, repr(value))
     if isinstance(value, Tensor):
-        return ("tensor", id(value), value.shape, value.dtype.name)
+        return ("tensor", id(value), value.data.shape, value.data.dtype)
     if isinstance(value, np.ndarray):
         if value.nbytes > _ARRAY_BYTES:
-            return ("array", id(value), value.shape, value.dtype.name)
-        return ("array", value.shape, value.dtype.name, value.tobytes())
-    if isinstance(value, _PLAIN):
-        # repr, not ==: nan equals nothing, and 0.0 == -0.0 gives different results
-        return ("value", type(value).__name__, repr(value))
-    if isinstance(value, tuple):
+            return ("array", id(value), value.shape, value.dtype)
+        return ("array", value.shape, value.dtype, value.tobytes())
+    if kind is tuple:
         parts = tuple(describe(v) for v in value)
         return ("tuple", parts) if None not in parts else None
     return None
@@ -55,7 +59,9 @@ class _Walk:
         self.seen: set[int] = set()
 
     def value(self, label: str, v: Any) -> None:
-        if isinstance(v, Module):
+        if type(v) in _SIMPLE_TYPES:  # the most common case, first
+            self.state.setdefault(label, ("value", type(v).__name__, repr(v)))
+        elif isinstance(v, Module):
             self.module(label, v)
         elif isinstance(v, (types.FunctionType, types.MethodType)):
             self.function(v)
@@ -78,7 +84,8 @@ class _Walk:
             self.value(f"{label}.{k}", p)
         for k, child in m._modules.items():
             self.value(f"{label}.{k}", child)
-        self.function(type(m).forward)
+        if not type(m).__module__.startswith("tinygrad_edu."):
+            self.function(type(m).forward)
 
     def function(self, f: Any) -> None:
         if isinstance(f, types.MethodType):
@@ -100,13 +107,21 @@ class _Walk:
                 self.value(name, f.__globals__[name])
 
 
-def _names(code: types.CodeType) -> list:
+def _names(code: types.CodeType) -> tuple:
     """Global and attribute names a code object (and the lambdas inside it) mention."""
-    out = list(code.co_names)
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            out.extend(_names(c))
+    out = _NAMES.get(code)
+    if out is None:
+        if len(_NAMES) > 10_000:  # many lambdas seen: start afresh rather than grow
+            _NAMES.clear()
+        found = list(code.co_names)
+        for c in code.co_consts:
+            if isinstance(c, types.CodeType):
+                found.extend(_names(c))
+        out = _NAMES[code] = tuple(dict.fromkeys(found))
     return out
+
+
+_NAMES: dict = {}  # code object -> names (code objects are immutable)
 
 
 def state(fn: Any, args: dict) -> tuple[dict, dict]:
