@@ -6,7 +6,16 @@ non-tensor argument, which is *static*: baked into the trace). A call whose key 
 cached replays; any other call traces again. The cache says what happened and why
 (`f.cache_info()`), which is the point of the lesson on shape specialisation.
 
-Static layer: imports the core, numpy and the standard library only.
+A compiled function never goes stale, as with torch.compile:
+
+- tensors from outside the trace (a model's parameters, a closure's tensors) are
+  *inputs* of the program, read at every call, so an optimizer step or an in-place
+  change is seen; gradients flow back to them through one `CompiledFunction` node;
+- what else the trace read (the model's structure, its Python attributes, closure
+  variables, globals) is recorded as guards (guards.py) and checked at every call:
+  a difference retraces, and `cache_info()` says what changed.
+
+Static layer: imports the core, nn, numpy and the standard library only.
 """
 
 from __future__ import annotations
@@ -305,6 +314,11 @@ def function(fn: Callable | None = None, *, strict: bool = False) -> Any:
     part of the key and frozen into that trace (it must be hashable), so a new value
     retraces. A call with a new key retraces;
     `f.cache_info()` shows entries, hits, misses and why the last retrace happened.
+    Tensors `fn` reaches from outside (a model's parameters, closure tensors) are read
+    at each call, never frozen, and receive gradients as eagerly. The model's
+    structure, Python attributes, closure variables and globals that `fn` reads are
+    guarded: if any of them changed, the call retraces and says why. `fn` may be an
+    `nn.Module`. Up to 8 traces are kept per argument signature.
 
     Args:
         fn: the function to trace; use as `@tg.static.function` or
@@ -320,6 +334,21 @@ def function(fn: Callable | None = None, *, strict: bool = False) -> Any:
         (tensor(3.), tensor(12.), tensor(4.))
         >>> f.cache_info()
         CacheInfo(entries=2, hits=1, misses=2, last retrace: argument 'x' has shape (4,) float64, but the last trace was made for shape (3,) float64)
+
+        A model's weights are read at each call, and a changed model retraces:
+
+        >>> net = tg.nn.Sequential(tg.nn.Linear(2, 1))
+        >>> net[0].weight.data[:], net[0].bias.data[:] = 1.0, 0.0
+        >>> g = tg.static.function(net)
+        >>> g(tg.ones(1, 2))
+        tensor([[2.]], grad_fn=<CompiledFunctionBackward>)
+        >>> with tg.no_grad():
+        ...     net[0].weight *= 3.0
+        >>> g(tg.ones(1, 2))
+        tensor([[6.]], grad_fn=<CompiledFunctionBackward>)
+        >>> _ = net.append(tg.nn.ReLU())
+        >>> g(-tg.ones(1, 2)), g.cache_info().last_retrace_reason
+        (tensor([[0.]], grad_fn=<CompiledFunctionBackward>), "what the trace read changed: sequential now has sub-modules ['0', '1'], the last trace saw ['0']")
     """
     if fn is None:
         return lambda f: StaticFunction(f, strict=strict)
