@@ -89,6 +89,7 @@ ACCEPTED = [
     ("broadcast (1, 3) summed to (3,)", lambda g: g[None], (3,)),
     ("broadcast (3, 4) summed to (3, 1)", lambda g: np.repeat(g, 4, axis=1), (3, 1)),
     ("a number for ()", lambda g: 5.0, ()),
+    ("float32 for a float64 input", lambda g: (3 * g).astype(np.float32), (3,)),
 ]
 
 
@@ -97,6 +98,7 @@ def test_an_accepted_gradient_is_the_same_in_both_worlds(case, make_grad, shape)
     op, x = op_returning(make_grad), np.arange(1.0, 1.0 + np.prod(shape)).reshape(shape)
     eager, static = eager_grad(op, x), static_grad(op, x)
     assert eager.shape == static.shape == shape
+    assert eager.dtype == static.dtype == np.float64  # converted to the input's, as PyTorch
     np.testing.assert_array_equal(eager, static)
 
 

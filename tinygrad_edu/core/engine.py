@@ -211,8 +211,8 @@ def steps(roots: list[tuple[Node, Any]], retain_graph: bool = False, create_grap
                 elif type(gi) is not np.ndarray:
                     # a learner's backward may compute with Tensors or return numbers
                     gi = gi.data if isinstance(gi, Tensor) else np.asarray(gi)
-                if gi.shape != shape:
-                    gi = _unbroadcast(gi, shape, node)
+                if gi.shape != shape or gi.dtype is not _dt:
+                    gi = _unbroadcast(gi, shape, node, _dt)
                 prev = grads.get(nxt)
                 grads[nxt] = gi if prev is None else prev + gi
             if _observers:
@@ -226,9 +226,9 @@ def steps(roots: list[tuple[Node, Any]], retain_graph: bool = False, create_grap
                 yield node, g
 
 
-def _unbroadcast(gi: Any, shape: tuple, node: Node) -> Any:
-    """Fit a gradient to its input's shape (the rule static replay uses too: grad_fit.py)."""
-    return fit_gradient(gi, shape, node.name, node.site)
+def _unbroadcast(gi: Any, shape: tuple, node: Node, dtype: Any = None) -> Any:
+    """Fit a gradient to its input's shape and dtype (static replay's rule too: grad_fit.py)."""
+    return fit_gradient(gi, shape, node.name, node.site, dtype)
 
 
 def _run_hooks(hooks: list | None, g: Any, create_graph: bool) -> Any:

@@ -26,14 +26,18 @@ from .errors import BackwardError, ShapeError, message
 from .ops.common import sum_to
 
 
-def fit_gradient(g: Any, shape: tuple, op: str, site: Any = None) -> Any:
-    """`g` in its input's `shape` (summing broadcast axes), or a ShapeError naming `op`.
+def fit_gradient(g: Any, shape: tuple, op: str, site: Any = None, dtype: Any = None) -> Any:
+    """`g` in its input's `shape` (summing broadcast axes) and `dtype`, or a ShapeError.
 
-    `g` is an ndarray, a Tensor (create_graph) or a number; `site` is the line that
-    built the op.
+    `g` is an ndarray, a Tensor (create_graph) or a number; `op` names the node and
+    `site` is the line that built it. A gradient of another dtype is converted to the
+    input's (PyTorch does the same), so a float32 gradient of a float64 input gives the
+    same numbers whichever engine runs it.
     """
     if not hasattr(g, "shape"):
         g = np.asarray(g)  # a learner's backward may return a plain number
+    if dtype is not None and g.dtype != dtype:
+        g = g.astype(dtype)
     if g.shape == shape:
         return g
     if _broadcasts_to(shape, g.shape):

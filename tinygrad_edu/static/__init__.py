@@ -10,8 +10,8 @@
   backward rule; `save` / `load` export to JSON + .npz; `fold_constants` and
   `eliminate_dead_code` optimise.
 
-Static layer: imports `tinygrad_edu.core`, `tinygrad_edu.nn`, numpy and the standard
-library only.
+Static layer: imports `tinygrad_edu.core`, numpy and the standard library only (not
+even `nn`: a deployed graph loads without any layer code).
 """
 
 from ..core.errors import TracingError

@@ -41,7 +41,7 @@ def fit_grad(g: Any, shape: tuple, op: str = "vjp", site: Any = None,
         return np.zeros(shape, dtype)
     if isinstance(g, Tensor):
         g = g.data
-    return np.asarray(fit_gradient(g, shape, op, site))
+    return np.asarray(fit_gradient(g, shape, op, site, dtype))
 
 
 def gradients(g: Any, n: int, op: str, site: Any) -> tuple:
@@ -69,7 +69,7 @@ def _fitter(got: tuple, shape: tuple, op: str = "vjp", site: Any = None,
     axes, reduce = lead_axes + kept, np.add.reduce
 
     def fit(g: Any) -> np.ndarray:
-        if type(g) is not _ndarray or g.shape != got:
+        if type(g) is not _ndarray or g.shape != got or g.dtype != dtype:
             return fit_grad(g, shape, op, site, dtype)
         if not kept:  # e.g. a bias: (batch, n) -> (n,)
             return reduce(g, axis=lead_axes)
@@ -264,8 +264,10 @@ def _vjp_lines(e: Eqn, nm: _Names) -> list[str]:
         # array for every shape but (): where the input has that shape too, nothing to fit.
         if not ours or shape != g_shape or shape == ():
             fit = nm.obj(_fitter(g_shape, shape, op, e.site, dtype), f"fit_{out}")
-            lines.append(f"if type({out}) is not {nm.ndarray} or {out}.shape != {shape!r}: "
-                         f"{out} = {fit}({out})")
+            # a learner's rule may also return another dtype: converted, as eagerly
+            odd_dtype = "" if ours else f" or {out}.dtype != {nm.obj(dtype, 'dtype')}"
+            lines.append(f"if type({out}) is not {nm.ndarray} or {out}.shape != {shape!r}"
+                         f"{odd_dtype}: {out} = {fit}({out})")
     return lines
 
 

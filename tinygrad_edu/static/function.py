@@ -15,7 +15,7 @@ A compiled function never goes stale, as with torch.compile:
   variables, globals) is recorded as guards (guards.py) and checked at every call:
   a difference retraces, and `cache_info()` says what changed.
 
-Static layer: imports the core, nn, numpy and the standard library only.
+Static layer: imports the core, numpy and the standard library only.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from ..core.errors import BackwardError, TracingError, message
 from ..core.function import OPS, Function
 from ..core.grad_mode import is_grad_enabled
 from ..core.tensor import Tensor
-from ..nn.module import Module
 from . import autodiff, guards, ir, runtime
 from .program import StaticGraph, record
 from .tracer import Tracer, current
@@ -176,7 +175,7 @@ class StaticFunction:
     """The callable that `tg.static.function` returns (see there)."""
 
     def __init__(self, fn: Callable, strict: bool = False) -> None:
-        if not isinstance(fn, Module):
+        if not guards.is_module(fn):
             functools.update_wrapper(self, fn)
         self.fn = fn
         self.strict = strict
@@ -186,7 +185,7 @@ class StaticFunction:
     def _arg_names(self, n: int) -> list:
         import inspect
 
-        target = self.fn.forward if isinstance(self.fn, Module) else self.fn
+        target = self.fn.forward if guards.is_module(self.fn) else self.fn
         try:
             params = [p.name for p in inspect.signature(target).parameters.values()]
         except (TypeError, ValueError):

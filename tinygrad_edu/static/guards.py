@@ -13,18 +13,18 @@ Tensors are described by identity, shape and dtype only: their *values* are read
 call time (they are inputs of the program), so a changed weight needs no retrace.
 numpy arrays and Python values become constants of the trace, so their values count.
 
-Static layer: imports the core, nn, numpy and the standard library only.
+Static layer: imports the core, numpy and the standard library only (never nn).
 """
 
 from __future__ import annotations
 
+import sys
 import types
 from typing import Any
 
 import numpy as np
 
 from ..core.tensor import Tensor
-from ..nn.module import Module
 
 _PLAIN = (int, float, bool, str, complex, type(None), np.generic)
 _ARRAY_BYTES = 1 << 20  # arrays larger than this are guarded by identity, shape and dtype
@@ -32,6 +32,13 @@ _SKIPPED_MODULE_ATTRS = ("_parameters", "_modules", "_key", "name")
 
 
 _SIMPLE_TYPES = frozenset({int, float, bool, str, complex, type(None)})
+
+
+def is_module(x: Any) -> bool:
+    """Is `x` an `nn.Module`? Without importing nn: a deployed graph loads no layer code,
+    and if nn was never imported, nothing can be a Module."""
+    nn_module = sys.modules.get("tinygrad_edu.nn.module")
+    return nn_module is not None and isinstance(x, nn_module.Module)
 
 
 def describe(value: Any) -> tuple | None:
@@ -61,7 +68,7 @@ class _Walk:
     def value(self, label: str, v: Any) -> None:
         if type(v) in _SIMPLE_TYPES:  # the most common case, first
             self.state.setdefault(label, ("value", type(v).__name__, repr(v)))
-        elif isinstance(v, Module):
+        elif is_module(v):
             self.module(label, v)
         elif isinstance(v, (types.FunctionType, types.MethodType)):
             self.function(v)
@@ -72,7 +79,7 @@ class _Walk:
                 if isinstance(v, Tensor):
                     self.tensor_labels.setdefault(id(v), label)
 
-    def module(self, label: str, m: Module) -> None:
+    def module(self, label: str, m: Any) -> None:
         if id(m) in self.seen:
             return
         self.seen.add(id(m))
@@ -89,7 +96,7 @@ class _Walk:
 
     def function(self, f: Any) -> None:
         if isinstance(f, types.MethodType):
-            if isinstance(f.__self__, Module):
+            if is_module(f.__self__):
                 self.module("self", f.__self__)
             f = f.__func__
         if not isinstance(f, types.FunctionType) or id(f) in self.seen:
@@ -127,12 +134,12 @@ _NAMES: dict = {}  # code object -> names (code objects are immutable)
 def state(fn: Any, args: dict) -> tuple[dict, dict]:
     """`(state, tensor_labels)` for a call of `fn` with non-tensor `args` (name -> value)."""
     walk = _Walk()
-    if isinstance(fn, Module):
+    if is_module(fn):
         walk.module(fn.name or type(fn).__name__.lower(), fn)
     else:
         walk.function(fn)
     for name, v in args.items():
-        if isinstance(v, Module):
+        if is_module(v):
             walk.module(name, v)
     return walk.state, walk.tensor_labels
 
