@@ -239,7 +239,11 @@ FILE_CASES = {
     ),
     "object array": (
         lambda b: write_npz(b, {"a0.npy": npy_bytes("|O", (1,), b"\0" * 8)}),
-        "array 'a0' is not a plain numeric array (dtype object)",
+        "load: program.consts[0]: array 'a0' is not a plain numeric array",
+    ),
+    "complex array": (
+        lambda b: write_npz(b, {"a0.npy": npy_bytes("<c16", (1,), b"\0" * 16)}),
+        "load: program.consts[0]: array 'a0' has unsupported dtype complex128",
     ),
     "header larger than its data": (
         lambda b: write_npz(b, {"a0.npy": npy_bytes("<f8", (100,), b"\0" * 16)}),

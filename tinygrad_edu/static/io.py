@@ -142,7 +142,10 @@ class _Reader:
     def array(self, key: Any, where: str) -> np.ndarray:
         if not isinstance(key, str) or key not in self.arrays:
             raise _fail(where, f"refers to array {key!r}, which is not in the .npz file")
-        return self.arrays[key]
+        arr = self.arrays[key]
+        if isinstance(arr, str):  # an array that was not read: why (see read_npz)
+            raise _fail(where, f"array {key!r} {arr}")
+        return arr
 
     def shape(self, s: Any, where: str) -> tuple:
         if not isinstance(s, list) or not all(type(d) is int and d >= 0 for d in s):
@@ -414,13 +417,18 @@ def load(path: str) -> Any:
 
 
 def read_npz(npath: str) -> dict:
-    """`{key: array}` from an .npz, checking each .npy header before reading its data."""
+    """`{key: array}` from an .npz, checking each .npy header before reading its data.
+
+    An array of a dtype we never read (objects: that needs pickle) maps to the reason
+    instead, so the error names the constant or attribute that uses it.
+    """
     if not os.path.exists(npath):
         raise FileNotFoundError(npath)
     try:
         with zipfile.ZipFile(npath) as zf:
             headers = _npz_headers(zf, npath)
-            return {key: _npy_data(zf, info, head, npath) for key, (info, head) in headers.items()}
+            return {key: head if isinstance(head, str) else _npy_data(zf, info, head, npath)
+                    for key, (info, head) in headers.items()}
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError,
             NotImplementedError, RuntimeError) as e:
         if isinstance(e, (FormatError, FileNotFoundError)):
@@ -446,8 +454,12 @@ def _npz_headers(zf: zipfile.ZipFile, npath: str) -> dict:
                 np.lib.format.read_array_header_2_0
             shape, fortran, dtype = read(f, max_header_size=10_000)
             offset = f.tell()
-        if dtype.name not in DTYPES or dtype.hasobject:
-            raise _fail(npath, f"array {key!r} is not a plain numeric array (dtype {dtype})")
+        if dtype.hasobject:  # (reading it would need pickle): an error where it is used
+            out[key] = (info, "is not a plain numeric array")
+            continue
+        if dtype.name not in DTYPES:
+            out[key] = (info, f"has unsupported dtype {dtype.name}")
+            continue
         size = 1
         for d in shape:
             size *= d
