@@ -188,6 +188,32 @@ JSON_CASES = {
         "load: program.vars[1]: names 'x' and '\uff58' are the same name once normalised "
         "(NFKC), as Python reads identifiers",
     ),
+    "declared input type the op cannot take": (
+        "plain",
+        lambda d: prog(d)["vars"][0].update(shape=[2, 2]),
+        "load: program.eqns[0]: Mul computes float64[2, 2] from its declared inputs, the file "
+        "declares float64[2]",
+    ),
+    "declared output type that is not what the op computes": (
+        "plain",
+        lambda d: prog(d)["vars"][-1].update(dtype="float32"),
+        "Sum computes float64[] from its declared inputs, the file declares float32[]",
+    ),
+    "attribute that makes the op fail": (
+        "plain",
+        lambda d: prog(d)["eqns"][2]["attrs"].update(axis=5),
+        "load: program.eqns[2]: Sum cannot run on its declared inputs (float64[2]): AxisError:",
+    ),
+    "loop body of other types than the carry": (
+        "loop",
+        lambda d: [
+            v.update(shape=[3])
+            for v in prog(d)["eqns"][0]["subs"]["body"]["vars"]
+            if v["shape"] == [2]
+        ],  # a consistent body, for another carry
+        "load: program.eqns[0]: sub-program 'body' does not take and give the types the "
+        "while_loop equation declares",
+    ),
 }
 
 

@@ -21,7 +21,9 @@ Limits, checked before anything large is allocated: each .npz member's shape and
 dtype are read from its .npy header, and all arrays together may hold at most
 `MAX_ARRAY_BYTES` (256 MiB; a small compressed file cannot expand past it), each
 variable at most `MAX_ELEMENTS` values, the JSON at most `MAX_JSON_BYTES`, nesting at
-most `MAX_DEPTH` levels. Names are read in NFKC form (as Python reads identifiers),
+most `MAX_DEPTH` levels. Every declared type is checked against what the program
+computes (each op runs once on zeros of its declared input types; all of a program's
+values together at most `MAX_CHECK_BYTES`). Names are read in NFKC form (as Python reads identifiers),
 and two different names that become one (`ｘ` and `x`) are rejected.
 
 Static layer: imports the core, numpy and the standard library only.
@@ -49,6 +51,7 @@ MAX_DEPTH = 32  # sub-programs (and attribute lists) nested deeper than this are
 MAX_ARRAY_BYTES = 256 * 2**20  # all arrays of one .npz together, checked from their headers
 MAX_ARRAYS = 100_000  # members of one .npz
 MAX_JSON_BYTES = 64 * 2**20
+MAX_CHECK_BYTES = 256 * 2**20  # all declared values of one program (the type check runs it)
 DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
           "uint16", "uint32", "uint64", "bool")
 
@@ -241,7 +244,9 @@ class _Reader:
         for o in outputs:
             if type(o) is not int or o not in defined:
                 raise _fail(f"{where}.outputs", f"{o!r} is not computed by the program")
-        return Program(inputs, list(outputs), consts, eqns, vars_)
+        program = Program(inputs, list(outputs), consts, eqns, vars_)
+        _check_types(program, where)
+        return program
 
     def eqn(self, e: Any, w: str, vars_: dict, defined: set, declare: Any, firsts: dict,
             depth: int) -> Eqn:
@@ -352,6 +357,66 @@ class _Reader:
                                         type(attrs["n_carry"]) is int):
             raise _fail(w, "vjp of while_loop needs _float_ins and n_carry")
         return OPS.get(fwd)
+
+
+def _check_types(p: Program, where: str) -> None:
+    """Every declared type must be what the program computes: run each plain op once on
+    zeros of its declared input types, and compare sub-programs' types with their
+    equation's. (A hand-edited file could declare anything: replaying it would give
+    other shapes than it says, or a raw numpy error, instead of this FormatError.)"""
+    total = sum(int(np.prod(v.shape)) * v.dtype.itemsize for v in p.vars.values())
+    if total > MAX_CHECK_BYTES:
+        raise _fail(where, f"its values declare {total} bytes, more than the "
+                    f"{MAX_CHECK_BYTES} allowed")
+    env = {vid: np.zeros(p.vars[vid].shape, p.vars[vid].dtype) for vid in p.inputs}
+    env.update(p.consts)
+    for i, e in enumerate(p.eqns):
+        w = f"{where}.eqns[{i}]"
+        if e.op in STRUCTURED:
+            _check_structured_types(e, p, w)
+            env.update({o: np.zeros(p.vars[o].shape, p.vars[o].dtype) for o in e.outs})
+            continue
+        ins = [env[v] for v in e.ins]
+        try:
+            with np.errstate(all="ignore"):
+                out = np.asarray(e.fn.forward(object.__new__(e.fn), *ins, **e.attrs))
+        except Exception as err:  # anything the op raises: these types do not fit it
+            types = ", ".join(p.vars[v].type_text() for v in e.ins)
+            raise _fail(w, f"{e.op} cannot run on its declared inputs ({types}): "
+                        f"{type(err).__name__}: {err}") from None
+        v = p.vars[e.outs[0]]
+        if out.shape != v.shape or out.dtype != v.dtype:
+            got = ", ".join(str(d) for d in out.shape)
+            raise _fail(w, f"{e.op} computes {out.dtype.name}[{got}] from its declared inputs, "
+                        f"the file declares {v.type_text()}")
+        env[e.outs[0]] = out
+
+
+def _types(prog: Program, vids: Any) -> list:
+    return [(prog.vars[v].shape, prog.vars[v].dtype) for v in vids]
+
+
+def _check_structured_types(e: Eqn, p: Program, w: str) -> None:
+    """Sub-programs take and give exactly the types their equation declares."""
+    outs = _types(p, e.outs)
+    if e.op == "cond":
+        ins, pairs = _types(p, e.ins[1:]), [("true", e.subs["true"]), ("false", e.subs["false"])]
+        expected = [(name, sub, ins, outs) for name, sub in pairs]
+    elif e.op == "while_loop":
+        ins = _types(p, e.ins)
+        expected = [("body", e.subs["body"], ins, outs),
+                    ("cond", e.subs["cond"], ins, _types(e.subs["cond"], e.subs["cond"].outputs))]
+        if ins[:len(outs)] != outs:
+            raise _fail(w, "the while_loop's outputs do not have its carry's types")
+    else:  # vjp: one gradient per needed input, of that input's type
+        needed = [t for t, need in zip(e.attrs["_in_types"], e.attrs["needs"]) if need]
+        if outs != [(tuple(s), d) for s, d in needed]:
+            raise _fail(w, "the vjp's outputs do not have the types of the inputs it differentiates")
+        return
+    for name, sub, ins, sub_outs in expected:
+        if _types(sub, sub.inputs) != ins or _types(sub, sub.outputs) != sub_outs:
+            raise _fail(w, f"sub-program {name!r} does not take and give the types the "
+                        f"{e.op} equation declares")
 
 
 def _list(x: Any, where: str) -> list:
