@@ -231,3 +231,28 @@ def test_double_backward_through_a_compiled_function_is_a_clear_error():
     assert g.tolist() == [4.0]
     with pytest.raises(tg.BackwardError, match="create_graph=True"):
         tg.grad(f(tg.ones(1)).sum(), w, create_graph=True)
+
+
+def test_a_bound_forward_is_guarded_through_self():
+    np.random.seed(0)
+    m, x = Scaled(), inputs()
+    f = tg.static.function(m.forward)
+    assert_matches_eager(f, m, x)
+    m.scale = -1.0
+    assert_matches_eager(f, m, x)
+    assert f.cache_info().last_retrace_reason == (
+        "what the trace read changed: self.scale is -1.0, the last trace read 2.0"
+    )
+
+
+def test_values_made_inside_the_function_stay_constants_of_the_program():
+    w = tg.tensor([1.0, 2.0])
+
+    @tg.static.function
+    def f(x):
+        return x * w + tg.tensor([10.0, 20.0])  # made at each eager call: a constant
+
+    f(tg.ones(2))
+    g = f.graph_for(tg.ones(2))
+    assert [s.name for s in g.inputs] == ["x", "w"]  # the closure tensor is an input
+    assert len(g.program.consts) == 1
