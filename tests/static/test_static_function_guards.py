@@ -256,3 +256,12 @@ def test_values_made_inside_the_function_stay_constants_of_the_program():
     g = f.graph_for(tg.ones(2))
     assert [s.name for s in g.inputs] == ["x", "w"]  # the closure tensor is an input
     assert len(g.program.consts) == 1
+
+
+def test_outputs_of_two_float_dtypes_keep_their_dtypes_and_gradients():
+    w = tg.tensor([1.0, 2.0], requires_grad=True)
+    f = tg.static.function(lambda x: ((x * w).astype("float32"), (x * w).sum()))
+    small, total = f(tg.ones(2))
+    assert (small.dtype, total.dtype) == (np.float32, np.float64)
+    (small.sum() + total).backward()
+    assert w.grad.dtype == np.float64 and w.grad.tolist() == [2.0, 2.0]

@@ -292,7 +292,8 @@ def _with_grad(t: _Trace, inputs: list) -> Any:
         if o.dtype.kind != "f":
             results.append(Tensor._make(o))
             continue
-        results.append(flat[start:start + o.size].reshape(o.shape))
+        part = flat[start:start + o.size].reshape(o.shape)
+        results.append(part if o.dtype == flat.dtype else part.astype(o.dtype))
         start += o.size
     return results[0] if t.graph.structure == "single" else tuple(results)
 
