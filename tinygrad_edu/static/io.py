@@ -35,8 +35,6 @@ import inspect
 import json
 import os
 import unicodedata
-import zipfile
-import zlib
 from typing import Any
 
 import numpy as np
@@ -44,17 +42,15 @@ import numpy as np
 from ..core.errors import message
 from ..core.function import OPS
 from .ir import STRUCTURED, ZERO, Eqn, Program, Var
+from .npz import DTYPES, MAX_ARRAY_BYTES, MAX_ARRAYS, MAX_ELEMENTS, NpzError, read_npz
+
+__all__ = ["FormatError", "load", "save", "read_npz", "DTYPES", "MAX_ARRAY_BYTES", "MAX_ARRAYS",
+           "MAX_ELEMENTS", "MAX_DEPTH", "MAX_JSON_BYTES", "MAX_CHECK_BYTES"]
 
 FORMAT, VERSION = "tinygrad_edu.static", 1
-MAX_ELEMENTS = 50_000_000  # per variable; a hostile file must not make us allocate terabytes
 MAX_DEPTH = 32  # sub-programs (and attribute lists) nested deeper than this are rejected
-MAX_ARRAY_BYTES = 256 * 2**20  # all arrays of one .npz together, checked from their headers
-MAX_ARRAYS = 100_000  # members of one .npz
 MAX_JSON_BYTES = 64 * 2**20
 MAX_CHECK_BYTES = 256 * 2**20  # all declared values of one program (the type check runs it)
-DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
-          "uint16", "uint32", "uint64", "bool")
-
 
 class FormatError(ValueError):
     """A saved static graph is malformed, unsafe or uses an unknown op."""
@@ -467,7 +463,10 @@ def load(path: str) -> Any:
     if set(doc) != {"format", "version", "name", "structure", "program"} or \
             doc["structure"] not in ("single", "tuple") or not isinstance(doc["name"], str):
         raise _fail(jpath, "the top level needs format, version, name, structure and program")
-    arrays = read_npz(npath)
+    try:
+        arrays = read_npz(npath)
+    except NpzError as e:
+        raise _fail(npath, str(e)) from None
     try:
         program = _Reader(arrays, jpath).program(doc["program"], "program")
     except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError) as e:
@@ -476,79 +475,3 @@ def load(path: str) -> Any:
         # a field of an unexpected type that no specific check caught
         raise _fail("program", f"malformed ({type(e).__name__}: {e})") from None
     return StaticGraph(program, doc["structure"], doc["name"])
-
-
-# --- .npz, read by hand: sizes from the headers before any data -------------------------
-
-
-def read_npz(npath: str) -> dict:
-    """`{key: array}` from an .npz, checking each .npy header before reading its data.
-
-    An array of a dtype we never read (objects: that needs pickle) maps to the reason
-    instead, so the error names the constant or attribute that uses it.
-    """
-    if not os.path.exists(npath):
-        raise FileNotFoundError(npath)
-    try:
-        with zipfile.ZipFile(npath) as zf:
-            headers = _npz_headers(zf, npath)
-            return {key: head if isinstance(head, str) else _npy_data(zf, info, head, npath)
-                    for key, (info, head) in headers.items()}
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError,
-            NotImplementedError, RuntimeError) as e:
-        if isinstance(e, (FormatError, FileNotFoundError)):
-            raise
-        raise _fail(npath, f"not a readable .npz archive ({type(e).__name__}: {e})") from None
-
-
-def _npz_headers(zf: zipfile.ZipFile, npath: str) -> dict:
-    """Check every member's .npy header: name, dtype, shape, and the size it declares."""
-    infos = zf.infolist()
-    if len(infos) > MAX_ARRAYS:
-        raise _fail(npath, f"{len(infos)} arrays, more than the {MAX_ARRAYS} allowed")
-    out, total = {}, 0
-    for info in infos:
-        key = info.filename[:-4]
-        if not info.filename.endswith(".npy") or key in out:
-            raise _fail(npath, f"member {info.filename!r} is not a uniquely named .npy array")
-        with zf.open(info) as f:
-            version = np.lib.format.read_magic(f)
-            if version not in ((1, 0), (2, 0)):
-                raise _fail(npath, f"array {key!r} has unsupported .npy version {version}")
-            read = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
-                np.lib.format.read_array_header_2_0
-            shape, fortran, dtype = read(f, max_header_size=10_000)
-            offset = f.tell()
-        if dtype.hasobject:  # (reading it would need pickle): an error where it is used
-            out[key] = (info, "is not a plain numeric array")
-            continue
-        if dtype.name not in DTYPES:
-            out[key] = (info, f"has unsupported dtype {dtype.name}")
-            continue
-        size = 1
-        for d in shape:
-            size *= d
-        if size > MAX_ELEMENTS:
-            raise _fail(npath, f"array {key!r} declares shape {shape!r}, {size} elements, more "
-                        f"than the {MAX_ELEMENTS} allowed")
-        total += size * dtype.itemsize
-        if total > MAX_ARRAY_BYTES:
-            raise _fail(npath, f"the arrays declare more than the {MAX_ARRAY_BYTES} bytes "
-                        f"allowed (array {key!r} has shape {shape!r} {dtype.name})")
-        if info.file_size != offset + size * dtype.itemsize:
-            raise _fail(npath, f"array {key!r}: its header declares {size * dtype.itemsize} "
-                        f"bytes of data, the archive holds {info.file_size - offset}")
-        out[key] = (info, (shape, fortran, dtype, offset))
-    return out
-
-
-def _npy_data(zf: zipfile.ZipFile, info: zipfile.ZipInfo, head: tuple, npath: str) -> np.ndarray:
-    shape, fortran, dtype, offset = head
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    with zf.open(info) as f:
-        f.read(offset)
-        data = f.read(nbytes)
-    if len(data) != nbytes:
-        raise _fail(npath, f"array {info.filename[:-4]!r} is truncated")
-    arr = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
-    return arr.copy()
