@@ -265,3 +265,20 @@ def test_outputs_of_two_float_dtypes_keep_their_dtypes_and_gradients():
     assert (small.dtype, total.dtype) == (np.float32, np.float64)
     (small.sum() + total).backward()
     assert w.grad.dtype == np.float64 and w.grad.tolist() == [2.0, 2.0]
+
+
+def test_a_captured_tensor_read_as_a_number_retraces_when_its_value_changes():
+    scale = tg.tensor(2.0)
+
+    @tg.static.function
+    def f(x):
+        return x * float(scale)  # a Python number: frozen into this trace
+
+    assert f(tg.ones(2)).tolist() == [2.0, 2.0]
+    scale.data[...] = 3.0
+    assert f(tg.ones(2)).tolist() == [3.0, 3.0]
+    assert f.cache_info().last_retrace_reason == (
+        "captured tensor 'scale' was read as a Python value when traced (.item(), float(), "
+        "an if), and its value changed since"
+    )
+    assert f(tg.ones(2)).tolist() == [3.0, 3.0] and f.cache_info().hits == 1

@@ -101,15 +101,22 @@ class _Trace:
     state: dict  # guards.state(): label -> description, compared on every call
     lifted: list  # captured tensors (parameters, closure tensors): inputs read at call time
     dynamic: list  # positions of the array arguments
+    frozen: list = field(default_factory=list)  # (captured tensor, value read as a number)
     backward: dict = field(default_factory=dict)  # needs_input_grad -> compiled backward
 
     def stale_capture(self) -> str | None:
-        """A captured tensor whose shape or dtype changed (what guards cannot see)."""
+        """A captured tensor whose shape or dtype changed (what guards cannot see), or
+        whose value changed where the trace read it as a Python number (`.item()`)."""
         n = len(self.dynamic)
         for t, sig in zip(self.lifted, self.graph.inputs[n:]):
             if t.shape != sig.shape or t.dtype != sig.dtype:
                 return (f"captured tensor {sig.name!r} now has shape {t.shape!r} {t.dtype.name}, "
                         f"the last trace saw shape {sig.shape!r} {sig.dtype.name}")
+        for t, value in self.frozen:
+            if t.shape != value.shape or not np.array_equal(t.data, value, equal_nan=True):
+                name = self.graph.inputs[n + _index(self.lifted, t)].name
+                return (f"captured tensor {name!r} was read as a Python value when traced "
+                        "(.item(), float(), an if), and its value changed since")
         return None
 
     def backward_runner(self, needs: tuple) -> Any:
@@ -161,6 +168,10 @@ class CompiledFunction(Function):
 
 # not a primitive op: never recorded in a trace, never loadable from a file
 OPS.pop(CompiledFunction.__name__, None)
+
+
+def _index(items: list, x: Any) -> int:
+    return next(i for i, y in enumerate(items) if y is x)  # by identity: tensors compare by value
 
 
 def _flat(outs: list) -> np.ndarray:
@@ -248,7 +259,7 @@ class StaticFunction:
         tr.lift = lift
         fname = getattr(self.fn, "__name__", None) or type(self.fn).__name__.lower()
         g = record(tr, traced, examples, name=fname)
-        return _Trace(g, now, list(tr.lifted), dynamic)
+        return _Trace(g, now, list(tr.lifted), dynamic, list(tr.frozen))
 
     def _why(self, key: tuple, names: list) -> str:
         if not self.info.entries:
