@@ -56,9 +56,11 @@ def test_fitter_plans_the_unbroadcast_sum_and_falls_back_for_other_shapes():
         want = g.sum(axis=tuple(range(3 - len(shape))))
         want = want.sum(axis=tuple(i for i, n in enumerate(shape) if n == 1), keepdims=True)
         np.testing.assert_array_equal(fit(g), want.reshape(shape))
-    # not a broadcast of (2, 3): the general path spreads a scalar instead of summing
-    np.testing.assert_array_equal(codegen._fitter((), (2, 3))(np.asarray(2.0)), np.full((2, 3), 2.0))
-    np.testing.assert_array_equal(codegen._fitter((3,), (3,))(np.float64(1.5)), np.full(3, 1.5))
+    # not a broadcast of (2, 3): the general path (the eager engine's rule) refuses to
+    # spread a number over an input that forward never broadcast, as PyTorch does
+    with pytest.raises(tg.ShapeError, match=r"gradient of shape \(\) for an input of shape \(2, 3\)"):
+        codegen._fitter((), (2, 3), "MulBackward")(np.asarray(2.0))
+    np.testing.assert_array_equal(codegen._fitter((3,), ())(np.ones(3)), 3.0)
 
 
 def test_python_source_is_one_call_per_op_in_program_order():
@@ -99,7 +101,7 @@ def test_generated_names_never_shadow_what_the_code_uses():
 
 
 class ListOp(tg.Function):
-    """A learner's op that returns lists, and a gradient of the wrong shape."""
+    """A learner's op that returns lists, forward and backward."""
 
     @staticmethod
     def forward(ctx, x):
@@ -109,7 +111,7 @@ class ListOp(tg.Function):
 
     @staticmethod
     def backward(ctx, g):
-        return 2.0 * float(np.sum(g)) / g.size  # a bare number: spread to the input's shape
+        return ((2.0 * np.asarray(g)).tolist(),)  # one gradient, a list: made an array
 
 
 def test_a_learners_op_output_and_gradient_are_made_arrays_of_the_right_shape():
@@ -118,7 +120,7 @@ def test_a_learners_op_output_and_gradient_are_made_arrays_of_the_right_shape():
     assert f(np.array([1.0, 2.0, 3.0])).item() == 12.0
     gx = f.grad()(np.array([1.0, 2.0, 3.0]))
     x = tg.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    ListOp.apply(x).sum().backward()  # eager spreads the bare number the same way
+    ListOp.apply(x).sum().backward()  # eager makes the list an array the same way
     assert gx.shape == (3,) and gx.data.tolist() == x.grad.data.tolist() == [2.0, 2.0, 2.0]
 
 

@@ -25,8 +25,8 @@ from . import function as _function
 from . import source
 from .errors import BackwardError, ShapeError, message
 from .function import AccumulateGrad, Node, _edge, _local
+from .grad_fit import count_error, fit_gradient
 from .grad_mode import _using_grad
-from .ops.common import broadcast_to, sum_to
 from .tensor import Tensor, _to_array
 
 
@@ -201,10 +201,7 @@ def steps(roots: list[tuple[Node, Any]], retain_graph: bool = False, create_grap
                 grads_in = tuple(grads_in) if isinstance(grads_in, list) else (grads_in,)
             nexts = node._next
             if len(grads_in) != len(nexts):
-                raise BackwardError(message(
-                    f"{node.name}", f"backward returned {len(grads_in)} gradient(s) for "
-                    f"{len(nexts)} input(s)", node.site,
-                    "return one gradient per input of forward (None where none is needed)"))
+                raise count_error(node.name, node.site, len(grads_in), len(nexts))
             for (nxt, _), gi, (shape, _dt) in zip(nexts, grads_in, node._inputs_meta):
                 if nxt is None or gi is None:
                     continue
@@ -214,8 +211,8 @@ def steps(roots: list[tuple[Node, Any]], retain_graph: bool = False, create_grap
                 elif type(gi) is not np.ndarray:
                     # a learner's backward may compute with Tensors or return numbers
                     gi = gi.data if isinstance(gi, Tensor) else np.asarray(gi)
-                if gi.shape != shape:
-                    gi = _unbroadcast(gi, shape, node)
+                if gi.shape != shape or gi.dtype is not _dt:
+                    gi = _unbroadcast(gi, shape, node, _dt)
                 prev = grads.get(nxt)
                 grads[nxt] = gi if prev is None else prev + gi
             observers = _local.observers
@@ -230,30 +227,9 @@ def steps(roots: list[tuple[Node, Any]], retain_graph: bool = False, create_grap
                 yield node, g
 
 
-def _unbroadcast(gi: Any, shape: tuple, node: Node) -> Any:
-    """Fit a gradient to its input's shape: sum broadcast axes, or spread a scalar."""
-    if not hasattr(gi, "shape"):
-        gi = np.asarray(gi)
-    both = _broadcast_shape(shape, gi.shape)
-    if both == gi.shape:
-        return sum_to(gi, shape)  # forward broadcast the input: add the copies' gradients
-    if both == shape:
-        return broadcast_to(gi, shape)  # e.g. a learner's backward returned a plain number
-    raise ShapeError(message(
-        node.name, f"backward returned a gradient of shape {gi.shape!r} for an input of shape "
-        f"{shape!r}", node.site, "each gradient must have its input's shape"))
-
-
-def _broadcast_shape(a: tuple, b: tuple) -> tuple | None:
-    """numpy's broadcast of two shapes, or None (np.broadcast_shapes is slow: it makes arrays)."""
-    n = max(len(a), len(b))
-    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
-    out = []
-    for x, y in zip(a, b):
-        if x != y and x != 1 and y != 1:
-            return None
-        out.append(y if x == 1 else x)
-    return tuple(out)
+def _unbroadcast(gi: Any, shape: tuple, node: Node, dtype: Any = None) -> Any:
+    """Fit a gradient to its input's shape and dtype (static replay's rule too: grad_fit.py)."""
+    return fit_gradient(gi, shape, node.name, node.site, dtype)
 
 
 def _run_hooks(hooks: list | None, g: Any, create_graph: bool) -> Any:

@@ -2,14 +2,16 @@
 
 - `trace(fn, *example_inputs)` records what `fn` does into a `StaticGraph` that
   replays on new inputs without running `fn` again; `tg.static.function` retraces
-  per input shape. An `if` on a traced value freezes a branch (`TracerWarning`).
+  per input shape, reads a model's parameters at every call and retraces when the
+  model changes. An `if` on a traced value freezes a branch (`TracerWarning`).
 - `placeholder` and `Graph` build a graph first and feed it values later (`run`).
 - `cond` and `while_loop` keep data-dependent control flow inside the graph.
 - `StaticGraph.grad()` / `tg.static.grad` derive backward programs from each op's own
   backward rule; `save` / `load` export to JSON + .npz; `fold_constants` and
   `eliminate_dead_code` optimise.
 
-Static layer: imports `tinygrad_edu.core`, numpy and the standard library only.
+Static layer: imports `tinygrad_edu.core`, numpy and the standard library only (not
+even `nn`: a deployed graph loads without any layer code).
 """
 
 from ..core.errors import TracingError

@@ -16,47 +16,61 @@ import ast
 import itertools
 import keyword
 import linecache
-import math
+import unicodedata
 import weakref
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ..core.ops.common import sum_to
+from ..core.grad_fit import count_error, fit_gradient
+from ..core.tensor import Tensor
 from .ir import ZERO, Eqn, Program, names
 
 _ndarray = np.ndarray
 _compiled_ids = itertools.count(1)
 
 
-def fit_grad(g: Any, shape: tuple) -> np.ndarray:
-    """A gradient in its input's shape: sum broadcast copies, or spread a scalar."""
-    g = g if type(g) is _ndarray else np.asarray(g)
-    if g.shape != shape:
-        g = sum_to(g, shape) if len(g.shape) >= len(shape) and g.size >= math.prod(shape) \
-            else np.broadcast_to(g, shape)
-        if g.shape != shape:
-            g = g.reshape(shape)
+def fit_grad(g: Any, shape: tuple, op: str = "vjp", site: Any = None,
+             dtype: Any = np.float64) -> np.ndarray:
+    """A gradient in its input's shape, by the eager engine's own rule (core/grad_fit.py).
+
+    A learner's backward may return a Tensor, a number or None (no gradient: zeros).
+    """
+    if g is None:
+        return np.zeros(shape, dtype)
+    if isinstance(g, Tensor):
+        g = g.data
+    return np.asarray(fit_gradient(g, shape, op, site, dtype))
+
+
+def gradients(g: Any, n: int, op: str, site: Any) -> tuple:
+    """What a backward returned, as one gradient per input (the eager engine's check)."""
+    if type(g) is not tuple:
+        g = tuple(g) if isinstance(g, list) else (g,)
+    if len(g) != n:
+        raise count_error(op, site, len(g), n)
     return g
 
 
-def _fitter(got: tuple, shape: tuple) -> Callable[[Any], np.ndarray]:
+def _fitter(got: tuple, shape: tuple, op: str = "vjp", site: Any = None,
+            dtype: Any = np.float64) -> Callable[[Any], np.ndarray]:
     """`fit(g)`: a gradient of shape `got` brought to its input's `shape`, planned ahead.
 
-    Where `got` broadcasts to `shape` (a bias, a scalar), the axes to sum over are found
-    once here, not on every run; anything unexpected takes the general `fit_grad`.
+    Where `got` broadcasts to `shape` (a bias), the axes to sum over are found once
+    here, not on every run; anything unexpected takes the general `fit_grad`, which
+    raises the eager engine's error for a shape that does not fit.
     """
     lead = len(got) - len(shape)
     if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, got[lead:])):
-        return lambda g: fit_grad(g, shape)
+        return lambda g: fit_grad(g, shape, op, site, dtype)
     lead_axes = tuple(range(lead))
     kept = tuple(i + lead for i, n in enumerate(shape) if n == 1 and got[i + lead] != 1)
     axes, reduce = lead_axes + kept, np.add.reduce
 
     def fit(g: Any) -> np.ndarray:
-        if type(g) is not _ndarray or g.shape != got:
-            return fit_grad(g, shape)
+        if type(g) is not _ndarray or g.shape != got or g.dtype != dtype:
+            return fit_grad(g, shape, op, site, dtype)
         if not kept:  # e.g. a bias: (batch, n) -> (n,)
             return reduce(g, axis=lead_axes)
         return reduce(g, axis=axes, keepdims=True).reshape(shape)
@@ -129,8 +143,10 @@ class _Names:
         taken = {"replay", "tape", "g", "env", "type", "tuple"}  # names the code uses
         for vid, text in names(program).items():
             name = text.replace("%", "v")
+            # Python reads identifiers in NFKC form (`ｘ` is `x`): only names already in
+            # that form are used as they are, so two values never become one variable
             if not name.isidentifier() or keyword.iskeyword(name) or name in taken \
-                    or name.startswith(("_", "ctx")):
+                    or name.startswith(("_", "ctx")) or unicodedata.normalize("NFKC", name) != name:
                 name = f"v{vid}"
             while name in taken:  # e.g. an input called `v9` next to value %9
                 name = f"{name}_"
@@ -234,18 +250,24 @@ def _vjp_lines(e: Eqn, nm: _Names) -> list[str]:
     lines = [f"ctx{of}.needs_input_grad = {needs!r}; g = {bwd}(ctx{of}, {nm[e.ins[0]]})"]
     wanted = [k for k, need in enumerate(needs) if need]
     ours = e.fn.__module__.startswith("tinygrad_edu.")
+    op = f"{e.fn.__name__}Backward"  # the eager node's name, so errors read the same
+    if not ours:  # a learner's rule: the eager engine's check of what it returned
+        check = nm.obj(gradients, "gradients")
+        lines.append(f"g = {check}(g, {len(needs)}, {op!r}, {_literal(e.site, nm, 'site')})")
     for k, vid in zip(wanted, e.outs):
-        shape = e.attrs["_in_types"][k][0]
+        shape, dtype = e.attrs["_in_types"][k]
         out = nm[vid]
-        # a one-input op may return its gradient bare or as a 1-tuple
-        lines.append(f"{out} = g[0] if type(g) is tuple else g" if len(needs) == 1
+        # one of our one-input ops may return its gradient bare or as a 1-tuple
+        lines.append(f"{out} = g[0] if type(g) is tuple else g" if len(needs) == 1 and ours
                      else f"{out} = g[{k}]")
         # The package's rules give a gradient of the output's shape, and numpy gives an
         # array for every shape but (): where the input has that shape too, nothing to fit.
         if not ours or shape != g_shape or shape == ():
-            fit = nm.obj(_fitter(g_shape, shape), f"fit_{out}")
-            lines.append(f"if type({out}) is not {nm.ndarray} or {out}.shape != {shape!r}: "
-                         f"{out} = {fit}({out})")
+            fit = nm.obj(_fitter(g_shape, shape, op, e.site, dtype), f"fit_{out}")
+            # a learner's rule may also return another dtype: converted, as eagerly
+            odd_dtype = "" if ours else f" or {out}.dtype != {nm.obj(dtype, 'dtype')}"
+            lines.append(f"if type({out}) is not {nm.ndarray} or {out}.shape != {shape!r}"
+                         f"{odd_dtype}: {out} = {fit}({out})")
     return lines
 
 

@@ -160,7 +160,8 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, *operands: Any) -> An
     return _emit(tr, eqn, t_struct)
 
 
-def while_loop(cond_fn: Callable, body_fn: Callable, init: Any) -> Any:
+def while_loop(cond_fn: Callable, body_fn: Callable, init: Any,
+               max_iterations: int | None = None) -> Any:
     r"""Repeat `carry = body_fn(*carry)` while `cond_fn(*carry)` holds; kept in a trace.
 
     Rules: `init` is a Tensor (the carry) or a tuple of them; both functions take the
@@ -174,12 +175,16 @@ def while_loop(cond_fn: Callable, body_fn: Callable, init: Any) -> Any:
         cond_fn: carry -> one-element tensor (or bool).
         body_fn: carry -> the next carry.
         init: the first carry.
+        max_iterations: stop with an error after this many steps (default
+            `runtime.MAX_ITERATIONS`, 100,000), so an endless loop says so instead of
+            hanging, eagerly, in replay and in a loaded graph.
 
     Returns:
         The final carry (a Tensor, or a tuple like `init`).
 
     Raises:
         TracingError: the body changes the carry's structure, shapes or dtypes.
+        RuntimeError: the condition still held after `max_iterations` steps.
 
     Example:
         >>> import tinygrad_edu as tg
@@ -189,11 +194,19 @@ def while_loop(cond_fn: Callable, body_fn: Callable, init: Any) -> Any:
         >>> g(tg.tensor([30.0, 10.0])), g(tg.tensor([1.0, 0.0]))
         (tensor([120.,  40.]), tensor([128.,   0.]))
     """
+    if max_iterations is not None and (type(max_iterations) is not int or max_iterations < 0):
+        raise TypeError(message("while_loop", f"max_iterations must be a non-negative int, got "
+                                f"{max_iterations!r}", source.here()))
     single = not isinstance(init, (tuple, list))
     carry = _tensors([init] if single else list(init))
     tr = current()
     if tr is None:
+        limit = runtime.MAX_ITERATIONS if max_iterations is None else max_iterations
+        steps = 0
         while _truth(cond_fn(*carry), "while_loop"):
+            if steps == limit:
+                raise runtime.loop_limit_error(limit, source.here())
+            steps += 1
             out = body_fn(*carry)
             out_list = [out] if single else list(out)
             _check_carry([(c.shape, c.dtype.name) for c in carry],
@@ -212,7 +225,10 @@ def while_loop(cond_fn: Callable, body_fn: Callable, init: Any) -> Any:
     caps = _align_captures([c_child, b_child])
     ins = tuple(tr.lookup(c) for c in carry) + tuple(caps)
     outs = tuple(tr._new_var(c.shape, c.dtype) for c in carry)
-    eqn = Eqn("while_loop", ins, outs, {"n_carry": len(carry)}, _site(), None,
+    attrs = {"n_carry": len(carry)}
+    if max_iterations is not None:
+        attrs["max_iterations"] = max_iterations
+    eqn = Eqn("while_loop", ins, outs, attrs, _site(), None,
               {"cond": c_child.program, "body": b_child.program})
     return _emit(tr, eqn, "single" if single else "tuple")
 

@@ -17,6 +17,15 @@ attribute values are JSON numbers, strings, booleans, null and lists (tuples), o
 evaluates text: it parses JSON, checks every field, op, reference, dtype and shape,
 and rejects anything else with a `FormatError` saying what and where.
 
+Limits, checked before anything large is allocated: each .npz member's shape and
+dtype are read from its .npy header, and all arrays together may hold at most
+`MAX_ARRAY_BYTES` (256 MiB; a small compressed file cannot expand past it), each
+variable at most `MAX_ELEMENTS` values, the JSON at most `MAX_JSON_BYTES`, nesting at
+most `MAX_DEPTH` levels. Every declared type is checked against what the program
+computes (each op runs once on zeros of its declared input types; all of a program's
+values together at most `MAX_CHECK_BYTES`). Names are read in NFKC form (as Python reads identifiers),
+and two different names that become one (`ｘ` and `x`) are rejected.
+
 Static layer: imports the core, numpy and the standard library only.
 """
 
@@ -25,6 +34,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import unicodedata
 from typing import Any
 
 import numpy as np
@@ -32,13 +42,15 @@ import numpy as np
 from ..core.errors import message
 from ..core.function import OPS
 from .ir import STRUCTURED, ZERO, Eqn, Program, Var
+from .npz import DTYPES, MAX_ARRAY_BYTES, MAX_ARRAYS, MAX_ELEMENTS, NpzError, read_npz
+
+__all__ = ["FormatError", "load", "save", "read_npz", "DTYPES", "MAX_ARRAY_BYTES", "MAX_ARRAYS",
+           "MAX_ELEMENTS", "MAX_DEPTH", "MAX_JSON_BYTES", "MAX_CHECK_BYTES"]
 
 FORMAT, VERSION = "tinygrad_edu.static", 1
-MAX_ELEMENTS = 50_000_000  # per array; a hostile file must not make us allocate terabytes
-MAX_DEPTH = 32
-DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
-          "uint16", "uint32", "uint64", "bool")
-
+MAX_DEPTH = 32  # sub-programs (and attribute lists) nested deeper than this are rejected
+MAX_JSON_BYTES = 64 * 2**20
+MAX_CHECK_BYTES = 256 * 2**20  # all declared values of one program (the type check runs it)
 
 class FormatError(ValueError):
     """A saved static graph is malformed, unsafe or uses an unknown op."""
@@ -127,14 +139,11 @@ class _Reader:
         self.jpath = jpath
 
     def array(self, key: Any, where: str) -> np.ndarray:
-        if not isinstance(key, str) or key not in self.arrays.files:
+        if not isinstance(key, str) or key not in self.arrays:
             raise _fail(where, f"refers to array {key!r}, which is not in the .npz file")
-        try:
-            arr = self.arrays[key]
-        except ValueError:  # object arrays need pickle, which we never allow
-            raise _fail(where, f"array {key!r} is not a plain numeric array") from None
-        if arr.dtype.name not in DTYPES:
-            raise _fail(where, f"array {key!r} has unsupported dtype {arr.dtype.name}")
+        arr = self.arrays[key]
+        if isinstance(arr, str):  # an array that was not read: why (see read_npz)
+            raise _fail(where, f"array {key!r} {arr}")
         return arr
 
     def shape(self, s: Any, where: str) -> tuple:
@@ -148,11 +157,26 @@ class _Reader:
                         f"{MAX_ELEMENTS} allowed")
         return tuple(s)
 
-    def attr(self, v: Any, where: str) -> Any:
+    def name(self, name: Any, where: str, seen: dict) -> str | None:
+        """A variable's name in NFKC form; two names that become one are rejected."""
+        if name is None:
+            return None
+        if not isinstance(name, str) or len(name) > 200:
+            raise _fail(where, "name must be a string (at most 200 characters) or null")
+        norm = unicodedata.normalize("NFKC", name)
+        other = seen.setdefault(norm, name)
+        if other != name:
+            raise _fail(where, f"names {other!r} and {name!r} are the same name once "
+                        "normalised (NFKC), as Python reads identifiers")
+        return norm
+
+    def attr(self, v: Any, where: str, depth: int = 0) -> Any:
         if v is None or isinstance(v, (bool, int, float, str)):
             return v
         if isinstance(v, list):
-            return tuple(self.attr(x, where) for x in v)
+            if depth > MAX_DEPTH:
+                raise _fail(where, f"attribute lists nested deeper than {MAX_DEPTH}")
+            return tuple(self.attr(x, where, depth + 1) for x in v)
         if isinstance(v, dict) and len(v) == 1:
             (k, x), = v.items()
             if k == "dtype" and x in DTYPES:
@@ -174,18 +198,17 @@ class _Reader:
         if not isinstance(d, dict) or set(d) != keys:
             raise _fail(where, f"a program must be an object with exactly the keys {sorted(keys)}")
         vars_: dict[int, Var] = {}
+        seen_names: dict[str, str] = {}  # NFKC form -> the name as written
         for i, v in enumerate(_list(d["vars"], f"{where}.vars")):
             w = f"{where}.vars[{i}]"
             if not isinstance(v, dict) or set(v) != {"id", "name", "shape", "dtype"}:
                 raise _fail(w, "a variable needs exactly id, name, shape and dtype")
             if type(v["id"]) is not int or v["id"] <= 0 or v["id"] in vars_:
                 raise _fail(w, f"id must be a new positive integer, got {v['id']!r}")
-            if v["dtype"] not in DTYPES:
+            if not isinstance(v["dtype"], str) or v["dtype"] not in DTYPES:
                 raise _fail(w, f"unsupported dtype {v['dtype']!r}")
-            if v["name"] is not None and not isinstance(v["name"], str):
-                raise _fail(w, "name must be a string or null")
             vars_[v["id"]] = Var(v["id"], self.shape(v["shape"], w), np.dtype(v["dtype"]),
-                                 v["name"])
+                                 self.name(v["name"], w, seen_names))
         defined: set[int] = set()
 
         def declare(vid: Any, w: str) -> int:
@@ -217,7 +240,9 @@ class _Reader:
         for o in outputs:
             if type(o) is not int or o not in defined:
                 raise _fail(f"{where}.outputs", f"{o!r} is not computed by the program")
-        return Program(inputs, list(outputs), consts, eqns, vars_)
+        program = Program(inputs, list(outputs), consts, eqns, vars_)
+        _check_types(program, where)
+        return program
 
     def eqn(self, e: Any, w: str, vars_: dict, defined: set, declare: Any, firsts: dict,
             depth: int) -> Eqn:
@@ -287,8 +312,11 @@ class _Reader:
                 if len(s.inputs) != len(ins) - 1 or len(s.outputs) != len(outs):
                     raise _fail(w, "a cond branch does not match the equation's inputs/outputs")
         else:
-            n = attrs.get("n_carry")
-            if set(subs) != {"cond", "body"} or set(attrs) != {"n_carry"} or type(n) is not int \
+            n, limit = attrs.get("n_carry"), attrs.get("max_iterations", 0)
+            if type(limit) is not int or limit < 0:
+                raise _fail(w, f"max_iterations must be a non-negative integer, got {limit!r}")
+            if set(subs) != {"cond", "body"} or not {"n_carry"} <= set(attrs) <= \
+                    {"n_carry", "max_iterations"} or type(n) is not int \
                     or not 0 < n <= len(ins) or len(outs) != n:
                 raise _fail(w, "while_loop needs sub-programs cond and body and n_carry")
             if len(subs["body"].inputs) != len(ins) or len(subs["body"].outputs) != n or \
@@ -327,6 +355,66 @@ class _Reader:
         return OPS.get(fwd)
 
 
+def _check_types(p: Program, where: str) -> None:
+    """Every declared type must be what the program computes: run each plain op once on
+    zeros of its declared input types, and compare sub-programs' types with their
+    equation's. (A hand-edited file could declare anything: replaying it would give
+    other shapes than it says, or a raw numpy error, instead of this FormatError.)"""
+    total = sum(int(np.prod(v.shape)) * v.dtype.itemsize for v in p.vars.values())
+    if total > MAX_CHECK_BYTES:
+        raise _fail(where, f"its values declare {total} bytes, more than the "
+                    f"{MAX_CHECK_BYTES} allowed")
+    env = {vid: np.zeros(p.vars[vid].shape, p.vars[vid].dtype) for vid in p.inputs}
+    env.update(p.consts)
+    for i, e in enumerate(p.eqns):
+        w = f"{where}.eqns[{i}]"
+        if e.op in STRUCTURED:
+            _check_structured_types(e, p, w)
+            env.update({o: np.zeros(p.vars[o].shape, p.vars[o].dtype) for o in e.outs})
+            continue
+        ins = [env[v] for v in e.ins]
+        try:
+            with np.errstate(all="ignore"):
+                out = np.asarray(e.fn.forward(object.__new__(e.fn), *ins, **e.attrs))
+        except Exception as err:  # anything the op raises: these types do not fit it
+            types = ", ".join(p.vars[v].type_text() for v in e.ins)
+            raise _fail(w, f"{e.op} cannot run on its declared inputs ({types}): "
+                        f"{type(err).__name__}: {err}") from None
+        v = p.vars[e.outs[0]]
+        if out.shape != v.shape or out.dtype != v.dtype:
+            got = ", ".join(str(d) for d in out.shape)
+            raise _fail(w, f"{e.op} computes {out.dtype.name}[{got}] from its declared inputs, "
+                        f"the file declares {v.type_text()}")
+        env[e.outs[0]] = out
+
+
+def _types(prog: Program, vids: Any) -> list:
+    return [(prog.vars[v].shape, prog.vars[v].dtype) for v in vids]
+
+
+def _check_structured_types(e: Eqn, p: Program, w: str) -> None:
+    """Sub-programs take and give exactly the types their equation declares."""
+    outs = _types(p, e.outs)
+    if e.op == "cond":
+        ins, pairs = _types(p, e.ins[1:]), [("true", e.subs["true"]), ("false", e.subs["false"])]
+        expected = [(name, sub, ins, outs) for name, sub in pairs]
+    elif e.op == "while_loop":
+        ins = _types(p, e.ins)
+        expected = [("body", e.subs["body"], ins, outs),
+                    ("cond", e.subs["cond"], ins, _types(e.subs["cond"], e.subs["cond"].outputs))]
+        if ins[:len(outs)] != outs:
+            raise _fail(w, "the while_loop's outputs do not have its carry's types")
+    else:  # vjp: one gradient per needed input, of that input's type
+        needed = [t for t, need in zip(e.attrs["_in_types"], e.attrs["needs"]) if need]
+        if outs != [(tuple(s), d) for s, d in needed]:
+            raise _fail(w, "the vjp's outputs do not have the types of the inputs it differentiates")
+        return
+    for name, sub, ins, sub_outs in expected:
+        if _types(sub, sub.inputs) != ins or _types(sub, sub.outputs) != sub_outs:
+            raise _fail(w, f"sub-program {name!r} does not take and give the types the "
+                        f"{e.op} equation declares")
+
+
 def _list(x: Any, where: str) -> list:
     if not isinstance(x, list):
         raise _fail(where, f"expected a list, got {type(x).__name__}")
@@ -355,11 +443,18 @@ def load(path: str) -> Any:
     from .program import StaticGraph
 
     jpath, npath = _paths(os.fspath(path))
-    with open(jpath, encoding="utf-8") as f:
-        try:
-            doc = json.load(f)
-        except json.JSONDecodeError as e:
-            raise _fail(jpath, f"not valid JSON ({e.msg} at line {e.lineno})") from None
+    if os.path.getsize(jpath) > MAX_JSON_BYTES:  # (f.read(n) would allocate n bytes first)
+        raise _fail(jpath, f"larger than the {MAX_JSON_BYTES} bytes allowed")
+    with open(jpath, "rb") as f:
+        text = f.read()
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise _fail(jpath, f"not valid JSON ({e.msg} at line {e.lineno})") from None
+    except UnicodeDecodeError:
+        raise _fail(jpath, "not valid JSON (not UTF-8 text)") from None
+    except RecursionError:
+        raise _fail(jpath, "not valid JSON for this format (nested too deeply)") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise _fail(jpath, f"not a {FORMAT} file (the \"format\" field is missing or different)")
     if doc.get("version") != VERSION:
@@ -369,9 +464,14 @@ def load(path: str) -> Any:
             doc["structure"] not in ("single", "tuple") or not isinstance(doc["name"], str):
         raise _fail(jpath, "the top level needs format, version, name, structure and program")
     try:
-        arrays = np.load(npath, allow_pickle=False)
-    except ValueError as e:
-        raise _fail(npath, f"not a plain .npz archive ({e})") from None
-    with arrays:
+        arrays = read_npz(npath)
+    except NpzError as e:
+        raise _fail(npath, str(e)) from None
+    try:
         program = _Reader(arrays, jpath).program(doc["program"], "program")
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError) as e:
+        if isinstance(e, FormatError):
+            raise
+        # a field of an unexpected type that no specific check caught
+        raise _fail("program", f"malformed ({type(e).__name__}: {e})") from None
     return StaticGraph(program, doc["structure"], doc["name"])

@@ -12,6 +12,7 @@ Static layer: imports the core, numpy and the standard library only.
 from __future__ import annotations
 
 import itertools
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,6 +97,9 @@ def names(program: Program) -> dict:
     for vid in list(program.inputs) + list(program.consts):
         v = program.vars[vid]
         base = v.name or (f"c{vid}" if vid in program.consts else f"in{vid}")
+        # NFKC, as Python reads identifiers: a fullwidth `ｘ` is the name `x`, so it must
+        # not be a second, different-looking `x` (in generated code they would be one)
+        base = unicodedata.normalize("NFKC", base)
         name = base if base not in used else f"{base}_{vid}"
         used.add(name)
         out[vid] = name

@@ -343,8 +343,13 @@ def trace(fn: Callable[..., Any], *example_inputs: Any, strict: bool = False,
         >>> g(tg.tensor([-3.0, 3.0]))
         tensor([0., 6.])
     """
+    return record(Tracer(strict=strict), fn, example_inputs, name)
+
+
+def record(tr: Tracer, fn: Callable[..., Any], example_inputs: Sequence[Any],
+           name: str | None = None) -> StaticGraph:
+    """`trace` with a tracer of the caller's (tg.static.function sets its `lift` rule)."""
     names = input_names(fn, len(example_inputs), example_inputs)
-    tr = Tracer(strict=strict)
     args = []
     for nm, ex in zip(names, example_inputs):
         t = Tensor._make(np.array(_as_array(ex)))

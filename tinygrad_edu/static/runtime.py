@@ -18,8 +18,19 @@ from typing import Any
 
 import numpy as np
 
-from .codegen import Compiled, fit_grad
+from ..core.errors import message
+from .codegen import Compiled, fit_grad, gradients
 from .ir import ZERO, Eqn, Program
+
+MAX_ITERATIONS = 100_000  # while_loop's default limit; `while_loop(..., max_iterations=n)`
+
+
+def loop_limit_error(limit: int, site: Any) -> RuntimeError:
+    """A while_loop ran `limit` steps and its condition still held: stop, do not hang."""
+    return RuntimeError(message(
+        "while_loop", f"stopped after {limit} iterations: the condition still held", site,
+        "check that body_fn moves the carry toward making cond_fn false, or pass "
+        "max_iterations= a larger number if the loop really needs more steps"))
 
 
 def _store_ctx(ctx: Any) -> Any:
@@ -71,7 +82,12 @@ def _while(e: Eqn, env: dict, tape: dict, keep: bool) -> None:
     cond_run = runner(e.subs["cond"])
     body_run = runner(e.subs["body"], keep_all=keep)
     tapes = []
+    limit = e.attrs.get("max_iterations", MAX_ITERATIONS)
+    steps = 0
     while bool(np.all(cond_run.run(carry + caps)[0])):
+        if steps == limit:
+            raise loop_limit_error(limit, e.site)
+        steps += 1
         sub_tape = {} if keep else None
         carry = body_run.run(carry + caps, sub_tape)
         tapes.append(sub_tape)
@@ -102,11 +118,11 @@ def _vjp(e: Eqn, env: dict, tape: dict) -> None:
     else:
         ctx.needs_input_grad = needs
         grads = e.fn.backward(ctx, env[e.ins[0]])
-        full = grads if isinstance(grads, tuple) else (grads,)
+        full = gradients(grads, len(needs), f"{op}Backward", e.site)
     outs = iter(e.outs)
-    for need, g, (shape, _dtype) in zip(needs, full, in_types):
+    for need, g, (shape, dtype) in zip(needs, full, in_types):
         if need:
-            env[next(outs)] = fit_grad(g, shape)
+            env[next(outs)] = fit_grad(g, shape, f"{op}Backward", e.site, dtype)
 
 
 def _while_vjp(e: Eqn, env: dict, tapes: list) -> list:

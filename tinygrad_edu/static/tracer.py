@@ -108,6 +108,11 @@ class Tracer:
         self.keep: list = []  # tensors kept alive so their ids stay unique during the trace
         self.paused = False
         self.warned_backward = False
+        # tg.static.function: `lift(tensor)` gives a name for a captured tensor that must
+        # be read at call time (an input of the program), or None to freeze it as a constant
+        self.lift: Any = None
+        self.lifted: list[Tensor] = []
+        self.frozen: list[tuple] = []  # (captured tensor, the value a Python read froze)
 
     # --- activation ------------------------------------------------------------------
 
@@ -181,6 +186,8 @@ class Tracer:
             vid = self.find(x)
             if vid is not None:
                 return vid
+            if self._lift_at_root(x):
+                return self.find(x)  # a branch or loop body captures it from the root
             vid = self._new_var(x.shape, x.dtype, x.name)
             self.program.consts[vid] = np.array(x.data)  # a snapshot: frozen into the graph
             self._bind(x, vid)
@@ -190,6 +197,22 @@ class Tracer:
         self.program.consts[vid] = arr
         self.values[vid] = arr
         return vid
+
+    def _root(self) -> Tracer:
+        root = self
+        while root.parent is not None:
+            root = root.parent
+        return root
+
+    def _lift_at_root(self, t: Tensor) -> bool:
+        """Make captured `t` an input of the root program if its `lift` rule says so."""
+        root = self._root()
+        name = root.lift(t) if root.lift is not None else None
+        if name is None:
+            return False
+        root.add_input(t, name)
+        root.lifted.append(t)
+        return True
 
     # --- observer callbacks ----------------------------------------------------------
 
@@ -210,6 +233,13 @@ class Tracer:
         return self.parent is not None and self.parent.depends_on_input(t)
 
     def concrete(self, t: Tensor, kind: str) -> None:
+        root = self._root()
+        if (self.find(t) is None and self._lift_at_root(t)) or \
+                any(x is t for x in root.lifted):
+            # a captured tensor read as a Python value: tg.static.function re-checks
+            # that value at every call and retraces when it changed, so nothing is stale
+            root.frozen.append((t, np.array(t.data)))
+            return
         if not self.depends_on_input(t):
             return  # a constant: its value is the same for every input
         raw = source.capture(2)
