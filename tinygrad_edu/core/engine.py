@@ -162,74 +162,85 @@ def steps(roots: list[tuple[Node, Any]], retain_graph: bool = False, create_grap
     and leaves' `.grad` is left alone (this is `tg.grad`); otherwise every node is
     yielded after it ran (this is what `tg.debug.backward_steps` shows).
     """
-    grads: dict[Node, Any] = {}  # node -> gradient of its output, summed over paths
+    grads: dict[Node, Any] = {}  # node -> gradient of its output, summed over paths so far
     for node, g in roots:
         grads[node] = g if node not in grads else grads[node] + g
-    with _using_grad(create_graph):
+    with _using_grad(create_graph):  # create_graph: the backward pass is recorded too
+        # toposort: a node runs only after every node that sends it a gradient has run
         for node in toposort([n for n, _ in roots]):
             g = grads.pop(node, None)
             if g is None:
-                continue  # no gradient flows here (e.g. the branch of a constant)
-            if type(g) is not np.ndarray and not isinstance(g, Tensor):
-                g = np.asarray(g)  # numpy turns 0-d results (`-g`, `g + g`) into scalars
-            if type(node) is AccumulateGrad:
-                g = _run_hooks(node.variable._hooks, g, create_graph)
-                if capture is not None:
-                    if id(node) in capture:
-                        yield node, g
-                    continue
-                _accumulate(node.variable, g, create_graph)
-                yield node, g
-                continue
-            if node._pre_hooks:  # class attributes unless set: no per-node dict lookups
-                g = _run_hooks(node._pre_hooks, g, create_graph)
-            if node._retained is not None:
-                kept = node._retained()
-                if kept is not None:
-                    _accumulate(kept, g, create_graph)
+                continue  # no gradient reaches this node (it only fed a constant's branch)
+            g = _received(node, g, create_graph)
             if capture is not None and id(node) in capture:
-                yield node, g
-            if create_graph:
-                node._as_tensors = True
-                try:
-                    grads_in = node.backward(node, g)
-                finally:
-                    node._as_tensors = False
-            else:
-                grads_in = node.backward(node, g)
-            if type(grads_in) is not tuple:
-                grads_in = tuple(grads_in) if isinstance(grads_in, list) else (grads_in,)
-            nexts = node._next
-            if len(grads_in) != len(nexts):
-                raise count_error(node.name, node.site, len(grads_in), len(nexts))
-            for (nxt, _), gi, (shape, _dt) in zip(nexts, grads_in, node._inputs_meta):
-                if nxt is None or gi is None:
-                    continue
-                if create_graph:
-                    if not isinstance(gi, Tensor):
-                        gi = Tensor._make(np.asarray(gi))
-                elif type(gi) is not np.ndarray:
-                    # a learner's backward may compute with Tensors or return numbers
-                    gi = gi.data if isinstance(gi, Tensor) else np.asarray(gi)
-                if gi.shape != shape or gi.dtype is not _dt:
-                    gi = _unbroadcast(gi, shape, node, _dt)
-                prev = grads.get(nxt)
-                grads[nxt] = gi if prev is None else prev + gi
-            observers = _local.observers
-            if observers:
-                for obs in tuple(observers):
-                    hook = getattr(obs, "on_backward", None)
-                    if hook is not None:
-                        hook(node, g, grads_in)
+                yield node, g  # tg.grad asked for this one
+            if type(node) is AccumulateGrad:  # a leaf: the end of every path to it
+                if capture is None:
+                    _accumulate(node.variable, g, create_graph)
+                    yield node, g
+                continue
+            # the chain rule, one step: the op turns d(loss)/d(its output) into
+            # d(loss)/d(each input) ...
+            for (nxt, _), gi in zip(node._next, _backward_of(node, g, create_graph)):
+                if gi is not None:
+                    # ... and where paths meet the gradients add up: why `a + a` gives 2
+                    grads[nxt] = gi if nxt not in grads else grads[nxt] + gi
             if not retain_graph:
-                node._saved = None  # free the saved values (`saved_tensors` then explains)
+                node._saved = None  # free what forward saved (a second backward explains)
             if capture is None:
                 yield node, g
 
 
-def _unbroadcast(gi: Any, shape: tuple, node: Node, dtype: Any = None) -> Any:
-    """Fit a gradient to its input's shape and dtype (static replay's rule too: grad_fit.py)."""
-    return fit_gradient(gi, shape, node.name, node.site, dtype)
+def _received(node: Node, g: Any, create_graph: bool) -> Any:
+    """The gradient as the node sees it: after hooks, and kept where `retain_grad` asked."""
+    if type(g) is not np.ndarray and not isinstance(g, Tensor):
+        g = np.asarray(g)  # numpy turns 0-d results (`-g`, `g + g`) into scalars
+    hooks = node.variable._hooks if type(node) is AccumulateGrad else node._pre_hooks
+    if hooks:
+        g = _run_hooks(hooks, g, create_graph)
+    if node._retained is not None:
+        kept = node._retained()
+        if kept is not None:
+            _accumulate(kept, g, create_graph)
+    return g
+
+
+def _backward_of(node: Node, g: Any, create_graph: bool) -> list:
+    """Run the node's backward rule: one gradient per input, each in its input's shape and
+    dtype (None where the input needs none); observers are told what it sent."""
+    if create_graph:
+        node._as_tensors = True  # saved values come back as Tensors, so backward records
+        try:
+            grads_in = node.backward(node, g)
+        finally:
+            node._as_tensors = False
+    else:
+        grads_in = node.backward(node, g)
+    if type(grads_in) is not tuple:
+        grads_in = tuple(grads_in) if isinstance(grads_in, list) else (grads_in,)
+    nexts = node._next
+    if len(grads_in) != len(nexts):
+        raise count_error(node.name, node.site, len(grads_in), len(nexts))
+    fitted = []
+    for (nxt, _), gi, (shape, dtype) in zip(nexts, grads_in, node._inputs_meta):
+        if nxt is None or gi is None:
+            gi = None
+        elif create_graph:
+            if not isinstance(gi, Tensor):
+                gi = Tensor._make(np.asarray(gi))
+        elif type(gi) is not np.ndarray:
+            # a learner's backward may compute with Tensors or return numbers
+            gi = gi.data if isinstance(gi, Tensor) else np.asarray(gi)
+        if gi is not None and (gi.shape != shape or gi.dtype is not dtype):
+            gi = fit_gradient(gi, shape, node.name, node.site, dtype)
+        fitted.append(gi)
+    observers = _local.observers
+    if observers:
+        for obs in tuple(observers):
+            hook = getattr(obs, "on_backward", None)
+            if hook is not None:
+                hook(node, g, fitted)
+    return fitted
 
 
 def _run_hooks(hooks: list | None, g: Any, create_graph: bool) -> Any:

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..core import engine
 from ..core.function import _OUTPUT, AccumulateGrad, Function, Node
+from ..core.grad_fit import fit_gradient
 from ..core.tensor import Tensor
 from .summary import array_of, label, where
 
@@ -218,7 +219,7 @@ def _backward(node: Function, args: list, kwargs: dict, weights: np.ndarray) -> 
             continue
         gi = array_of(gi).astype(np.float64)
         if gi.shape != a.shape:
-            gi = np.asarray(engine._unbroadcast(gi, a.shape, ctx))
+            gi = np.asarray(fit_gradient(gi, a.shape, ctx.name, ctx.site))
         out.append(gi)
     return out
 

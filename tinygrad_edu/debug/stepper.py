@@ -195,15 +195,7 @@ def _own_grad_mode(inner: Iterator, recorder: Any) -> Iterator:
         _state.enabled = outer
 
 
-def _fit(node: Node, grads_in: tuple) -> tuple:
-    """Pair each returned gradient with its input node, shaped like the input."""
-    out = []
-    for (nxt, _), gi, (shape, _dt) in zip(node._next, grads_in, node._inputs_meta):
-        if nxt is None or gi is None:
-            out.append((nxt, None))
-            continue
-        gi = array_of(gi)
-        if gi.shape != shape:
-            gi = engine._unbroadcast(gi, shape, node)  # the engine's own rule, not a copy
-        out.append((nxt, np.array(gi, copy=True)))
-    return tuple(out)
+def _fit(node: Node, grads_in: list) -> tuple:
+    """Pair each gradient the node sent (the engine fitted it to its input) with its input."""
+    return tuple((nxt, None if gi is None else np.array(array_of(gi), copy=True))
+                 for (nxt, _), gi in zip(node._next, grads_in))
