@@ -51,7 +51,7 @@ def test_show_values_and_grads_off():
 
 def test_top_to_bottom_records_are_not_braced():
     dot = to_dot(render_cases.build("micrograd"), rankdir="TB")
-    assert "rankdir=TB" in dot and 'label="a|data 2.0000|grad 6.0000"' in dot
+    assert "rankdir=TB" in dot and 'label="{a|data 2.0000|grad 6.0000}"' in dot
 
 
 def test_backward_view_keeps_forward_ranks_and_points_arrows_to_inputs():

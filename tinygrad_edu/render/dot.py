@@ -21,16 +21,30 @@ from ..graph.values import shape_text
 FAST_LAYOUT_NODES = 120  # above this many nodes, straight edges and short optimisation
 
 OP_SYMBOLS = {
-    "Add": "+", "Sub": "-", "Mul": "*", "Div": "/", "Neg": "neg", "Pow": "**", "MatMul": "@",
-    "ReLU": "relu", "LogSoftmax": "log_softmax", "BroadcastTo": "broadcast_to", "Index": "[ ]",
+    "Add": "+",
+    "Sub": "-",
+    "Mul": "*",
+    "Div": "/",
+    "Neg": "neg",
+    "Pow": "**",
+    "MatMul": "@",
+    "ReLU": "relu",
+    "LogSoftmax": "log_softmax",
+    "BroadcastTo": "broadcast_to",
+    "Index": "[ ]",
     "IndexAdd": "index_add",
 }
 
 FONT = "Helvetica,Arial,sans-serif"
 INK = "#333333"
 FILL = {  # tensor roles and summaries, light so the text stays readable in print
-    "leaf": "#e3f2fd", "output": "#e8f5e9", "constant": "#f5f5f5", "intermediate": "#ffffff",
-    "op": "#ffffff", "accumulate": "#e3f2fd", "summary": "#eeeeee",
+    "leaf": "#e3f2fd",
+    "output": "#e8f5e9",
+    "constant": "#f5f5f5",
+    "intermediate": "#ffffff",
+    "op": "#ffffff",
+    "accumulate": "#e3f2fd",
+    "summary": "#eeeeee",
 }
 NEW_FILL = "#fff59d"
 MARK_STYLE = {  # mark -> (border colour, fill)
@@ -93,8 +107,13 @@ def op_symbol(op: str) -> str:
     return OP_SYMBOLS.get(op, op.lower())
 
 
-def to_dot(graph: Graph, rankdir: str = "LR", show_values: bool = True, show_grads: bool = True,
-           highlight: Iterable[str] = ()) -> str:
+def to_dot(
+    graph: Graph,
+    rankdir: str = "TB",
+    show_values: bool = True,
+    show_grads: bool = True,
+    highlight: Iterable[str] = (),
+) -> str:
     r"""Write a Graph as DOT text.
 
     Rules: the output depends only on the Graph and the options (byte-identical across
@@ -108,7 +127,8 @@ def to_dot(graph: Graph, rankdir: str = "LR", show_values: bool = True, show_gra
 
     Args:
         graph: from `build_graph`.
-        rankdir: "LR" (left to right, the default) or "TB" (top to bottom).
+        rankdir: "TB" (top to bottom, the default: notebooks are narrow and tall) or
+            "LR" (left to right).
         show_values: draw value summaries.
         show_grads: draw gradient summaries.
         highlight: graph node ids to emphasise.
@@ -126,29 +146,42 @@ def to_dot(graph: Graph, rankdir: str = "LR", show_values: bool = True, show_gra
     if rankdir not in ("LR", "TB", "RL", "BT"):
         from ..core.errors import message
 
-        raise ValueError(message("to_dot", f"unknown rankdir {rankdir!r}", None,
-                                 'use "LR" (left to right) or "TB" (top to bottom)'))
+        raise ValueError(
+            message(
+                "to_dot",
+                f"unknown rankdir {rankdir!r}",
+                None,
+                'use "LR" (left to right) or "TB" (top to bottom)',
+            )
+        )
     hl = set(highlight)
     backward = graph.attrs.get("view") == "backward"
     big = len(graph.nodes) > FAST_LAYOUT_NODES
     lines = ["digraph G {"]
-    gattrs = [f"rankdir={rankdir}", f'fontname="{FONT}"', "bgcolor=white", "nodesep=0.25",
-              "ranksep=0.35"]
+    gattrs = [
+        f"rankdir={rankdir}",
+        f'fontname="{FONT}"',
+        "bgcolor=white",
+        "nodesep=0.25",
+        "ranksep=0.35",
+    ]
     if big:  # newrank: the same layout for our big graphs in half the time (graphviz 2.43)
         gattrs += ["splines=line", "mclimit=0.1", "nslimit=1", "nslimit1=1", "newrank=true"]
     lines.append(f"  graph [{', '.join(gattrs)}]")
-    lines.append(f'  node [fontname="{FONT}", fontsize=11, color="{INK}", fontcolor="#111111", '
-                 'style=filled, penwidth=1, margin="0.08,0.04", height=0.3]')
+    lines.append(
+        f'  node [fontname="{FONT}", fontsize=11, color="{INK}", fontcolor="#111111", '
+        'style=filled, penwidth=1, margin="0.08,0.04", height=0.3]'
+    )
     edge_colour = "#b23b3b" if backward else "#555555"
     lines.append(f'  edge [color="{edge_colour}", arrowsize=0.7, penwidth=1]')
-    horizontal = rankdir in ("LR", "RL")
-    node_lines = {n.id: _node_line(n, horizontal, show_values, show_grads, n.id in hl)
-                  for n in graph.nodes}
+    node_lines = {n.id: _node_line(n, show_values, show_grads, n.id in hl) for n in graph.nodes}
     _emit_nodes(graph, node_lines, lines)
     for e in graph.edges:
-        label = f", label={quote(e.label)}, fontsize=9, fontcolor=\"#b23b3b\"" if e.label else ""
+        label = f', label={quote(e.label)}, fontsize=9, fontcolor="#b23b3b"' if e.label else ""
         if backward:  # same ranks as the forward picture, arrows the way gradients go
-            lines.append(f'  {e.dst} -> {e.src} [id="edge-{e.src}-{e.dst}-{e.slot}", dir=back{label}]')
+            lines.append(
+                f'  {e.dst} -> {e.src} [id="edge-{e.src}-{e.dst}-{e.slot}", dir=back{label}]'
+            )
         else:
             lines.append(f'  {e.src} -> {e.dst} [id="edge-{e.src}-{e.dst}-{e.slot}"{label}]')
     _legend(graph, lines)
@@ -173,9 +206,11 @@ def _emit_nodes(graph: Graph, node_lines: dict[str, str], lines: list[str]) -> N
     def cluster(path: str, indent: str) -> None:
         done.add(path)
         lines.append(f'{indent}subgraph "cluster_{_safe(path)}" {{')
-        lines.append(f'{indent}  graph [label={quote(path)}, id="cluster-{_safe(path)}", '
-                     f'class="tg-module", style="rounded,dashed", color="#9e9e9e", '
-                     'fontcolor="#616161", fontsize=10, labeljust=l]')
+        lines.append(
+            f'{indent}  graph [label={quote(path)}, id="cluster-{_safe(path)}", '
+            f'class="tg-module", style="rounded,dashed", color="#9e9e9e", '
+            'fontcolor="#616161", fontsize=10, labeljust=l]'
+        )
         for node_id in members.get(path, ()):
             lines.append(f"{indent}  {node_lines[node_id]}")
         for child in children.get(path, ()):
@@ -207,11 +242,10 @@ def _classes(n: GraphNode, highlighted: bool) -> str:
     return " ".join(cls)
 
 
-def _node_line(n: GraphNode, horizontal: bool, show_values: bool, show_grads: bool,
-               highlighted: bool) -> str:
+def _node_line(n: GraphNode, show_values: bool, show_grads: bool, highlighted: bool) -> str:
     attrs = [f'id="node-{n.id}"', f'class="{_classes(n, highlighted)}"']
     if n.kind == "tensor":
-        attrs += ["shape=record", f"label={_tensor_label(n, horizontal, show_values, show_grads)}"]
+        attrs += ["shape=record", f"label={_tensor_label(n, show_values, show_grads)}"]
     elif n.kind == "op":
         if n.name.endswith("Backward"):
             attrs += ['shape=box, style="rounded,filled"', f"label={quote(n.name)}"]
@@ -250,7 +284,7 @@ def _node_line(n: GraphNode, horizontal: bool, show_values: bool, show_grads: bo
     return f"{n.id} [{', '.join(attrs)}]"
 
 
-def _tensor_label(n: GraphNode, horizontal: bool, show_values: bool, show_grads: bool) -> str:
+def _tensor_label(n: GraphNode, show_values: bool, show_grads: bool) -> str:
     fields = []
     scalar = n.shape is not None and all(d == 1 for d in n.shape)
     head = n.name
@@ -270,7 +304,9 @@ def _tensor_label(n: GraphNode, horizontal: bool, show_values: bool, show_grads:
     if not fields:
         fields.append(" ")
     body = "|".join(fields)  # fields are escaped for the record and the DOT string already
-    return '"' + ("{" + body + "}" if horizontal else body) + '"'
+    # braces flip a record against the rank direction: fields stack top to bottom in a
+    # TB drawing (narrow nodes), and sit side by side in LR, as micrograd draws them
+    return '"{' + body + '}"'
 
 
 def _summary_text(n: GraphNode) -> str:
@@ -309,11 +345,15 @@ def _legend(graph: Graph, lines: list[str]) -> None:
     if not used:
         return
     lines.append('  subgraph "cluster_legend" {')
-    lines.append('    graph [label="legend", id="cluster-legend", style="rounded", color="#bdbdbd", '
-                 'fontcolor="#616161", fontsize=9, labeljust=l]')
+    lines.append(
+        '    graph [label="legend", id="cluster-legend", style="rounded", color="#bdbdbd", '
+        'fontcolor="#616161", fontsize=9, labeljust=l]'
+    )
     for kind in used:
         border, fill = MARK_STYLE.get(kind, (INK, NEW_FILL))
-        lines.append(f'    legend_{kind} [id="legend-{kind}", class="tg-legend", shape=box, '
-                     f'fontsize=9, height=0.2, fillcolor="{fill}", color="{border}", '
-                     f"label={quote(LEGEND_TEXT[kind])}]")
+        lines.append(
+            f'    legend_{kind} [id="legend-{kind}", class="tg-legend", shape=box, '
+            f'fontsize=9, height=0.2, fillcolor="{fill}", color="{border}", '
+            f"label={quote(LEGEND_TEXT[kind])}]"
+        )
     lines.append("  }")

@@ -28,12 +28,14 @@ class Rendered:
     fingerprint: str = ""
 
 
-def graph_svg(graph: Graph, **options: Any) -> str:
-    """DOT through the render layer to SVG (the only way widgets get a picture)."""
-    from ..render.dot import to_dot
-    from ..render.svg import dot_to_svg
+def graph_svg(graph: Graph, rankdir: str | None = None, **options: Any) -> str:
+    """DOT through the render layer to SVG (the only way widgets get a picture).
 
-    return dot_to_svg(to_dot(graph, **options))
+    Same orientation choice and fitting as `tg.draw` (`render.drawing.lay_out`).
+    """
+    from ..render.drawing import lay_out
+
+    return lay_out(graph, rankdir, **options)[1]
 
 
 def render_view(

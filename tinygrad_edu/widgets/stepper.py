@@ -98,7 +98,7 @@ class StepperState(t.HasTraits):
                     sent[(src, graph.id_of(nxt))] = values(gi, 3, limit=3)
         for e in graph.edges:
             e.label = sent.get((e.src, e.dst), "")
-        return graph_svg(graph, rankdir="LR")
+        return graph_svg(graph, rankdir="TB")  # one orientation for every step
 
 
 class BackwardStepper:
