@@ -177,7 +177,7 @@ def to_dot(
     node_lines = {n.id: _node_line(n, show_values, show_grads, n.id in hl) for n in graph.nodes}
     _emit_nodes(graph, node_lines, lines)
     for e in graph.edges:
-        label = f', label={quote(e.label)}, fontsize=9, fontcolor="#b23b3b"' if e.label else ""
+        label = f', label={quote(e.label)}, fontsize=10, fontcolor="#b23b3b"' if e.label else ""
         if backward:  # same ranks as the forward picture, arrows the way gradients go
             lines.append(
                 f'  {e.dst} -> {e.src} [id="edge-{e.src}-{e.dst}-{e.slot}", dir=back{label}]'
@@ -347,13 +347,13 @@ def _legend(graph: Graph, lines: list[str]) -> None:
     lines.append('  subgraph "cluster_legend" {')
     lines.append(
         '    graph [label="legend", id="cluster-legend", style="rounded", color="#bdbdbd", '
-        'fontcolor="#616161", fontsize=9, labeljust=l]'
+        'fontcolor="#616161", fontsize=10, labeljust=l]'
     )
     for kind in used:
         border, fill = MARK_STYLE.get(kind, (INK, NEW_FILL))
         lines.append(
             f'    legend_{kind} [id="legend-{kind}", class="tg-legend", shape=box, '
-            f'fontsize=9, height=0.2, fillcolor="{fill}", color="{border}", '
+            f'fontsize=10, height=0.2, fillcolor="{fill}", color="{border}", '
             f"label={quote(LEGEND_TEXT[kind])}]"
         )
     lines.append("  }")
