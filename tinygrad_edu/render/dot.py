@@ -59,6 +59,7 @@ LEGEND_TEXT = {
     "breakpoint": "breakpoint hit",
     "current": "current backward step",
     "gradcheck": "gradcheck mismatch",
+    "earlier": "from an earlier cell",
 }
 
 
@@ -141,7 +142,7 @@ def to_dot(
         >>> from tinygrad_edu.graph import build_graph
         >>> a = tg.tensor(2.0, requires_grad=True, name="a")
         >>> print(to_dot(build_graph(a.tanh())).splitlines()[4])
-          t1 [id="node-t1", class="tg-node tg-tensor tg-leaf", shape=record, label="{a|data 2.0000}", fillcolor="#e3f2fd"]
+          t1 [id="node-t1", class="tg-node tg-tensor tg-leaf", shape=record, label="{a|data 2.0000}", fillcolor="#e3f2fd", tooltip="a  (t1, leaf tensor)\nshape: () float64\nvalue: 2.0000\ngrad: none yet"]
     """
     if rankdir not in ("LR", "TB", "RL", "BT"):
         from ..core.errors import message
@@ -236,6 +237,8 @@ def _classes(n: GraphNode, highlighted: bool) -> str:
         cls.append(f"tg-{n.role}")
     if n.new:
         cls.append("tg-new")
+    if n.earlier:
+        cls.append("tg-earlier")
     cls += [f"tg-{m}" for m in n.marks]
     if highlighted:
         cls.append("tg-highlight")
@@ -278,6 +281,10 @@ def _node_line(n: GraphNode, show_values: bool, show_grads: bool, highlighted: b
         attrs.append(f'color="{border}"')
     if width != 1.0:
         attrs.append(f"penwidth={width:g}")
+    if (
+        n.earlier and n.kind == "tensor"
+    ):  # made by an earlier cell: drawn as a dashed input, not expanded
+        attrs.append('style="filled,dashed"')
     tip = _tooltip(n)
     if tip:
         attrs.append(f"tooltip={quote(tip)}")
@@ -320,26 +327,18 @@ def _summary_text(n: GraphNode) -> str:
 
 
 def _tooltip(n: GraphNode) -> str:
-    parts = []
-    if n.kind == "op":
-        parts.append(n.name if n.name.endswith("Backward") else n.op)
-        if n.shape is not None:
-            parts.append(f"output {shape_text(n.shape)} {n.dtype}".rstrip())
-        if n.saved:
-            parts.append("saved: " + ", ".join(n.saved))
-        elif n.freed:
-            parts.append("saved tensors freed by backward()")
-    if n.site:
-        parts.append(f"built at {n.site}")
-    if n.mark_text:
-        parts.append(n.mark_text)
-    return "\n".join(parts)
+    text = node_details(n)
+    if n.earlier:
+        text += "\nfrom an earlier cell"
+    return text
 
 
 def _legend(graph: Graph, lines: list[str]) -> None:
     used = []
     if any(n.new for n in graph.nodes):
         used.append("new")
+    if any(n.earlier for n in graph.nodes):
+        used.append("earlier")
     marked = {m for n in graph.nodes for m in n.marks}
     used += [m for m in MARKS if m in marked]
     if not used:
@@ -350,10 +349,70 @@ def _legend(graph: Graph, lines: list[str]) -> None:
         'fontcolor="#616161", fontsize=10, labeljust=l]'
     )
     for kind in used:
-        border, fill = MARK_STYLE.get(kind, (INK, NEW_FILL))
+        border, fill = MARK_STYLE.get(kind, (INK, "#ffffff" if kind == "earlier" else NEW_FILL))
+        dashed = ', style="filled,dashed"' if kind == "earlier" else ""
         lines.append(
-            f'    legend_{kind} [id="legend-{kind}", class="tg-legend", shape=box, '
+            f'    legend_{kind} [id="legend-{kind}", class="tg-legend", shape=box{dashed}, '
             f'fontsize=10, height=0.2, fillcolor="{fill}", color="{border}", '
             f"label={quote(LEGEND_TEXT[kind])}]"
         )
     lines.append("  }")
+
+
+def node_details(n: GraphNode) -> str:
+    r"""What a learner asks about one box: what it is, shape and dtype, value, grad, its line.
+
+    The same text is the node's hover tooltip in inline SVG and the GraphView's
+    details pane.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> from tinygrad_edu.graph import build_graph
+        >>> x = tg.tensor([1.0, 2.0], requires_grad=True, name="x")
+        >>> print(node_details(build_graph({"y": x * x}).node("t1")))
+        x  (t1, leaf tensor)
+        shape: (2,) float64
+        value: [1, 2]
+        grad: none yet
+    """
+    if n.kind == "summary":
+        lines = [f"{n.name}  ({n.id}, stands for {n.count} nodes)"]
+        if n.detail:
+            lines.append(f"folded: {n.detail}")
+    elif n.kind == "tensor":
+        lines = [f"{_display_name(n)}  ({n.id}, {n.role + ' ' if n.role else ''}tensor)"]
+        lines.append(f"shape: {shape_text(n.shape)} {n.dtype}".rstrip())
+        if n.value:
+            lines.append(f"value: {n.value}")
+        if n.requires_grad:
+            lines.append(f"grad: {n.grad or 'none yet'}")
+    else:
+        what = "op" if n.kind == "op" else "gradient accumulator"
+        lines = [f"{_display_name(n)}  ({n.id}, {what})"]
+        if n.op and n.op != n.name:
+            lines.append(f"op: {n.op}")
+        lines.append(f"output shape: {shape_text(n.shape)} {n.dtype}".rstrip())
+        if n.kind == "accumulate":
+            lines.append(f"value: {n.value}")
+            lines.append(f"grad: {n.grad or 'none yet'}")
+        if n.freed:
+            lines.append("saved: freed by backward()")
+        elif n.saved:
+            lines.append("saved: " + "; ".join(n.saved))
+        elif n.kind == "op":
+            lines.append("saved: nothing")
+    if n.site:
+        lines.append(f"built at: {n.site}")
+    if n.module:
+        lines.append(f"module: {n.module}")
+    if n.marks:
+        lines.append(f"marks: {', '.join(n.marks)}" + (f" ({n.mark_text})" if n.mark_text else ""))
+    return "\n".join(lines)
+
+
+def _display_name(n: GraphNode) -> str:
+    if n.kind == "tensor":
+        return n.name or ("const" if n.role == "constant" else n.id)
+    if n.kind == "accumulate":
+        return f"AccumulateGrad({n.detail})" if n.detail else "AccumulateGrad"
+    return n.name or n.op or n.id

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..graph import Graph, GraphNode, build_graph
-from ..graph.values import shape_text
 
 MAX_LISTED = 12  # new nodes named in a live summary before "... and N more"
 
@@ -141,37 +140,6 @@ def node_details(graph: Graph | None, node_id: str) -> str:
     """
     if not has_node(graph, node_id):
         return ""
-    n = graph.node(node_id)
-    if n.kind == "summary":
-        lines = [f"{n.name}  ({n.id}, stands for {n.count} nodes)"]
-        if n.detail:
-            lines.append(f"folded: {n.detail}")
-    elif n.kind == "tensor":
-        lines = [f"{node_name(n)}  ({n.id}, {n.role + ' ' if n.role else ''}tensor)"]
-        lines.append(f"shape: {shape_text(n.shape)} {n.dtype}".rstrip())
-        if n.value:
-            lines.append(f"value: {n.value}")
-        if n.requires_grad:
-            lines.append(f"grad: {n.grad or 'none yet'}")
-    else:
-        what = "op" if n.kind == "op" else "gradient accumulator"
-        lines = [f"{node_name(n)}  ({n.id}, {what})"]
-        if n.op and n.op != n.name:
-            lines.append(f"op: {n.op}")
-        lines.append(f"output shape: {shape_text(n.shape)} {n.dtype}".rstrip())
-        if n.kind == "accumulate":
-            lines.append(f"value: {n.value}")
-            lines.append(f"grad: {n.grad or 'none yet'}")
-        if n.freed:
-            lines.append("saved: freed by backward()")
-        elif n.saved:
-            lines.append("saved: " + "; ".join(n.saved))
-        elif n.kind == "op":
-            lines.append("saved: nothing")
-    if n.site:
-        lines.append(f"built at: {n.site}")
-    if n.module:
-        lines.append(f"module: {n.module}")
-    if n.marks:
-        lines.append(f"marks: {', '.join(n.marks)}" + (f" ({n.mark_text})" if n.mark_text else ""))
-    return "\n".join(lines)
+    from ..render.dot import node_details as details
+
+    return details(graph.node(node_id))
