@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..graph import Graph, GraphNode, build_graph
+from ..graph import Graph, GraphNode, build_graph, this_cell
 
 MAX_LISTED = 12  # new nodes named in a live summary before "... and N more"
 
@@ -46,10 +46,17 @@ def render_view(
     since: Any = None,
     names: dict | None = None,
     max_nodes: int | None = None,
+    cell_only: bool = False,
 ) -> Rendered:
-    """Build and draw the graph of `tensors` with the given options (for GraphView)."""
+    """Build and draw the graph of `tensors` with the given options (for GraphView).
+
+    `cell_only` keeps only the nodes made after `since` and the inputs they read
+    (`graph.this_cell`), as the live graph's "cell" scope draws.
+    """
     kwargs = {} if max_nodes is None else {"max_nodes": max_nodes}
     graph = build_graph(*tensors, view=view, since=since, collapse=collapse, names=names, **kwargs)
+    if cell_only:
+        graph = this_cell(graph)
     # new nodes come out filled (to_dot reads `node.new`); the widget adds CSS classes
     svg = graph_svg(graph, show_values=show_values, show_grads=show_grads) if graph.nodes else ""
     return Rendered(graph, svg, short_summary(graph), graph.new_ids(), fingerprint(graph))

@@ -145,8 +145,13 @@ class BackwardStepper:
         w.jslink((play, "value"), (slider, "value"))
         s.observe(refresh, names=["step", "total"])
         refresh()
-        return w.VBox([w.HBox([buttons["Step"], buttons["Back"], buttons["Reset"], play,
-                               slider]), picture, text])
+        return w.VBox(
+            [
+                w.HBox([buttons["Step"], buttons["Back"], buttons["Reset"], play, slider]),
+                picture,
+                text,
+            ]
+        )
 
     def _picture(self) -> str:
         """The SVG for the current step, cached per step (a dot layout costs ~0.1 s)."""
