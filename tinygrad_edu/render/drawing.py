@@ -9,6 +9,7 @@ Render layer: standard library only (matplotlib/IPython never imported here).
 
 from __future__ import annotations
 
+import html
 import os
 import re
 from typing import Any
@@ -22,7 +23,7 @@ from .text import to_text
 AREA_PX = 833.0  # JupyterLab's output area at a 1280x800 window with the file browser open
 MIN_TEXT_PX = 8.0  # smaller text is not read, it is guessed
 PX_PER_PT = 4 / 3  # Graphviz sizes its SVG in pt; browsers draw 1 pt as 4/3 px
-_SIZE = re.compile(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"')
+_SIZE = re.compile(r'<svg (?:style="[^"]*" )?width="([\d.]+)pt" height="([\d.]+)pt"')
 _FONT = re.compile(r'font-size="([\d.]+)"')
 
 
@@ -54,7 +55,7 @@ def fit(svg: str, area_px: float = AREA_PX) -> str:
         <svg style="max-width:100%;height:auto" width="624.75pt" height="62.48pt" viewBox="0 0 900 90"></svg>
     """
     m = _SIZE.search(svg)
-    if m is None:
+    if m is None or "style=" in m.group(0):  # no pt size, or fitted already
         return svg
     width, height = float(m.group(1)), float(m.group(2))
     shrink = min(1.0, area_px / (width * PX_PER_PT))
@@ -65,6 +66,37 @@ def fit(svg: str, area_px: float = AREA_PX) -> str:
         svg[: m.start()]
         + size.replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
         + svg[m.end() :]
+    )
+
+
+def inline_html(svg: str, note: str = "") -> str:
+    """The SVG as HTML for trusted front-ends: hovering a box shows its details tooltip.
+
+    Rules: JupyterLab shows `image/svg+xml` as an `<img>`, where tooltips never
+    appear, so the drawing goes inline, inside an `<iframe srcdoc>` scaled to fit its
+    box. An untrusted notebook sanitises the HTML: the iframe and the `<style>` are
+    dropped (no stray label text is left), and `note` (with a hint to trust the
+    notebook) shows instead; trusted, the style hides the note. The srcdoc attribute
+    is single-quoted, so the SVG's own double-quoted attributes stay as they are.
+    """
+    start = svg.find("<svg")
+    body = re.sub(r"<!--.*?-->\n?", "", svg[start:] if start >= 0 else svg, flags=re.S).strip()
+    m = _SIZE.search(body)
+    width, height = (float(m.group(1)), float(m.group(2))) if m else (100.0, 100.0)
+    doc = (
+        "<style>html,body{margin:0;overflow:hidden}"
+        "svg{display:block;width:100%;height:auto}</style>" + body
+    )
+    doc = doc.replace("&", "&amp;").replace("'", "&#39;")
+    px = width * PX_PER_PT
+    note = html.escape(note or "a graph drawing")
+    return (
+        '<div class="tg-drawing"><style>.tg-drawing .tg-untrusted{display:none}</style>'
+        f'<iframe class="tg-frame" title="graph" srcdoc=\'{doc}\' '
+        f'style="display:block;border:0;width:{px:.0f}px;max-width:100%;'
+        f'aspect-ratio:{width:.2f}/{height:.2f}"></iframe>'
+        f'<pre class="tg-untrusted">{note}\n(trust the notebook to see the drawing: '
+        "File &gt; Trust Notebook)</pre></div>"
     )
 
 
@@ -177,11 +209,17 @@ class Drawing:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         try:
-            return {"image/svg+xml": self.svg(), "text/plain": repr(self)}
+            svg = self.svg()
         except MissingDependencyError as e:
             return {"text/plain": f"{repr(self)}\n{self.text()}\n\n{e}"}
         except RenderError as e:
             return {"text/plain": f"{repr(self)}\n{e}"}
+        # trusted front-ends show the HTML (hover tooltips); the others fall back to the SVG
+        return {
+            "text/html": inline_html(svg, repr(self)),
+            "image/svg+xml": svg,
+            "text/plain": repr(self),
+        }
 
     def _repr_svg_(self) -> str | None:
         try:

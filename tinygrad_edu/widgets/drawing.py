@@ -69,8 +69,15 @@ def live_graph(roots: list, since: Any, max_nodes: int, names: dict | None = Non
 
 def live_bundle(graph: Graph, missing: Any = ()) -> dict[str, str]:
     """What the live graph displays under a cell: the SVG and a deterministic summary."""
+    from ..render.drawing import inline_html
+
     svg = graph_svg(graph)  # to_dot fills the new nodes and adds a "new in this cell" legend
-    return {"image/svg+xml": svg, "text/plain": live_text(graph, missing)}
+    text = live_text(graph, missing)
+    return {
+        "text/html": inline_html(svg, text),  # trusted: inline, nodes show details on hover
+        "image/svg+xml": svg,
+        "text/plain": text,
+    }
 
 
 def fingerprint(graph: Graph) -> str:
