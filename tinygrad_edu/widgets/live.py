@@ -35,6 +35,7 @@ from typing import Any
 from ..core.errors import DataError, message
 from ..core.function import _config, add_observer
 from ..core.tensor import Tensor
+from . import tracebacks
 from .state import WatchList
 
 _WATCH = WatchList()  # survives load/unload, so `tg.watch` may come before `%load_ext`
@@ -90,6 +91,7 @@ class _Live:
         self._remove_observer = add_observer(self.flag)
         self.ip.events.register("pre_run_cell", self.pre_run_cell)
         self.ip.events.register("post_run_cell", self.post_run_cell)
+        tracebacks.install(self.ip)  # our errors: the house message first, library folded
 
     def stop(self) -> None:
         for event, cb in (
@@ -102,6 +104,7 @@ class _Live:
                 pass
         if self._remove_observer is not None:
             self._remove_observer()
+        tracebacks.uninstall(self.ip)
         _config["retain_outputs"] = self._retain_before
 
     # --- callbacks ------------------------------------------------------------------
