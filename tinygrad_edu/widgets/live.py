@@ -16,7 +16,8 @@ How "changed" is detected, cheapest test first:
 What is drawn depends on the scope (`%tg scope cell|all`). "cell", the default: the
 tensors this cell bound to a variable, or whose grad it changed, or that it ran
 backward through, cut down to the nodes the cell made (`graph.this_cell`); tensors
-from earlier cells that those nodes read stay as dashed, named leaves. Re-running a
+from earlier cells that those nodes read stay as dashed, named leaves. A cell that
+ran backward is not cut: it changed the grads all along the graph, so all of it shows. Re-running a
 cell therefore draws only its own work, and tensors no variable holds any more are
 never drawn. "all": every graph tensor variable in the notebook, this cell's nodes
 filled yellow. `%tg off` / `%tg on` pause and resume; `%tg reset` forgets what was
@@ -135,8 +136,10 @@ class _Live:
         self.flag.changed = False
         if not self.on or not changed or getattr(result, "error_in_exec", None) is not None:
             return
+        grads_changed = bool(self.flag.backward_through)
         if self.scope == "cell" and _WATCH.auto:
             roots = touched(roots, key, before or (), self.flag.backward_through)
+            grads_changed = grads_changed or grad_flipped(key, before or ())
         if not roots:
             self.shown = None
             return
@@ -144,14 +147,16 @@ class _Live:
 
         names = {**_tensor_names(self.ip.user_ns), **names}  # earlier tensors keep their names
         graph = drawing.live_graph(roots, since=self.mark, max_nodes=MAX_NODES, names=names)
-        if self.scope == "cell":
+        # a cell that ran backward changed grads all along its graph: then show all of it
+        cut = self.scope == "cell" and not grads_changed
+        if cut:
             graph = drawing.this_cell(graph)
         shown = (drawing.fingerprint(graph), tuple(map(str, missing)))  # a typo'd name shows
         if self.scope == "all" and shown == self.shown:
             return  # the same picture as the last one drawn: no second copy
         self.shown = shown
         if _PANEL is not None:
-            _PANEL.show_graph(roots, since=self.mark, names=names, cell_only=self.scope == "cell")
+            _PANEL.show_graph(roots, since=self.mark, names=names, cell_only=cut)
             if not _PANEL_INLINE:
                 return
         _show(drawing.live_bundle(graph, missing))
@@ -171,6 +176,15 @@ def touched(roots: list, key: tuple, before: tuple, backward_through: set) -> li
         if old.get(entry[0]) != entry
         or (t.grad_fn is not None and id(t.grad_fn) in backward_through)
     ]
+
+
+def grad_flipped(key: tuple, before: tuple) -> bool:
+    """True when some variable still holds the same tensor but its grad was set or cleared."""
+    old = {entry[0]: entry for entry in before}
+    return any(
+        entry[0] in old and old[entry[0]][1] == entry[1] and old[entry[0]][2] != entry[2]
+        for entry in key
+    )
 
 
 def watched(user_ns: dict, watch: WatchList) -> tuple[list, dict, list, tuple]:
