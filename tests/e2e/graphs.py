@@ -95,8 +95,10 @@ class Drawing:
         return [n.texts[0] if n.texts else "" for n in nodes]
 
     def describe(self) -> str:
-        rows = [f"{self.how} drawing, rendered={self.rendered}, {len(self.nodes)} nodes, "
-                f"{self.edges} edges"]
+        rows = [
+            f"{self.how} drawing, rendered={self.rendered}, {len(self.nodes)} nodes, "
+            f"{self.edges} edges"
+        ]
         rows += [f"  {n.id} [{' '.join(n.classes)}]: {n.label}" for n in self.nodes]
         return "\n".join(rows)
 
@@ -104,12 +106,20 @@ class Drawing:
 def drawings(locator) -> list[Drawing]:
     """Every graphviz drawing inside `locator` (a cell, an output area, a widget)."""
     raw = locator.evaluate(_READ_SVGS)
-    return [Drawing(d["how"], d["rendered"], [Node(n["id"], n["cls"], n["texts"])
-                                              for n in d["nodes"]], d["edges"]) for d in raw]
+    return [
+        Drawing(
+            d["how"],
+            d["rendered"],
+            [Node(n["id"], n["cls"], n["texts"]) for n in d["nodes"]],
+            d["edges"],
+        )
+        for d in raw
+    ]
 
 
-def wait_for_drawing(locator, labels: list[str] = (), timeout_s: float = 20.0,
-                     what: str = "graph") -> Drawing:
+def wait_for_drawing(
+    locator, labels: list[str] = (), timeout_s: float = 20.0, what: str = "graph"
+) -> Drawing:
     """The first rendered drawing in `locator` that shows every label in `labels`.
 
     Rendering is asynchronous (widget views, image decoding), so this polls; on timeout it
