@@ -295,7 +295,8 @@ def _tensor_label(n: GraphNode, show_values: bool, show_grads: bool) -> str:
     fields = []
     scalar = n.shape is not None and all(d == 1 for d in n.shape)
     head = n.name
-    if not scalar or not n.value:
+    # a scalar is named by its name or shown by its value; a shape says little there
+    if not scalar or not (n.name or (n.value and show_values)):
         shape = shape_text(n.shape)
         if n.role == "constant" and not n.value:
             shape = f"const {shape}".strip()
