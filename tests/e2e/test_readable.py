@@ -69,9 +69,11 @@ def test_every_drawing_fits_and_reads(lesson, open_notebook):
             drawn += 1
             if d["width"] > widest:
                 widest, widest_cell = d["width"], index
-    if widest_cell is not None:
+    if widest_cell is not None:  # what the learner sees of it: the window, not the element
         GALLERY.mkdir(parents=True, exist_ok=True)
-        nb.screenshot_cell(widest_cell, f"gallery/{lesson.removesuffix('.ipynb')}")
+        nb.cell(widest_cell).evaluate("el => el.scrollIntoView({block: 'start'})")
+        nb.page.wait_for_timeout(700)  # frames paint after their document is ready
+        nb.screenshot(f"gallery/{lesson.removesuffix('.ipynb')}")
     print(f"{lesson}: {drawn} drawings, widest {widest:.0f} px")
 
 
