@@ -6,7 +6,8 @@ their shape and a value summary instead of one number. The backward view keeps t
 same layout but draws `grad_fn` nodes, with arrows pointing the way gradients flow.
 
 Every SVG node gets `id="node-<graph id>"` and `class="tg-node tg-<kind> [tg-new]
-[tg-<mark>]"`, so a widget can highlight nodes by CSS without a new layout. Labels are
+[tg-earlier] [tg-<mark>]"`, so a widget can highlight nodes by CSS without a new layout,
+and a tooltip with its details (`node_details`), shown on hover where the SVG is inline. Labels are
 escaped, so a tensor named `<script>` or `"}{|` draws as text. No graphviz import:
 this module only writes text.
 """
