@@ -25,6 +25,9 @@ from pathlib import Path
 # cover cells in screenshots and steal keyboard focus from the notebook.
 _QUIET_SETTINGS = {
     "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
+    # as binder/postBuild sets it: a saved notebook keeps its widgets' state, so a stepper or
+    # panel reopens with its picture instead of "Error displaying widget: model not found"
+    "@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": True},
 }
 
 

@@ -112,3 +112,19 @@ def test_hover_shows_details_and_saved_notebook_shows_graphs(ui, open_notebook):
     )
     assert again.rendered
     nb.screenshot(f"reopened-{ui}")  # the page: cells above may still shift as they paint
+
+
+def test_saved_stepper_reopens_with_its_picture(open_notebook):
+    nb = open_notebook(NOTEBOOKS / "02_backward.ipynb")
+    index = nb.run_through("tg.BackwardStepper(loss)")
+    wait_for_drawing(nb.output(index), ["PowBackward"], what="lesson 2, the stepper")
+    nb.page.keyboard.press("Control+s")
+    nb.page.wait_for_timeout(1500)
+    nb.page.reload(wait_until="domcontentloaded")
+    nb.page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
+    nb.wait_kernel_idle()
+    nb.cell(index).scroll_into_view_if_needed()
+    again = wait_for_drawing(nb.output(index), ["PowBackward"], what="stepper reopened")
+    assert again.rendered
+    assert "Error displaying widget" not in nb.output_text(index)
+    nb.screenshot("reopened-stepper")
