@@ -150,9 +150,12 @@ class Graph:
 
     def summary(self) -> str:
         """One deterministic line, e.g. `forward graph, 7 nodes (3 tensors, 4 ops)`."""
-        words = {"tensor": ("tensor", "tensors"), "op": ("op", "ops"),
-                 "accumulate": ("AccumulateGrad", "AccumulateGrad"),
-                 "summary": ("summary", "summaries")}
+        words = {
+            "tensor": ("tensor", "tensors"),
+            "op": ("op", "ops"),
+            "accumulate": ("AccumulateGrad", "AccumulateGrad"),
+            "summary": ("summary", "summaries"),
+        }
         parts = []
         for kind, k in self.counts().items():
             one, many = words[kind]
