@@ -85,7 +85,7 @@ def test_live_graph_grows_cell_by_cell(open_notebook, tmp_path):
 
     e_node = panel.locator(
         "xpath=.//*[local-name()='g' and contains(concat(' ', @class, ' '), ' node ')]"
-        "[*[local-name()='text' and normalize-space()='e']]"
+        "[.//*[local-name()='text' and normalize-space()='e']]"
     )
     nb.screenshot_cell(PANEL, "live-panel")
     e_node.click()
