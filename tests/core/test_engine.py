@@ -191,11 +191,32 @@ def test_non_leaf_grad_warns_like_pytorch():
     x = leaf(1.0)
     h = x * 2.0
     h.backward()
-    with pytest.warns(UserWarning, match=r"is not a leaf, so backward\(\) does not fill its \.grad"):
+    with pytest.warns(UserWarning, match=r"tensor 'h' is not a leaf: it was computed \(by Mul\), "
+                      r"so backward\(\) does not fill its \.grad(.|\n)*hint: call h\.retain_grad"):
         assert h.grad is None
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert x.grad.item() == 2.0  # leaves never warn
+
+
+def test_non_leaf_warning_names_the_variable_and_shows_no_grad():
+    w = tg.tensor([1.0, 2.0], requires_grad=True)
+    (w * w).sum().backward()
+    w = w - 0.1 * w.grad  # the classic slip: w is now computed, not a leaf
+    (w * w).sum().backward()
+    with pytest.warns(UserWarning) as caught:
+        assert w.grad is None
+    text = str(caught[0].message)
+    assert text.splitlines()[0] == (
+        ".grad: tensor 'w' is not a leaf: it was computed (by Sub), so backward() does not "
+        "fill its .grad (it stays None)")
+    assert text.splitlines()[-4:] == [
+        "  hint: to update a weight and keep it a leaf, do it without recording:",
+        "        with tg.no_grad():",
+        "            w -= lr * w.grad",
+        "      (or call w.retain_grad() before backward() to keep an intermediate's grad)",
+    ]
+    assert text.splitlines()[1].startswith("  built at: ") and "w = w - 0.1 * w.grad" in text
 
 
 # --- grad mode --------------------------------------------------------------------------------

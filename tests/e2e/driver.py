@@ -42,8 +42,11 @@ _PROMPT_DONE = r"el => el.__tgSeen.includes('[*]:') && /^\[\d+\]:$/.test(el.inne
 def write_notebook(path: Path, sources: list[str]) -> Path:
     """Write a code-only notebook with the python3 kernelspec (so no kernel dialog shows)."""
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     nb.cells = [nbformat.v4.new_code_cell(src) for src in sources]
     nbformat.write(nb, str(path))
     return path
@@ -72,6 +75,7 @@ class NotebookPage:
         nb = nbformat.read(str(server.root / name), as_version=4)
         self.kinds = [c.cell_type for c in nb.cells]
         self.sources = [c.source for c in nb.cells]
+        self.tags = [list(c.metadata.get("tags", [])) for c in nb.cells]
 
     def open(self) -> NotebookPage:
         if self.ui == "lab":
@@ -147,14 +151,16 @@ class NotebookPage:
             prompt.click(timeout=10_000)
             self.page.keyboard.press("Shift+Enter")
             try:
-                self.page.wait_for_function("el => el.__tgSeen.length > 0",
-                                            arg=prompt.element_handle(), timeout=10_000)
+                self.page.wait_for_function(
+                    "el => el.__tgSeen.length > 0", arg=prompt.element_handle(), timeout=10_000
+                )
                 break
             except Exception:
                 pass  # the page swallowed the keypress (seen under load): press again
         try:
-            self.page.wait_for_function(_PROMPT_DONE, arg=prompt.element_handle(),
-                                        timeout=timeout_ms)
+            self.page.wait_for_function(
+                _PROMPT_DONE, arg=prompt.element_handle(), timeout=timeout_ms
+            )
         except Exception as exc:
             raise AssertionError(
                 f"{self.name}: cell {index} did not finish in {timeout_ms / 1000:.0f} s "
@@ -169,20 +175,25 @@ class NotebookPage:
 
     def run_through(self, needle: str) -> int:
         """Run the code cells in order up to the first whose source contains `needle`, the way
-        a learner reads a lesson; return that cell's index. A traceback fails the test, except
-        under cells marked `# NBVAL_RAISES_EXCEPTION` (the lesson's deliberate errors)."""
+        a learner reads a lesson; return that cell's index. An error fails the test, except
+        under cells tagged `raises-exception` (the lesson's deliberate errors)."""
         target = self.find_cell(needle)
         for index in self.code_cell_indices():
             if index > target:
                 break
             self.run_cell(index)
             source = self.source(index)
-            error = self.cell(index).locator(".jp-RenderedText[data-mime-type="
-                                             "'application/vnd.jupyter.stderr']")
-            if "NBVAL_RAISES_EXCEPTION" not in source and error.count() and \
-                    "Traceback" in self.errors(index) + self.output_text(index):
-                raise AssertionError(f"{self.name}: cell {index} raised:\n"
-                                     f"{self.output_text(index)[-2000:]}\nsource:\n{source}")
+            error = self.cell(index).locator(
+                ".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']"
+            )
+            shown = self.errors(index) + self.output_text(index)
+            # IPython's traceback, or the extension's short one for tinygrad_edu errors
+            raised = "Traceback" in shown or "%tb shows the full traceback" in shown
+            if "raises-exception" not in self.tags[index] and error.count() and raised:
+                raise AssertionError(
+                    f"{self.name}: cell {index} raised:\n"
+                    f"{self.output_text(index)[-2000:]}\nsource:\n{source}"
+                )
         return target
 
     def source(self, index: int) -> str:

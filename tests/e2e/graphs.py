@@ -1,8 +1,9 @@
 """Read the graph drawings a learner sees under a cell, straight from the page.
 
 JupyterLab shows an `image/svg+xml` output as an `<img>` with a data: URL (so its nodes are
-not in the DOM), while the anywidget GraphView puts the `<svg>` inline. `drawings()` handles
-both: it decodes image sources with the browser's own DOMParser and reports, per drawing,
+not in the DOM), the trusted `text/html` of `tg.draw` and the live graph puts the SVG in a
+srcdoc `<iframe>`, and the anywidget GraphView puts the `<svg>` inline. `drawings()` handles
+all three: it decodes image sources with the browser's own DOMParser and reports, per drawing,
 whether the browser actually rendered it (an image with a natural width, an inline SVG with
 a size), and each graphviz node's id (its `<title>`), CSS classes and text lines.
 """
@@ -29,6 +30,14 @@ _READ_SVGS = r"""
     if (!svg.querySelector('g.graph')) continue;
     const r = svg.getBoundingClientRect();
     read(svg, 'inline', r.width > 0 && r.height > 0);
+  }
+  for (const frame of root.querySelectorAll('iframe.tg-frame')) {
+    // tg.draw and the live graph in a trusted notebook: the SVG inline in a srcdoc iframe
+    const doc = frame.contentDocument;
+    const svg = doc && doc.querySelector('svg');
+    if (!svg || !svg.querySelector('g.graph')) continue;
+    const r = frame.getBoundingClientRect();
+    read(svg, 'frame', r.width > 0 && r.height > 0);
   }
   for (const img of root.querySelectorAll('img')) {
     const src = img.getAttribute('src') || '';
@@ -57,7 +66,7 @@ class Node:
 
 @dataclass
 class Drawing:
-    how: str  # "img" (static SVG output) or "inline" (widget)
+    how: str  # "img" (SVG output), "frame" (trusted HTML output) or "inline" (widget)
     rendered: bool
     nodes: list[Node]
     edges: int
@@ -86,8 +95,10 @@ class Drawing:
         return [n.texts[0] if n.texts else "" for n in nodes]
 
     def describe(self) -> str:
-        rows = [f"{self.how} drawing, rendered={self.rendered}, {len(self.nodes)} nodes, "
-                f"{self.edges} edges"]
+        rows = [
+            f"{self.how} drawing, rendered={self.rendered}, {len(self.nodes)} nodes, "
+            f"{self.edges} edges"
+        ]
         rows += [f"  {n.id} [{' '.join(n.classes)}]: {n.label}" for n in self.nodes]
         return "\n".join(rows)
 
@@ -95,12 +106,20 @@ class Drawing:
 def drawings(locator) -> list[Drawing]:
     """Every graphviz drawing inside `locator` (a cell, an output area, a widget)."""
     raw = locator.evaluate(_READ_SVGS)
-    return [Drawing(d["how"], d["rendered"], [Node(n["id"], n["cls"], n["texts"])
-                                              for n in d["nodes"]], d["edges"]) for d in raw]
+    return [
+        Drawing(
+            d["how"],
+            d["rendered"],
+            [Node(n["id"], n["cls"], n["texts"]) for n in d["nodes"]],
+            d["edges"],
+        )
+        for d in raw
+    ]
 
 
-def wait_for_drawing(locator, labels: list[str] = (), timeout_s: float = 20.0,
-                     what: str = "graph") -> Drawing:
+def wait_for_drawing(
+    locator, labels: list[str] = (), timeout_s: float = 20.0, what: str = "graph"
+) -> Drawing:
     """The first rendered drawing in `locator` that shows every label in `labels`.
 
     Rendering is asynchronous (widget views, image decoding), so this polls; on timeout it

@@ -25,6 +25,9 @@ from pathlib import Path
 # cover cells in screenshots and steal keyboard focus from the notebook.
 _QUIET_SETTINGS = {
     "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
+    # as binder/postBuild sets it: a saved notebook keeps its widgets' state, so a stepper or
+    # panel reopens with its picture instead of "Error displaying widget: model not found"
+    "@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": True},
 }
 
 
@@ -99,8 +102,12 @@ class LabServer:
         """Launch the server in its own process group and wait until the API answers."""
         app_settings, _ = _write_settings(self.base)
         cmd = [
-            sys.executable, "-m", "jupyter", "lab",
-            "--allow-root", "--no-browser",
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            "--allow-root",
+            "--no-browser",
             "--ServerApp.open_browser=False",
             "--ServerApp.ip=127.0.0.1",
             f"--ServerApp.port={self.port}",
@@ -118,8 +125,13 @@ class LabServer:
         ]
         self._log = open(self.log_path, "w")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
-            cmd, cwd=self.root, env=self.env(), stdout=self._log, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, start_new_session=True,
+            cmd,
+            cwd=self.root,
+            env=self.env(),
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -132,12 +144,15 @@ class LabServer:
                 return
             except (urllib.error.URLError, ConnectionError, OSError):
                 time.sleep(0.25)
-        raise TimeoutError(f"jupyter lab did not answer in {timeout:.0f} s; log:\n{self.log_tail()}")
+        raise TimeoutError(
+            f"jupyter lab did not answer in {timeout:.0f} s; log:\n{self.log_tail()}"
+        )
 
     def api(self, method: str, path: str, timeout: float = 10.0):
         """Call the REST API; returns the decoded JSON (or None for an empty body)."""
         req = urllib.request.Request(
-            f"{self.base_url}/{path}", method=method,
+            f"{self.base_url}/{path}",
+            method=method,
             headers={"Authorization": f"token {self.token}"},
             data=b"" if method in ("POST", "PUT") else None,
         )

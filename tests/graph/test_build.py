@@ -21,11 +21,22 @@ def test_forward_ids_order_and_edges():
     a, b, c, d = micrograd()
     g = build_graph(d)
     assert [(n.id, n.kind, n.name or n.op) for n in g.nodes] == [
-        ("t1", "tensor", "a"), ("t2", "tensor", "b"), ("op1", "op", "Mul"), ("t3", "tensor", ""),
-        ("t4", "tensor", "c"), ("op2", "op", "Add"), ("t5", "tensor", "")]
+        ("t1", "tensor", "a"),
+        ("t2", "tensor", "b"),
+        ("op1", "op", "Mul"),
+        ("t3", "tensor", ""),
+        ("t4", "tensor", "c"),
+        ("op2", "op", "Add"),
+        ("t5", "tensor", ""),
+    ]
     assert [(e.src, e.dst, e.slot) for e in g.edges] == [
-        ("t1", "op1", 0), ("t2", "op1", 1), ("op1", "t3", 0), ("t3", "op2", 0),
-        ("t4", "op2", 1), ("op2", "t5", 0)]
+        ("t1", "op1", 0),
+        ("t2", "op1", 1),
+        ("op1", "t3", 0),
+        ("t3", "op2", 0),
+        ("t4", "op2", 1),
+        ("op2", "t5", 0),
+    ]
     assert g.attrs["roots"] == ["t5"] and g.node("t5").role == "output"
     assert g.node("t1").value == "2.0000" and g.node("t1").role == "leaf"
     assert g.node("op1").site.endswith("d = a * b + c") and g.node("op1").cell is None
@@ -61,9 +72,17 @@ def test_backward_view_is_what_pytorch_stores():
     y = (x * x).sum()
     g = build_graph(y, view="backward")
     assert [(n.id, n.name) for n in g.nodes] == [
-        ("acc1", "AccumulateGrad"), ("op1", "MulBackward"), ("op2", "SumBackward"), ("t1", "")]
+        ("acc1", "AccumulateGrad"),
+        ("op1", "MulBackward"),
+        ("op2", "SumBackward"),
+        ("t1", ""),
+    ]
     assert [(e.src, e.dst, e.slot) for e in g.edges] == [
-        ("op1", "acc1", 0), ("op1", "acc1", 1), ("op2", "op1", 0), ("t1", "op2", 0)]
+        ("op1", "acc1", 0),
+        ("op1", "acc1", 1),
+        ("op2", "op1", 0),
+        ("t1", "op2", 0),
+    ]
     assert g.node("acc1").detail == "x" and g.node("op1").saved == ("x (2,) float64",) * 2
     y.backward()
     g = build_graph(y, view="backward")
@@ -95,11 +114,15 @@ def test_marks_from_nodes_and_from_the_caller():
 
 
 def test_errors_name_the_problem():
-    with pytest.raises(ValueError, match=re.escape(
-            "build_graph: unknown view 'sideways'\n  hint: use view=\"forward\"")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape("build_graph: unknown view 'sideways'\n  hint: use view=\"forward\""),
+    ):
         build_graph(tg.tensor(1.0), view="sideways")
-    with pytest.raises(TypeError, match=re.escape(
-            "build_graph: expected Tensors (or a list or dict of them), got int")):
+    with pytest.raises(
+        TypeError,
+        match=re.escape("build_graph: expected Tensors (or a list or dict of them), got int"),
+    ):
         build_graph([tg.tensor(1.0), 3])
 
 
@@ -121,8 +144,7 @@ def test_collapse_modules():
     g = build_graph(mlp(), collapse=True)
     s = [n for n in g.nodes if n.kind == "summary"]
     assert [(n.name, n.role, n.count) for n in s] == [("sequential", "module", 19)]
-    assert len(g) == 3 and [(e.src, e.dst) for e in g.edges] == [
-        ("s1", "op8"), ("op8", "t13")]
+    assert len(g) == 3 and [(e.src, e.dst) for e in g.edges] == [("s1", "op8"), ("op8", "t13")]
     g = build_graph(mlp(), collapse=["sequential.2"])
     assert [n.name for n in g.nodes if n.kind == "summary"] == ["sequential.2"]
 
@@ -133,8 +155,11 @@ def test_repeated_modules_fold_keeping_first_and_last():
     net = tg.nn.Sequential(*blocks)
     g = build_graph(net(tg.ones(1, 2)).sum(), collapse=[f"sequential.{i}" for i in range(6)])
     s = [(n.name, n.role, n.blocks) for n in g.nodes if n.kind == "summary"]
-    assert s == [("sequential.0", "module", 0), ("sequential.1 ... sequential.4", "repeat", 4),
-                 ("sequential.5", "module", 0)]
+    assert s == [
+        ("sequential.0", "module", 0),
+        ("sequential.1 ... sequential.4", "repeat", 4),
+        ("sequential.5", "module", 0),
+    ]
 
 
 def chain(n):
@@ -185,7 +210,9 @@ def test_deep_chain_needs_no_recursion():
 def test_objects_that_draw_themselves():
     class Static:
         def _to_graph(self, **options):
-            return Graph([GraphNode("op1", "op", name="Placeholder")], [], {"view": options["view"]})
+            return Graph(
+                [GraphNode("op1", "op", name="Placeholder")], [], {"view": options["view"]}
+            )
 
     assert build_graph(Static()).nodes[0].name == "Placeholder"
 
@@ -209,7 +236,9 @@ def test_value_summaries():
     from tinygrad_edu.graph import summarise_array
 
     assert summarise_array(np.array([1.0, 2.0, 3.0, 4.0, 5.0])) == "mean 3 std 1.414"
-    assert summarise_array(np.array([np.inf, np.nan, 1.0, 1.0, 1.0])) == "mean 1 std 0, 1 nan, 1 inf"
+    assert (
+        summarise_array(np.array([np.inf, np.nan, 1.0, 1.0, 1.0])) == "mean 1 std 0, 1 nan, 1 inf"
+    )
     assert summarise_array(np.array([-0.0])) == "-0.0000"
 
 
@@ -228,3 +257,26 @@ def test_fold_takes_constants_in_any_slot_and_own_leaves_but_not_shared_ones():
     assert s.blocks == 6 and s.count == 6 * 8
     shared_id = [n.id for n in g.nodes if n.name == "shared"][0]
     assert (shared_id, s.id) in [(e.src, e.dst) for e in g.edges]  # shared: wired to the fold
+
+
+def test_a_module_called_in_a_loop_gets_one_group_per_step():
+    np.random.seed(0)
+    cell = tg.nn.RNNCell(1, 2)
+    h = None
+    for t in range(3):
+        h = cell(tg.tensor([0.5 * t]), h)
+    g = build_graph(h.sum(), max_nodes=None, fold=False)
+    ops = [n for n in g.nodes if n.kind == "op"]
+    steps = [n.module for n in ops if n.module]
+    assert sorted(set(steps)) == ["rnncell.t=0", "rnncell.t=1", "rnncell.t=2"]
+    assert steps == sorted(steps)  # the steps in time order, each one contiguous
+    assert len(steps) == 3 * (len(steps) // 3)  # the same ops in every step
+    params = [n for n in g.nodes if n.role == "leaf"]
+    assert {n.module for n in params} == {"rnncell"}  # shared by every step
+    assert ops[-1].module == ""  # the sum is outside the cell
+
+
+def test_a_module_called_once_keeps_its_path():
+    layer = tg.nn.Linear(2, 2)
+    g = build_graph(layer(tg.tensor([[1.0, 2.0]])).sum(), max_nodes=None, fold=False)
+    assert {n.module for n in g.nodes if n.kind == "op"} <= {"linear", ""}

@@ -29,8 +29,14 @@ def test_dot_identical_in_a_fresh_process_after_unrelated_work():
         junk = junk * 2
     here = "".join(f"== {n}\n{render_cases.dot(n)}" for n in render_cases.CASES)
     env = dict(os.environ, PYTHONHASHSEED="123")
-    out = subprocess.run([sys.executable, str(ROOT / "tests/render/render_cases.py")],
-                         capture_output=True, text=True, cwd=ROOT, env=env, check=True)
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "tests/render/render_cases.py")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
     assert out.stdout == here
 
 
@@ -51,7 +57,7 @@ def test_show_values_and_grads_off():
 
 def test_top_to_bottom_records_are_not_braced():
     dot = to_dot(render_cases.build("micrograd"), rankdir="TB")
-    assert "rankdir=TB" in dot and 'label="a|data 2.0000|grad 6.0000"' in dot
+    assert "rankdir=TB" in dot and 'label="{a|data 2.0000|grad 6.0000}"' in dot
 
 
 def test_backward_view_keeps_forward_ranks_and_points_arrows_to_inputs():
@@ -71,7 +77,7 @@ def test_new_nodes_filled_marks_coloured_and_legend_only_when_needed():
 
 def test_highlight_ids():
     dot = to_dot(render_cases.build("micrograd"), highlight=["op2"])
-    assert re.search(r'op2 \[.*tg-highlight.*penwidth=3', dot)
+    assert re.search(r"op2 \[.*tg-highlight.*penwidth=3", dot)
 
 
 def test_modules_are_clusters_named_by_path():
@@ -89,6 +95,8 @@ def test_escaping_record_and_quoted_labels():
 
 
 def test_unknown_rankdir():
-    with pytest.raises(ValueError, match=re.escape("to_dot: unknown rankdir 'XY'\n"
-                                                   '  hint: use "LR" (left to right) or "TB"')):
+    with pytest.raises(
+        ValueError,
+        match=re.escape('to_dot: unknown rankdir \'XY\'\n  hint: use "LR" (left to right) or "TB"'),
+    ):
         to_dot(build_graph(tg.tensor(1.0)), rankdir="XY")

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tinygrad_edu as tg
+from tinygrad_edu.render import drawing as svg_fit
 from tinygrad_edu.render import svg as svg_mod
 from tinygrad_edu.render.text import to_text
 
@@ -26,16 +27,70 @@ def test_repr_is_deterministic_and_addressless():
     d = tg.draw(expr())
     assert repr(d) == "<Drawing: forward graph, 6 nodes (4 tensors, 2 ops)>"
     assert repr(tg.draw(expr(), view="backward")) == (
-        "<Drawing: backward graph, 5 nodes (1 tensor, 2 ops, 2 AccumulateGrad)>")
+        "<Drawing: backward graph, 5 nodes (1 tensor, 2 ops, 2 AccumulateGrad)>"
+    )
 
 
 @needs_dot
-def test_mimebundle_has_svg_and_text():
+def test_mimebundle_has_svg_html_and_text():
     d = tg.draw(expr())
     bundle = d._repr_mimebundle_()
-    assert sorted(bundle) == ["image/svg+xml", "text/plain"]
+    assert sorted(bundle) == ["image/svg+xml", "text/html", "text/plain"]
     assert ">data &#45;0.4621</text>" in bundle["image/svg+xml"]
     assert d.svg() is d.svg()  # laid out once
+    html = bundle["text/html"]
+    # the same SVG inline in a srcdoc iframe: its entities escaped once, quotes kept
+    assert ">data &amp;#45;0.4621</text>" in html and 'class="node tg&amp;#45;node' in html
+    assert "<?xml" not in html and "<!--" not in html
+    # untrusted front-ends drop the iframe and the style: the note is what is left
+    assert html.endswith(
+        '<pre class="tg-untrusted">&lt;Drawing: forward graph, 6 nodes '
+        "(4 tensors, 2 ops)&gt;\n(trust the notebook to see the drawing: "
+        "File &gt; Trust Notebook)</pre></div>"
+    )
+
+
+def chain(n):
+    z = tg.tensor(1.0, requires_grad=True, name="z")
+    for _ in range(n):
+        z = z * 0.5 + 0.25
+    return z
+
+
+@needs_dot
+def test_chains_draw_top_to_bottom_and_fit_the_output_area():
+    d = tg.draw(chain(3))
+    assert "rankdir=TB" in d.source
+    svg = d.svg()
+    assert svg_fit.natural_width_px(svg) < svg_fit.AREA_PX  # narrow: kept at its own size
+    assert 'style="max-width:100%;height:auto"' in svg
+
+
+@needs_dot
+def test_a_wide_drawing_is_declared_at_most_the_output_area_with_legible_text():
+    leaves = [tg.tensor(float(i), requires_grad=True, name=f"leaf_{i}") for i in range(14)]
+    total = leaves[0]
+    for leaf in leaves[1:]:
+        total = total + leaf  # every leaf on one rank: wide in any orientation
+    d = tg.draw(total, max_nodes=None)
+    svg = d.svg()
+    m = re.search(r'<svg style="[^"]*" width="([\d.]+)pt"', svg)
+    assert m and float(m.group(1)) * 4 / 3 <= svg_fit.AREA_PX + 0.01
+    assert svg_fit.smallest_text_px(svg) >= svg_fit.MIN_TEXT_PX
+
+
+def test_fit_shrinks_only_what_is_too_wide():
+    wide = '<svg width="900pt" height="90pt" viewBox="0 0 900 90"><text font-size="11.00">'
+    fitted = svg_fit.fit(wide)
+    assert 'width="624.75pt" height="62.48pt"' in fitted  # 833 px, height in proportion
+    assert svg_fit.fit(fitted) == fitted
+    narrow = '<svg width="90pt" height="90pt" viewBox="0 0 90 90"><text font-size="11.00">'
+    assert svg_fit.fit(narrow) == narrow.replace(
+        "<svg ", '<svg style="max-width:100%;height:auto" '
+    )
+    assert svg_fit.smallest_text_px(wide) == pytest.approx(
+        11 * 4 / 3 * 833 / 1200
+    )  # 11 pt text, shrunk
 
 
 @needs_dot
@@ -47,9 +102,13 @@ def test_save_by_suffix(tmp_path):
     assert (tmp_path / "g.svg").read_text().startswith("<?xml")
     d.save(tmp_path / "g.png")
     assert (tmp_path / "g.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    with pytest.raises(ValueError, match=re.escape(
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
             "Drawing.save: cannot save a drawing as '.jpg'\n"
-            "  hint: use a file name ending in .svg, .png, .pdf or .dot")):
+            "  hint: use a file name ending in .svg, .png, .pdf or .dot"
+        ),
+    ):
         d.save(tmp_path / "g.jpg")
 
 

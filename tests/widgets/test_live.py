@@ -29,28 +29,42 @@ CELLS = [
     "y.backward()",
     # 5: loading again is a no-op
     "%load_ext tinygrad_edu",
-    # 6: one new node, drawn once
+    # 6: one new op on y from an earlier cell
     "q = (y * 3).tanh()",
-    # 7: pin one tensor
+    # 7: cell 1 run again: its graph replaces, nothing doubles
+    'x = tg.tensor([1.0, 2.0], requires_grad=True, name="x")\n'
+    'w = tg.tensor([3.0, 4.0], requires_grad=True, name="w")\n'
+    "y = (x * w).sum()",
+    # 8: pin one tensor
     'tg.watch("q")',
-    # 8: a name that is not defined: said under the graph
+    # 9: a name that is not defined: said under the graph
     'tg.watch("q", "nothing_here")',
-    # 9: a plain computation on tensors that need no grad changes no graph
+    # 10: a plain computation on tensors that need no grad changes no graph
     "c = tg.tensor([1.0]) + 1",
-    # 10: back to auto
+    # 11: back to auto
     "tg.watch()",
-    # 11: the drawing itself breaks: a short note, not a traceback
+    # 12: the drawing itself breaks: a short note, not a traceback
     "import tinygrad_edu.widgets.drawing as _d\n_orig = _d.live_bundle\n"
     "_d.live_bundle = lambda *a, **k: 1 / 0\nr = y * 5",
-    # 12: restore; open the panel (one per kernel)
-    "_d.live_bundle = _orig\np = tg.live_panel()\np is tg.live_panel(), repr(p)",
-    # 13: panel mode: the panel updates in place, the cell gets no graph of its own
+    # 13: restore; scope all
+    "_d.live_bundle = _orig\n%tg scope all",
+    # 14: all graph tensors, this cell's nodes new
+    "v = y * 2",
+    # 15: off: nothing drawn
+    "%tg off\nk = y * 3",
+    # 16: on again, back to cell scope, with a wrong word
+    "%tg on\n%tg scope cell\n%tg sideways",
+    # 17: help
+    "%tg --help",
+    # 18: open the panel (one per kernel)
+    "p = tg.live_panel()\np is tg.live_panel(), repr(p)",
+    # 19: panel mode: the panel updates in place, the cell gets no graph of its own
     "u = (y * 7).relu()",
-    # 14: what the panel shows now
+    # 20: what the panel shows now
     "print(repr(p)); print(p.highlight['new']); sorted(p._repr_mimebundle_()[0])",
-    # 15: unload
+    # 21: unload
     "%unload_ext tinygrad_edu\n_config['retain_outputs']",
-    # 16: nothing drawn after unload
+    # 22: nothing drawn after unload
     "s = y * 6",
 ]
 
@@ -111,33 +125,47 @@ def test_backward_redraws_with_grads(cells):
     # y = sum(x * w): dy/dx = w = [3, 4], dy/dw = x = [1, 2]
     assert labels[labels.index("x (2,)") + 2] == "grad [3, 4]"
     assert labels[labels.index("w (2,)") + 2] == "grad [1, 2]"
-    assert "z" in labels  # built by the failing cell, drawn now
+    assert "z" not in labels  # cell scope: the failing cell's z is not what backward touched
     assert "new in this cell: none" in text
 
 
 def test_second_load_does_not_double_register(cells):
     assert graph_outputs(cells[5]) == []
+
+
+def test_earlier_tensors_are_dashed_named_leaves(cells):
     svg, text = the_graph(cells[6])
-    new = text.split("new in this cell: ", 1)[1]
-    assert new == "const, Mul, t8, Tanh, q"  # y's nodes are from cell 1
+    labels = svg_texts(svg)
+    assert text.split("new in this cell: ", 1)[1] == "const, Mul, t6, Tanh, q"
+    assert "y" in labels and "x (2,)" not in labels  # y's own history stays in cell 1
+    assert "from an earlier cell" in labels  # the legend explains the dashed box
+    y_box = re.search(
+        r'<g id="node&#45;t\d+" class="node[^"]*tg&#45;earlier[^>]*>.*?</g>', svg, re.S
+    )
+    assert y_box is not None and "stroke-dasharray" in y_box.group(0)
+
+
+def test_rerunning_a_cell_replaces_its_graph(cells):
+    svg, text = the_graph(cells[7])
+    assert svg_texts(svg).count("x (2,)") == 1 and svg_texts(svg).count("w (2,)") == 1
+    assert text == the_graph(cells[1])[1]  # the same picture as the first run, not two x
 
 
 def test_watch_pins_and_unpins(cells):
-    repr_out = [o for o in cells[7].outputs if o["output_type"] == "execute_result"]
+    repr_out = [o for o in cells[8].outputs if o["output_type"] == "execute_result"]
     assert repr_out[0]["data"]["text/plain"] == "LiveGraph(watching 1: q)"
-    svg, _ = the_graph(cells[7])
+    svg, _ = the_graph(cells[8])
     labels = svg_texts(svg)
     assert "z" not in labels and "q" in labels  # z (cell 3) is not reachable from q
-    assert "y" in labels  # pinned graphs still name tensors after their variables
-    _, text = the_graph(cells[8])
+    _, text = the_graph(cells[9])
     assert text.splitlines()[-1] == "not found: nothing_here"
-    assert graph_outputs(cells[9]) == []
-    svg, _ = the_graph(cells[10])
+    assert graph_outputs(cells[10]) == []
+    svg, _ = the_graph(cells[11])
     assert "z" in svg_texts(svg)
 
 
 def test_broken_drawing_shows_a_short_note(cells):
-    notes = [o["data"]["text/plain"] for o in cells[11].outputs]
+    notes = [o["data"]["text/plain"] for o in cells[12].outputs]
     assert notes == [
         "live graph: could not draw this cell's graph (ZeroDivisionError: division by zero)\n"
         "  hint: the cell itself ran fine; tg.watch(loss) draws fewer tensors, and "
@@ -145,14 +173,36 @@ def test_broken_drawing_shows_a_short_note(cells):
     ]
 
 
+def test_scope_all_draws_every_graph_tensor(cells):
+    assert cells[13].outputs[0]["text"] == (
+        "live graph: on, scope all, watching all graph tensors in the notebook\n"
+    )
+    svg, text = the_graph(cells[14])
+    assert {"z", "q", "r", "y", "v"} <= set(svg_texts(svg))
+    assert text.split("new in this cell: ", 1)[1] == "const, Mul, v"
+
+
+def test_off_on_and_a_wrong_word(cells):
+    assert graph_outputs(cells[15]) == []
+    assert cells[15].outputs[0]["text"].startswith("live graph: off, scope all")
+    status, error = cells[16].outputs
+    assert status["text"].splitlines()[-1].startswith("live graph: on, scope cell")
+    assert error["text"] == (
+        "UsageError: %tg: unknown arguments 'sideways'\n"
+        "  hint: use %tg on, %tg off, %tg scope cell, %tg scope all or %tg reset (%tg --help)\n"
+    )
+    help_text = cells[17].outputs[0]["text"]
+    assert "%tg scope cell" in help_text and "%tg reset" in help_text
+
+
 def test_panel_is_one_widget_updated_in_place(cells):
-    first = [o["data"]["text/plain"] for o in cells[12].outputs]
-    assert first == ["(True, 'GraphView(forward graph, 17 nodes)')"]
-    assert graph_outputs(cells[13]) == [] and cells[13].outputs == []
-    printed, bundle = cells[14].outputs
+    first = [o["data"]["text/plain"] for o in cells[18].outputs]
+    assert first == ["(True, 'GraphView(forward graph, 29 nodes)')"]
+    assert graph_outputs(cells[19]) == [] and cells[19].outputs == []
+    printed, bundle = cells[20].outputs
     assert printed["text"].splitlines() == [
-        "GraphView(forward graph, 22 nodes)",
-        "['t12', 'op7', 't13', 'op8', 't14']",  # const 7, Mul, y * 7, ReLU, u
+        "GraphView(forward graph, 6 nodes)",  # cell scope: y from earlier, then this cell
+        "['t5', 'op3', 't6', 'op4', 't7']",  # const 7, Mul, y * 7, ReLU, u
     ]
     assert bundle["data"]["text/plain"] == (
         "['application/vnd.jupyter.widget-view+json', 'image/svg+xml', 'text/plain']"
@@ -160,5 +210,5 @@ def test_panel_is_one_widget_updated_in_place(cells):
 
 
 def test_unload_stops_and_restores(cells):
-    assert [o["data"]["text/plain"] for o in cells[15].outputs] == ["False"]
-    assert cells[16].outputs == []
+    assert [o["data"]["text/plain"] for o in cells[21].outputs] == ["False"]
+    assert cells[22].outputs == []

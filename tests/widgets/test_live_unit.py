@@ -109,3 +109,17 @@ def test_failure_text_is_one_line_plus_hint():
         "%unload_ext tinygrad_edu turns the live graph off",
     ]
     assert re.search(r"0x[0-9a-f]+", text) is None
+
+
+def test_touched_and_grad_flipped_tell_what_a_cell_changed():
+    x = tg.tensor([1.0], requires_grad=True, name="x")
+    y = x * 2
+    before = live.watched({"x": x, "y": y}, WatchList())[3]
+    z = y + 1
+    roots, _, _, key = live.watched({"x": x, "y": y, "z": z}, WatchList())
+    assert live.touched(roots, key, before, set()) == [z]  # only the new binding
+    assert not live.grad_flipped(key, before)
+    z.backward(tg.tensor([1.0]))
+    after = live.watched({"x": x, "y": y, "z": z}, WatchList())[3]
+    assert live.grad_flipped(after, key)  # x has a grad now, same tensor
+    assert live.touched(roots, after, key, {id(z.grad_fn)}) == [x, z]  # x's grad, z backward

@@ -212,11 +212,29 @@ class Tensor:
     def grad(self) -> Tensor | None:
         """The gradient that `backward()` accumulated here (leaves, or after `retain_grad`)."""
         if self.grad_fn is not None and not self._retains_grad and self.requires_grad:
-            warnings.warn(
-                f"{self._label()} is not a leaf, so backward() does not fill its .grad "
-                "(it stays None). Call .retain_grad() on it before backward() to keep it.",
-                UserWarning, stacklevel=2)
+            warnings.warn(self._non_leaf_grad_message(), UserWarning, stacklevel=2)
         return self._grad
+
+    def _non_leaf_grad_message(self) -> str:
+        # the learner's own variable name for this tensor, looked up in the frame that read
+        # .grad: after `w = w - lr * w.grad` the new w has no name= of its own
+        import sys
+
+        caller = sys._getframe(2)
+        var = next((k for scope in (caller.f_locals, caller.f_globals)
+                    for k, v in scope.items() if v is self and not k.startswith("_")), None)
+        what = f"tensor {var!r}" if var else self._label()
+        ref = var or "w"
+        op = self.grad_fn.name.removesuffix("Backward")
+        no_grad = ("to update a weight and keep it a leaf, do it without recording:\n"
+                   f"        with tg.no_grad():\n            {ref} -= lr * {ref}.grad")
+        retain = f"call {ref}.retain_grad() before backward() to keep an intermediate's grad"
+        # `w = w - lr * w.grad` (Sub/Add) is the usual slip; otherwise an intermediate
+        hint = (f"{no_grad}\n      (or {retain})" if op in ("Sub", "Add")
+                else f"{retain}\n      (or, {no_grad})")
+        return message(
+            ".grad", f"{what} is not a leaf: it was computed (by {op}), so backward() does not "
+            "fill its .grad (it stays None)", getattr(self.grad_fn, "site", None), hint)
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:

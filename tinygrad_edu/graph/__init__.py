@@ -10,8 +10,22 @@ Graph layer: must not import graphviz, matplotlib, ipywidgets or IPython.
 from . import static_view  # noqa: F401 - registers StaticGraph drawing
 from .build import VIEWS, build_graph, register_converter, watermark
 from .model import KINDS, MARKS, Graph, GraphEdge, GraphNode, Watermark
+from .scope import this_cell
 from .summarise import DEFAULT_MAX_NODES
 from .values import summarise_array
 
-__all__ = ["build_graph", "watermark", "register_converter", "Graph", "GraphNode", "GraphEdge",
-           "Watermark", "VIEWS", "KINDS", "MARKS", "DEFAULT_MAX_NODES", "summarise_array"]
+__all__ = [
+    "build_graph",
+    "watermark",
+    "register_converter",
+    "Graph",
+    "GraphNode",
+    "GraphEdge",
+    "Watermark",
+    "VIEWS",
+    "KINDS",
+    "MARKS",
+    "DEFAULT_MAX_NODES",
+    "summarise_array",
+    "this_cell",
+]

@@ -79,14 +79,36 @@ class RawGraph:
     position, holding only the nodes that are shown, and `total` nodes in all.
     """
 
-    __slots__ = ("kind", "obj", "op", "slot", "module", "new", "num", "root", "attach",
-                 "edges", "link", "forward", "leaf_ops", "total")
+    __slots__ = (
+        "kind",
+        "obj",
+        "op",
+        "slot",
+        "module",
+        "new",
+        "num",
+        "root",
+        "attach",
+        "edges",
+        "link",
+        "forward",
+        "leaf_ops",
+        "total",
+    )
 
     @classmethod
     def sparse(cls) -> RawGraph:
         g = cls(forward=True)
         g.kind, g.obj, g.op, g.slot, g.module, g.new, g.num, g.root = (
-            {}, {}, {}, {}, {}, {}, {}, {})
+            {},
+            {},
+            {},
+            {},
+            {},
+            {},
+            {},
+            {},
+        )
         return g
 
     def __init__(self, forward: bool) -> None:
@@ -105,8 +127,17 @@ class RawGraph:
         self.forward = forward
         self.total: int | None = None
 
-    def add(self, kind: str, obj: Any, op: Any, slot: int, module: tuple, new: bool,
-            num: int, attach: int = -1) -> int:
+    def add(
+        self,
+        kind: str,
+        obj: Any,
+        op: Any,
+        slot: int,
+        module: tuple,
+        new: bool,
+        num: int,
+        attach: int = -1,
+    ) -> int:
         self.kind.append(kind)
         self.obj.append(obj)
         self.op.append(op)
@@ -137,16 +168,27 @@ def _roots(tensors: tuple) -> list[tuple[Tensor, str]]:
         else:
             from ..core.errors import message
 
-            raise TypeError(message(
-                "build_graph", f"expected Tensors (or a list or dict of them), got "
-                f"{type(item).__name__}", None, "pass the tensors whose graph you want to see"))
+            raise TypeError(
+                message(
+                    "build_graph",
+                    f"expected Tensors (or a list or dict of them), got {type(item).__name__}",
+                    None,
+                    "pass the tensors whose graph you want to see",
+                )
+            )
     return out
 
 
-def build_graph(*tensors: Any, view: str = "forward", since: Watermark | tuple | None = None,
-                collapse: Any = (), max_nodes: int | None = DEFAULT_MAX_NODES,
-                fold: bool = True, marks: Mapping[Any, str] | None = None,
-                names: Mapping[str, Any] | None = None) -> Graph:
+def build_graph(
+    *tensors: Any,
+    view: str = "forward",
+    since: Watermark | tuple | None = None,
+    collapse: Any = (),
+    max_nodes: int | None = DEFAULT_MAX_NODES,
+    fold: bool = True,
+    marks: Mapping[Any, str] | None = None,
+    names: Mapping[str, Any] | None = None,
+) -> Graph:
     r"""Build the Graph of everything that produced `tensors`.
 
     Rules: the forward view has tensor nodes and op nodes with data-flow edges
@@ -201,9 +243,14 @@ def build_graph(*tensors: Any, view: str = "forward", since: Watermark | tuple |
         if hasattr(obj, "_to_graph"):
             return obj._to_graph(**options)
     if view not in VIEWS:
-        raise ValueError(message("build_graph", f"unknown view {view!r}", None,
-                                 'use view="forward" (tensors and ops) or view="backward" '
-                                 "(grad_fn nodes)"))
+        raise ValueError(
+            message(
+                "build_graph",
+                f"unknown view {view!r}",
+                None,
+                'use view="forward" (tensors and ops) or view="backward" (grad_fn nodes)',
+            )
+        )
     roots = _roots(tensors)
     extra = _extra_marks(marks)
     wm = Watermark(*since) if since is not None else None
@@ -221,8 +268,17 @@ def build_graph(*tensors: Any, view: str = "forward", since: Watermark | tuple |
             gc.enable()
 
 
-def _build(walk: Callable, roots: list, wm: Watermark | None, view: str, names: Any,
-           extra: dict[int, str], collapse: Any, max_nodes: int | None, fold: bool) -> Graph:
+def _build(
+    walk: Callable,
+    roots: list,
+    wm: Watermark | None,
+    view: str,
+    names: Any,
+    extra: dict[int, str],
+    collapse: Any,
+    max_nodes: int | None,
+    fold: bool,
+) -> Graph:
     picked = None
     if walk is _OP_LEVEL:
         rg = RawGraph.sparse()
@@ -232,23 +288,81 @@ def _build(walk: Callable, roots: list, wm: Watermark | None, view: str, names: 
         kept, kept_edges, hidden = picked
     else:
         rg = walk(roots, wm)
-        kept, kept_edges, hidden = summarise(rg, collapse=collapse, max_nodes=max_nodes,
-                                             fold=fold)
+        kept, kept_edges, hidden = summarise(rg, collapse=collapse, max_nodes=max_nodes, fold=fold)
     name_of = {id(t): n for n, t in (names or {}).items() if isinstance(t, Tensor)}
     for t, n in roots:
         if n:
             name_of[id(t)] = n
-    nodes = [(_summary_node(k) if isinstance(k, Summary) else _label(rg, k, view, name_of, extra))
-             for k in kept]
+    nodes = [
+        (_summary_node(k) if isinstance(k, Summary) else _label(rg, k, view, name_of, extra))
+        for k in kept
+    ]
     ids = [n.id for n in nodes]
     graph_edges = [GraphEdge(ids[s], ids[d], slot) for s, d, slot in kept_edges]
+    if view == "forward":
+        _number_calls(nodes, graph_edges)
     root_ids = [ids[j] for j, k in enumerate(kept) if not isinstance(k, Summary) and rg.root[k]]
     attrs = {"view": view, "roots": root_ids, "hidden": hidden, "total": len(rg)}
     graph = Graph(nodes, graph_edges, attrs)
     # private, never drawn: lets a view (the backward stepper) find a core object's box
-    graph._ids_by_object = {id(rg.obj[k]): ids[j] for j, k in enumerate(kept)
-                            if not isinstance(k, Summary) and rg.obj[k] is not None}
+    graph._ids_by_object = {
+        id(rg.obj[k]): ids[j]
+        for j, k in enumerate(kept)
+        if not isinstance(k, Summary) and rg.obj[k] is not None
+    }
     return graph
+
+
+def _number_calls(nodes: list[GraphNode], edges: list[GraphEdge]) -> None:
+    """A module called more than once (an RNN cell in a loop) gets one group per call.
+
+    Rules: a call of a top-level module is a run of its ops in creation order; a new
+    call starts when the module's ops are interrupted, or when the op that opened the
+    current call comes again on the same inputs (the same op reading the same
+    parameters: the next loop step). When a module has several calls, its ops, their
+    outputs and constants move to the sub-path `<module>.t=0`, `<module>.t=1`, ... in
+    call order, so each time step is drawn as its own labelled box. Parameters
+    (leaves) stay in the module itself, shared by every step.
+    """
+    leaf_ids = {n.id for n in nodes if n.kind == "tensor" and n.role == "leaf"}
+    leaves_in: dict[str, tuple] = {}
+    for e in edges:
+        if e.src in leaf_ids:
+            leaves_in[e.dst] = (*leaves_in.get(e.dst, ()), e.src)
+    calls: dict[str, int] = {}
+    run_of: list[int | None] = [None] * len(nodes)
+    last = opener = None
+    for i, n in enumerate(nodes):
+        if n.kind != "op":
+            continue
+        top = n.module.split(".")[0] if n.module else None
+        signature = (n.op, n.site, leaves_in.get(n.id, ()))
+        if top is not None and (top != last or signature == opener):
+            calls[top] = calls.get(top, 0) + 1
+            opener = signature
+        last = top
+        if top is not None:
+            run_of[i] = calls[top] - 1
+    repeated = {m for m, k in calls.items() if k > 1}
+    if not repeated:
+        return
+    op_run = None
+    for i, n in enumerate(nodes):  # outputs follow their op
+        if n.kind == "op":
+            op_run = run_of[i]
+        elif n.kind == "tensor" and n.role in ("intermediate", "output") and n.module:
+            run_of[i] = op_run
+    op_run = None
+    for i in range(len(nodes) - 1, -1, -1):  # constants come right before the op they feed
+        n = nodes[i]
+        if n.kind == "op":
+            op_run = run_of[i]
+        elif n.kind == "tensor" and n.role == "constant" and n.module:
+            run_of[i] = op_run
+    for n, run in zip(nodes, run_of):
+        top = n.module.split(".")[0] if n.module else None
+        if run is not None and top in repeated:
+            n.module = f"{top}.t={run}" + n.module[len(top) :]
 
 
 _OP_LEVEL = object()  # build_graph's walk for the summarised forward view (opwalk.py)
@@ -260,8 +374,9 @@ def _extra_marks(marks: Mapping[Any, str] | None) -> dict[int, str]:
         if kind not in MARKS:
             from ..core.errors import message
 
-            raise ValueError(message("build_graph", f"unknown mark {kind!r}", None,
-                                     f"use one of {MARKS!r}"))
+            raise ValueError(
+                message("build_graph", f"unknown mark {kind!r}", None, f"use one of {MARKS!r}")
+            )
         out[id(obj)] = kind
     return out
 
@@ -294,8 +409,11 @@ _by_creation = operator.attrgetter("_id")
 def _walk_forward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> RawGraph:
     """Tensors and ops behind `roots`: op k's new inputs, op k, its output, in op order."""
     g = RawGraph(forward=True)
-    ops = [op for op in _collect([t.grad_fn for t, _ in roots if t.grad_fn is not None])
-           if type(op) is not AccumulateGrad]
+    ops = [
+        op
+        for op in _collect([t.grad_fn for t, _ in roots if t.grad_fn is not None])
+        if type(op) is not AccumulateGrad
+    ]
     wn = wm.node if wm is not None else 1 << 62  # nothing is new without a watermark
     wt = wm.tensor if wm is not None else 1 << 62
     out_of: dict[int, int] = {}  # id(op) -> index of its output tensor
@@ -417,8 +535,15 @@ def _walk_backward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> Raw
     for node in nodes:
         kind = "accumulate" if type(node) is AccumulateGrad else "op"
         counts[kind] += 1
-        index[id(node)] = g.add(kind, node, None, 0, getattr(node, "_scope", None) or (),
-                                wn is not None and node._id >= wn, counts[kind])
+        index[id(node)] = g.add(
+            kind,
+            node,
+            None,
+            0,
+            getattr(node, "_scope", None) or (),
+            wn is not None and node._id >= wn,
+            counts[kind],
+        )
     incoming: dict[int, list[int]] = {}
     for node in nodes:
         a = index[id(node)]
@@ -448,11 +573,13 @@ def _walk_backward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> Raw
 _PREFIX = {"tensor": "t", "op": "op", "accumulate": "acc"}
 
 
-def _label(rg: RawGraph, i: int, view: str, name_of: dict[int, str],
-           extra: dict[int, str]) -> GraphNode:
+def _label(
+    rg: RawGraph, i: int, view: str, name_of: dict[int, str], extra: dict[int, str]
+) -> GraphNode:
     kind = rg.kind[i]
-    node = GraphNode(id=f"{_PREFIX[kind]}{rg.num[i]}", kind=kind, module=".".join(rg.module[i]),
-                     new=rg.new[i])
+    node = GraphNode(
+        id=f"{_PREFIX[kind]}{rg.num[i]}", kind=kind, module=".".join(rg.module[i]), new=rg.new[i]
+    )
     obj = rg.obj[i]
     marks: list[str] = []
     mark_text = ""
@@ -558,5 +685,14 @@ def _saved(core: Any) -> tuple[tuple[str, ...], bool]:
 
 
 def _summary_node(s: Summary) -> GraphNode:
-    return GraphNode(id=s.id, kind="summary", name=s.name, role=s.role, count=s.count,
-                     blocks=s.blocks, detail=s.detail, module=s.module, new=s.new)
+    return GraphNode(
+        id=s.id,
+        kind="summary",
+        name=s.name,
+        role=s.role,
+        count=s.count,
+        blocks=s.blocks,
+        detail=s.detail,
+        module=s.module,
+        new=s.new,
+    )

@@ -53,6 +53,7 @@ class GraphNode:
     line: int | None = None
     module: str = ""  # module path, e.g. "net.0" ("" outside any module)
     new: bool = False  # created after the `since` watermark
+    earlier: bool = False  # an input from an earlier cell, kept by `scope.this_cell`
     marks: tuple[str, ...] = ()
     mark_text: str = ""
     count: int = 0  # summary nodes: how many nodes this one stands for
@@ -149,9 +150,12 @@ class Graph:
 
     def summary(self) -> str:
         """One deterministic line, e.g. `forward graph, 7 nodes (3 tensors, 4 ops)`."""
-        words = {"tensor": ("tensor", "tensors"), "op": ("op", "ops"),
-                 "accumulate": ("AccumulateGrad", "AccumulateGrad"),
-                 "summary": ("summary", "summaries")}
+        words = {
+            "tensor": ("tensor", "tensors"),
+            "op": ("op", "ops"),
+            "accumulate": ("AccumulateGrad", "AccumulateGrad"),
+            "summary": ("summary", "summaries"),
+        }
         parts = []
         for kind, k in self.counts().items():
             one, many = words[kind]

@@ -6,7 +6,8 @@ their shape and a value summary instead of one number. The backward view keeps t
 same layout but draws `grad_fn` nodes, with arrows pointing the way gradients flow.
 
 Every SVG node gets `id="node-<graph id>"` and `class="tg-node tg-<kind> [tg-new]
-[tg-<mark>]"`, so a widget can highlight nodes by CSS without a new layout. Labels are
+[tg-earlier] [tg-<mark>]"`, so a widget can highlight nodes by CSS without a new layout,
+and a tooltip with its details (`node_details`), shown on hover where the SVG is inline. Labels are
 escaped, so a tensor named `<script>` or `"}{|` draws as text. No graphviz import:
 this module only writes text.
 """
@@ -21,16 +22,30 @@ from ..graph.values import shape_text
 FAST_LAYOUT_NODES = 120  # above this many nodes, straight edges and short optimisation
 
 OP_SYMBOLS = {
-    "Add": "+", "Sub": "-", "Mul": "*", "Div": "/", "Neg": "neg", "Pow": "**", "MatMul": "@",
-    "ReLU": "relu", "LogSoftmax": "log_softmax", "BroadcastTo": "broadcast_to", "Index": "[ ]",
+    "Add": "+",
+    "Sub": "-",
+    "Mul": "*",
+    "Div": "/",
+    "Neg": "neg",
+    "Pow": "**",
+    "MatMul": "@",
+    "ReLU": "relu",
+    "LogSoftmax": "log_softmax",
+    "BroadcastTo": "broadcast_to",
+    "Index": "[ ]",
     "IndexAdd": "index_add",
 }
 
 FONT = "Helvetica,Arial,sans-serif"
 INK = "#333333"
 FILL = {  # tensor roles and summaries, light so the text stays readable in print
-    "leaf": "#e3f2fd", "output": "#e8f5e9", "constant": "#f5f5f5", "intermediate": "#ffffff",
-    "op": "#ffffff", "accumulate": "#e3f2fd", "summary": "#eeeeee",
+    "leaf": "#e3f2fd",
+    "output": "#e8f5e9",
+    "constant": "#f5f5f5",
+    "intermediate": "#ffffff",
+    "op": "#ffffff",
+    "accumulate": "#e3f2fd",
+    "summary": "#eeeeee",
 }
 NEW_FILL = "#fff59d"
 MARK_STYLE = {  # mark -> (border colour, fill)
@@ -45,6 +60,7 @@ LEGEND_TEXT = {
     "breakpoint": "breakpoint hit",
     "current": "current backward step",
     "gradcheck": "gradcheck mismatch",
+    "earlier": "from an earlier cell",
 }
 
 
@@ -93,8 +109,13 @@ def op_symbol(op: str) -> str:
     return OP_SYMBOLS.get(op, op.lower())
 
 
-def to_dot(graph: Graph, rankdir: str = "LR", show_values: bool = True, show_grads: bool = True,
-           highlight: Iterable[str] = ()) -> str:
+def to_dot(
+    graph: Graph,
+    rankdir: str = "TB",
+    show_values: bool = True,
+    show_grads: bool = True,
+    highlight: Iterable[str] = (),
+) -> str:
     r"""Write a Graph as DOT text.
 
     Rules: the output depends only on the Graph and the options (byte-identical across
@@ -108,7 +129,8 @@ def to_dot(graph: Graph, rankdir: str = "LR", show_values: bool = True, show_gra
 
     Args:
         graph: from `build_graph`.
-        rankdir: "LR" (left to right, the default) or "TB" (top to bottom).
+        rankdir: "TB" (top to bottom, the default: notebooks are narrow and tall) or
+            "LR" (left to right).
         show_values: draw value summaries.
         show_grads: draw gradient summaries.
         highlight: graph node ids to emphasise.
@@ -121,34 +143,47 @@ def to_dot(graph: Graph, rankdir: str = "LR", show_values: bool = True, show_gra
         >>> from tinygrad_edu.graph import build_graph
         >>> a = tg.tensor(2.0, requires_grad=True, name="a")
         >>> print(to_dot(build_graph(a.tanh())).splitlines()[4])
-          t1 [id="node-t1", class="tg-node tg-tensor tg-leaf", shape=record, label="{a|data 2.0000}", fillcolor="#e3f2fd"]
+          t1 [id="node-t1", class="tg-node tg-tensor tg-leaf", shape=record, label="{a|data 2.0000}", fillcolor="#e3f2fd", tooltip="a  (t1, leaf tensor)\nshape: () float64\nvalue: 2.0000\ngrad: none yet"]
     """
     if rankdir not in ("LR", "TB", "RL", "BT"):
         from ..core.errors import message
 
-        raise ValueError(message("to_dot", f"unknown rankdir {rankdir!r}", None,
-                                 'use "LR" (left to right) or "TB" (top to bottom)'))
+        raise ValueError(
+            message(
+                "to_dot",
+                f"unknown rankdir {rankdir!r}",
+                None,
+                'use "LR" (left to right) or "TB" (top to bottom)',
+            )
+        )
     hl = set(highlight)
     backward = graph.attrs.get("view") == "backward"
     big = len(graph.nodes) > FAST_LAYOUT_NODES
     lines = ["digraph G {"]
-    gattrs = [f"rankdir={rankdir}", f'fontname="{FONT}"', "bgcolor=white", "nodesep=0.25",
-              "ranksep=0.35"]
+    gattrs = [
+        f"rankdir={rankdir}",
+        f'fontname="{FONT}"',
+        "bgcolor=white",
+        "nodesep=0.25",
+        "ranksep=0.35",
+    ]
     if big:  # newrank: the same layout for our big graphs in half the time (graphviz 2.43)
         gattrs += ["splines=line", "mclimit=0.1", "nslimit=1", "nslimit1=1", "newrank=true"]
     lines.append(f"  graph [{', '.join(gattrs)}]")
-    lines.append(f'  node [fontname="{FONT}", fontsize=11, color="{INK}", fontcolor="#111111", '
-                 'style=filled, penwidth=1, margin="0.08,0.04", height=0.3]')
+    lines.append(
+        f'  node [fontname="{FONT}", fontsize=11, color="{INK}", fontcolor="#111111", '
+        'style=filled, penwidth=1, margin="0.08,0.04", height=0.3]'
+    )
     edge_colour = "#b23b3b" if backward else "#555555"
     lines.append(f'  edge [color="{edge_colour}", arrowsize=0.7, penwidth=1]')
-    horizontal = rankdir in ("LR", "RL")
-    node_lines = {n.id: _node_line(n, horizontal, show_values, show_grads, n.id in hl)
-                  for n in graph.nodes}
+    node_lines = {n.id: _node_line(n, show_values, show_grads, n.id in hl) for n in graph.nodes}
     _emit_nodes(graph, node_lines, lines)
     for e in graph.edges:
-        label = f", label={quote(e.label)}, fontsize=9, fontcolor=\"#b23b3b\"" if e.label else ""
+        label = f', label={quote(e.label)}, fontsize=10, fontcolor="#b23b3b"' if e.label else ""
         if backward:  # same ranks as the forward picture, arrows the way gradients go
-            lines.append(f'  {e.dst} -> {e.src} [id="edge-{e.src}-{e.dst}-{e.slot}", dir=back{label}]')
+            lines.append(
+                f'  {e.dst} -> {e.src} [id="edge-{e.src}-{e.dst}-{e.slot}", dir=back{label}]'
+            )
         else:
             lines.append(f'  {e.src} -> {e.dst} [id="edge-{e.src}-{e.dst}-{e.slot}"{label}]')
     _legend(graph, lines)
@@ -173,9 +208,11 @@ def _emit_nodes(graph: Graph, node_lines: dict[str, str], lines: list[str]) -> N
     def cluster(path: str, indent: str) -> None:
         done.add(path)
         lines.append(f'{indent}subgraph "cluster_{_safe(path)}" {{')
-        lines.append(f'{indent}  graph [label={quote(path)}, id="cluster-{_safe(path)}", '
-                     f'class="tg-module", style="rounded,dashed", color="#9e9e9e", '
-                     'fontcolor="#616161", fontsize=10, labeljust=l]')
+        lines.append(
+            f'{indent}  graph [label={quote(path)}, id="cluster-{_safe(path)}", '
+            f'class="tg-module", style="rounded,dashed", color="#9e9e9e", '
+            'fontcolor="#616161", fontsize=10, labeljust=l]'
+        )
         for node_id in members.get(path, ()):
             lines.append(f"{indent}  {node_lines[node_id]}")
         for child in children.get(path, ()):
@@ -201,17 +238,18 @@ def _classes(n: GraphNode, highlighted: bool) -> str:
         cls.append(f"tg-{n.role}")
     if n.new:
         cls.append("tg-new")
+    if n.earlier:
+        cls.append("tg-earlier")
     cls += [f"tg-{m}" for m in n.marks]
     if highlighted:
         cls.append("tg-highlight")
     return " ".join(cls)
 
 
-def _node_line(n: GraphNode, horizontal: bool, show_values: bool, show_grads: bool,
-               highlighted: bool) -> str:
+def _node_line(n: GraphNode, show_values: bool, show_grads: bool, highlighted: bool) -> str:
     attrs = [f'id="node-{n.id}"', f'class="{_classes(n, highlighted)}"']
     if n.kind == "tensor":
-        attrs += ["shape=record", f"label={_tensor_label(n, horizontal, show_values, show_grads)}"]
+        attrs += ["shape=record", f"label={_tensor_label(n, show_values, show_grads)}"]
     elif n.kind == "op":
         if n.name.endswith("Backward"):
             attrs += ['shape=box, style="rounded,filled"', f"label={quote(n.name)}"]
@@ -244,17 +282,22 @@ def _node_line(n: GraphNode, horizontal: bool, show_values: bool, show_grads: bo
         attrs.append(f'color="{border}"')
     if width != 1.0:
         attrs.append(f"penwidth={width:g}")
+    if (
+        n.earlier and n.kind == "tensor"
+    ):  # made by an earlier cell: drawn as a dashed input, not expanded
+        attrs.append('style="filled,dashed"')
     tip = _tooltip(n)
     if tip:
         attrs.append(f"tooltip={quote(tip)}")
     return f"{n.id} [{', '.join(attrs)}]"
 
 
-def _tensor_label(n: GraphNode, horizontal: bool, show_values: bool, show_grads: bool) -> str:
+def _tensor_label(n: GraphNode, show_values: bool, show_grads: bool) -> str:
     fields = []
     scalar = n.shape is not None and all(d == 1 for d in n.shape)
     head = n.name
-    if not scalar or not n.value:
+    # a scalar is named by its name or shown by its value; a shape says little there
+    if not scalar or not (n.name or (n.value and show_values)):
         shape = shape_text(n.shape)
         if n.role == "constant" and not n.value:
             shape = f"const {shape}".strip()
@@ -270,7 +313,9 @@ def _tensor_label(n: GraphNode, horizontal: bool, show_values: bool, show_grads:
     if not fields:
         fields.append(" ")
     body = "|".join(fields)  # fields are escaped for the record and the DOT string already
-    return '"' + ("{" + body + "}" if horizontal else body) + '"'
+    # braces flip a record against the rank direction: fields stack top to bottom in a
+    # TB drawing (narrow nodes), and sit side by side in LR, as micrograd draws them
+    return '"{' + body + '}"'
 
 
 def _summary_text(n: GraphNode) -> str:
@@ -284,36 +329,92 @@ def _summary_text(n: GraphNode) -> str:
 
 
 def _tooltip(n: GraphNode) -> str:
-    parts = []
-    if n.kind == "op":
-        parts.append(n.name if n.name.endswith("Backward") else n.op)
-        if n.shape is not None:
-            parts.append(f"output {shape_text(n.shape)} {n.dtype}".rstrip())
-        if n.saved:
-            parts.append("saved: " + ", ".join(n.saved))
-        elif n.freed:
-            parts.append("saved tensors freed by backward()")
-    if n.site:
-        parts.append(f"built at {n.site}")
-    if n.mark_text:
-        parts.append(n.mark_text)
-    return "\n".join(parts)
+    text = node_details(n)
+    if n.earlier:
+        text += "\nfrom an earlier cell"
+    return text
 
 
 def _legend(graph: Graph, lines: list[str]) -> None:
     used = []
     if any(n.new for n in graph.nodes):
         used.append("new")
+    if any(n.earlier for n in graph.nodes):
+        used.append("earlier")
     marked = {m for n in graph.nodes for m in n.marks}
     used += [m for m in MARKS if m in marked]
     if not used:
         return
     lines.append('  subgraph "cluster_legend" {')
-    lines.append('    graph [label="legend", id="cluster-legend", style="rounded", color="#bdbdbd", '
-                 'fontcolor="#616161", fontsize=9, labeljust=l]')
+    lines.append(
+        '    graph [label="legend", id="cluster-legend", style="rounded", color="#bdbdbd", '
+        'fontcolor="#616161", fontsize=10, labeljust=l]'
+    )
     for kind in used:
-        border, fill = MARK_STYLE.get(kind, (INK, NEW_FILL))
-        lines.append(f'    legend_{kind} [id="legend-{kind}", class="tg-legend", shape=box, '
-                     f'fontsize=9, height=0.2, fillcolor="{fill}", color="{border}", '
-                     f"label={quote(LEGEND_TEXT[kind])}]")
+        border, fill = MARK_STYLE.get(kind, (INK, "#ffffff" if kind == "earlier" else NEW_FILL))
+        dashed = ', style="filled,dashed"' if kind == "earlier" else ""
+        lines.append(
+            f'    legend_{kind} [id="legend-{kind}", class="tg-legend", shape=box{dashed}, '
+            f'fontsize=10, height=0.2, fillcolor="{fill}", color="{border}", '
+            f"label={quote(LEGEND_TEXT[kind])}]"
+        )
     lines.append("  }")
+
+
+def node_details(n: GraphNode) -> str:
+    r"""What a learner asks about one box: what it is, shape and dtype, value, grad, its line.
+
+    The same text is the node's hover tooltip in inline SVG and the GraphView's
+    details pane.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> from tinygrad_edu.graph import build_graph
+        >>> x = tg.tensor([1.0, 2.0], requires_grad=True, name="x")
+        >>> print(node_details(build_graph({"y": x * x}).node("t1")))
+        x  (t1, leaf tensor)
+        shape: (2,) float64
+        value: [1, 2]
+        grad: none yet
+    """
+    if n.kind == "summary":
+        lines = [f"{n.name}  ({n.id}, stands for {n.count} nodes)"]
+        if n.detail:
+            lines.append(f"folded: {n.detail}")
+    elif n.kind == "tensor":
+        lines = [f"{_display_name(n)}  ({n.id}, {n.role + ' ' if n.role else ''}tensor)"]
+        lines.append(f"shape: {shape_text(n.shape)} {n.dtype}".rstrip())
+        if n.value:
+            lines.append(f"value: {n.value}")
+        if n.requires_grad:
+            lines.append(f"grad: {n.grad or 'none yet'}")
+    else:
+        what = "op" if n.kind == "op" else "gradient accumulator"
+        lines = [f"{_display_name(n)}  ({n.id}, {what})"]
+        if n.op and n.op != n.name:
+            lines.append(f"op: {n.op}")
+        lines.append(f"output shape: {shape_text(n.shape)} {n.dtype}".rstrip())
+        if n.kind == "accumulate":
+            lines.append(f"value: {n.value}")
+            lines.append(f"grad: {n.grad or 'none yet'}")
+        if n.freed:
+            lines.append("saved: freed by backward()")
+        elif n.saved:
+            lines.append("saved: " + "; ".join(n.saved))
+        elif n.kind == "op":
+            lines.append("saved: nothing")
+    if n.site:
+        lines.append(f"built at: {n.site}")
+    if n.module:
+        lines.append(f"module: {n.module}")
+    if n.marks:
+        lines.append(f"marks: {', '.join(n.marks)}" + (f" ({n.mark_text})" if n.mark_text else ""))
+    return "\n".join(lines)
+
+
+def _display_name(n: GraphNode) -> str:
+    if n.kind == "tensor":
+        return n.name or ("const" if n.role == "constant" else n.id)
+    if n.kind == "accumulate":
+        return f"AccumulateGrad({n.detail})" if n.detail else "AccumulateGrad"
+    return n.name or n.op or n.id

@@ -9,7 +9,9 @@ Render layer: standard library only (matplotlib/IPython never imported here).
 
 from __future__ import annotations
 
+import html
 import os
+import re
 from typing import Any
 
 from ..core.errors import MissingDependencyError, message
@@ -18,13 +20,115 @@ from .dot import to_dot
 from .svg import RenderError, dot_to, dot_to_svg
 from .text import to_text
 
+AREA_PX = 833.0  # JupyterLab's output area at a 1280x800 window with the file browser open
+MIN_TEXT_PX = 8.0  # smaller text is not read, it is guessed
+PX_PER_PT = 4 / 3  # Graphviz sizes its SVG in pt; browsers draw 1 pt as 4/3 px
+_SIZE = re.compile(r'<svg (?:style="[^"]*" )?width="([\d.]+)pt" height="([\d.]+)pt"')
+_FONT = re.compile(r'font-size="([\d.]+)"')
+
+
+def natural_width_px(svg: str) -> float:
+    """The width Graphviz asked for, in CSS px (0 when the SVG has no pt size)."""
+    m = _SIZE.search(svg)
+    return float(m.group(1)) * PX_PER_PT if m else 0.0
+
+
+def smallest_text_px(svg: str, area_px: float = AREA_PX) -> float:
+    """The smallest text's height in px once the drawing is shrunk to fit `area_px`."""
+    natural = natural_width_px(svg)
+    scale = min(1.0, area_px / natural) if natural else 1.0
+    sizes = [float(f) for f in _FONT.findall(svg)] or [14.0]
+    return min(sizes) * PX_PER_PT * scale
+
+
+def fit(svg: str, area_px: float = AREA_PX) -> str:
+    """The SVG sized for a notebook: never wider than `area_px`, and shrinking with its box.
+
+    Rules: a drawing wider than the area is declared `area_px` wide (its viewBox keeps
+    the geometry, so it scales as a whole), because JupyterLab shows SVG outputs as an
+    `<img>` at their declared width. `max-width:100%` lets inline copies (HTML outputs,
+    widgets) shrink further in a narrower box. Narrow drawings keep their size.
+
+    Example:
+        >>> svg = '<svg width="900pt" height="90pt" viewBox="0 0 900 90"></svg>'
+        >>> print(fit(svg))
+        <svg style="max-width:100%;height:auto" width="624.75pt" height="62.48pt" viewBox="0 0 900 90"></svg>
+    """
+    m = _SIZE.search(svg)
+    if m is None or "style=" in m.group(0):  # no pt size, or fitted already
+        return svg
+    width, height = float(m.group(1)), float(m.group(2))
+    shrink = min(1.0, area_px / (width * PX_PER_PT))
+    size = f'<svg width="{width * shrink:.2f}pt" height="{height * shrink:.2f}pt"'
+    if shrink == 1.0:
+        size = m.group(0)
+    return (
+        svg[: m.start()]
+        + size.replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
+        + svg[m.end() :]
+    )
+
+
+def inline_html(svg: str, note: str = "") -> str:
+    """The SVG as HTML for trusted front-ends: hovering a box shows its details tooltip.
+
+    Rules: JupyterLab shows `image/svg+xml` as an `<img>`, where tooltips never
+    appear, so the drawing goes inline, inside an `<iframe srcdoc>` scaled to fit its
+    box. An untrusted notebook sanitises the HTML: the iframe and the `<style>` are
+    dropped (no stray label text is left), and `note` (with a hint to trust the
+    notebook) shows instead; trusted, the style hides the note. The srcdoc attribute
+    is single-quoted, so the SVG's own double-quoted attributes stay as they are.
+    """
+    start = svg.find("<svg")
+    body = re.sub(r"<!--.*?-->\n?", "", svg[start:] if start >= 0 else svg, flags=re.S).strip()
+    m = _SIZE.search(body)
+    width, height = (float(m.group(1)), float(m.group(2))) if m else (100.0, 100.0)
+    doc = (
+        "<style>html,body{margin:0;overflow:hidden}"
+        "svg{display:block;width:100%;height:auto}</style>" + body
+    )
+    doc = doc.replace("&", "&amp;").replace("'", "&#39;")
+    px = width * PX_PER_PT
+    note = html.escape(note or "a graph drawing")
+    return (
+        '<div class="tg-drawing"><style>.tg-drawing .tg-untrusted{display:none}</style>'
+        f'<iframe class="tg-frame" title="graph" srcdoc=\'{doc}\' '
+        f'style="display:block;border:0;width:{px:.0f}px;max-width:100%;'
+        f'aspect-ratio:{width:.2f}/{height:.2f}"></iframe>'
+        f'<pre class="tg-untrusted">{note}\n(trust the notebook to see the drawing: '
+        "File &gt; Trust Notebook)</pre></div>"
+    )
+
+
+def lay_out(
+    graph: Graph, rankdir: str | None = None, timeout: float = 10.0, **options: Any
+) -> tuple[str, str]:
+    """DOT and fitted SVG of a graph; `rankdir=None` picks the orientation that reads best.
+
+    Rules: top to bottom first (a notebook is narrow and tall); if its text would
+    shrink below MIN_TEXT_PX to fit the output area, left to right is laid out too and
+    the one with the larger text wins. Graphviz runs once for most graphs.
+
+    Returns:
+        (DOT source, SVG sized by `fit`).
+    """
+    source = to_dot(graph, rankdir=rankdir or "TB", **options)
+    svg = dot_to_svg(source, timeout=timeout)
+    if rankdir is None and smallest_text_px(svg) < MIN_TEXT_PX:
+        wide = to_dot(graph, rankdir="LR", **options)
+        wide_svg = dot_to_svg(wide, timeout=timeout)
+        if smallest_text_px(wide_svg) > smallest_text_px(svg):
+            source, svg = wide, wide_svg
+    return source, fit(svg)
+
 
 class Drawing:
     r"""A graph picture: `.graph` (model), `.source` (DOT), `.svg()`, `.save(path)`.
 
     Rules: displays as SVG in Jupyter, with `text/plain` like
     `<Drawing: forward graph, 4 nodes (3 tensors, 1 op)>` (no memory addresses).
-    `.svg()` runs Graphviz once and caches the result. Without Graphviz the display
+    `.svg()` runs Graphviz once and caches the result; the SVG is never declared wider
+    than a notebook's output area (`fit`). Without Graphviz the display
     falls back to a text tree and the install hint.
 
     Example:
@@ -37,12 +141,22 @@ class Drawing:
         True
     """
 
-    def __init__(self, graph: Graph, rankdir: str = "LR", show_values: bool = True,
-                 show_grads: bool = True, highlight: Any = (), timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        rankdir: str | None = None,
+        show_values: bool = True,
+        show_grads: bool = True,
+        highlight: Any = (),
+        timeout: float = 10.0,
+    ) -> None:
         self.graph = graph
         self.options = dict(rankdir=rankdir, show_values=show_values, show_grads=show_grads)
-        self.source = to_dot(graph, rankdir=rankdir, show_values=show_values,
-                             show_grads=show_grads, highlight=tuple(highlight))
+        self._dot_options = dict(
+            show_values=show_values, show_grads=show_grads, highlight=tuple(highlight)
+        )
+        # the top-to-bottom DOT; svg() may switch to left to right if that reads better
+        self.source = to_dot(graph, rankdir=rankdir or "TB", **self._dot_options)
         self.timeout = timeout
         self._svg: str | None = None
 
@@ -54,7 +168,9 @@ class Drawing:
                 install it). RenderError: Graphviz failed or timed out.
         """
         if self._svg is None:
-            self._svg = dot_to_svg(self.source, timeout=self.timeout)
+            self.source, self._svg = lay_out(
+                self.graph, self.options["rankdir"], self.timeout, **self._dot_options
+            )
         return self._svg
 
     def text(self) -> str:
@@ -73,10 +189,17 @@ class Drawing:
         elif suffix == ".svg":
             data = self.svg().encode("utf-8")
         elif suffix in (".png", ".pdf"):
+            self.svg()  # settles the orientation first
             data = dot_to(self.source, suffix[1:], timeout=self.timeout)
         else:
-            raise ValueError(message("Drawing.save", f"cannot save a drawing as {suffix or path!r}",
-                                     None, "use a file name ending in .svg, .png, .pdf or .dot"))
+            raise ValueError(
+                message(
+                    "Drawing.save",
+                    f"cannot save a drawing as {suffix or path!r}",
+                    None,
+                    "use a file name ending in .svg, .png, .pdf or .dot",
+                )
+            )
         with open(path, "wb") as f:
             f.write(data)
         return path
@@ -86,11 +209,17 @@ class Drawing:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         try:
-            return {"image/svg+xml": self.svg(), "text/plain": repr(self)}
+            svg = self.svg()
         except MissingDependencyError as e:
             return {"text/plain": f"{repr(self)}\n{self.text()}\n\n{e}"}
         except RenderError as e:
             return {"text/plain": f"{repr(self)}\n{e}"}
+        # trusted front-ends show the HTML (hover tooltips); the others fall back to the SVG
+        return {
+            "text/html": inline_html(svg, repr(self)),
+            "image/svg+xml": svg,
+            "text/plain": repr(self),
+        }
 
     def _repr_svg_(self) -> str | None:
         try:
@@ -99,10 +228,19 @@ class Drawing:
             return None
 
 
-def draw(*tensors: Any, view: str = "forward", show_values: bool = True, show_grads: bool = True,
-         rankdir: str = "LR", collapse: Any = (), since: Any = None,
-         max_nodes: int | None = DEFAULT_MAX_NODES, highlight: Any = (), marks: Any = None,
-         timeout: float = 10.0) -> Drawing:
+def draw(
+    *tensors: Any,
+    view: str = "forward",
+    show_values: bool = True,
+    show_grads: bool = True,
+    rankdir: str | None = None,
+    collapse: Any = (),
+    since: Any = None,
+    max_nodes: int | None = DEFAULT_MAX_NODES,
+    highlight: Any = (),
+    marks: Any = None,
+    timeout: float = 10.0,
+) -> Drawing:
     r"""Draw the graph that produced `tensors` (or a static graph), for Jupyter.
 
     Rules: the forward view shows tensors and ops as you would draw them; the
@@ -115,7 +253,8 @@ def draw(*tensors: Any, view: str = "forward", show_values: bool = True, show_gr
         view: "forward" or "backward".
         show_values: show value summaries.
         show_grads: show gradient summaries.
-        rankdir: "LR" (left to right) or "TB" (top to bottom).
+        rankdir: "TB" (top to bottom) or "LR" (left to right); None (the default)
+            draws top to bottom unless left to right keeps the text larger.
         collapse: module paths to draw as one box each, or True for all modules.
         since: a `tinygrad_edu.graph.watermark()`; later nodes are highlighted.
         max_nodes: the most nodes to draw before summarising.
@@ -134,7 +273,14 @@ def draw(*tensors: Any, view: str = "forward", show_values: bool = True, show_gr
         >>> tg.draw(y, view="backward")
         <Drawing: backward graph, 3 nodes (1 tensor, 1 op, 1 AccumulateGrad)>
     """
-    graph = build_graph(*tensors, view=view, since=since, collapse=collapse, max_nodes=max_nodes,
-                        marks=marks)
-    return Drawing(graph, rankdir=rankdir, show_values=show_values, show_grads=show_grads,
-                   highlight=highlight, timeout=timeout)
+    graph = build_graph(
+        *tensors, view=view, since=since, collapse=collapse, max_nodes=max_nodes, marks=marks
+    )
+    return Drawing(
+        graph,
+        rankdir=rankdir,
+        show_values=show_values,
+        show_grads=show_grads,
+        highlight=highlight,
+        timeout=timeout,
+    )

@@ -11,8 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..graph import Graph, GraphNode, build_graph
-from ..graph.values import shape_text
+from ..graph import Graph, GraphNode, build_graph, this_cell
 
 MAX_LISTED = 12  # new nodes named in a live summary before "... and N more"
 
@@ -28,12 +27,14 @@ class Rendered:
     fingerprint: str = ""
 
 
-def graph_svg(graph: Graph, **options: Any) -> str:
-    """DOT through the render layer to SVG (the only way widgets get a picture)."""
-    from ..render.dot import to_dot
-    from ..render.svg import dot_to_svg
+def graph_svg(graph: Graph, rankdir: str | None = None, **options: Any) -> str:
+    """DOT through the render layer to SVG (the only way widgets get a picture).
 
-    return dot_to_svg(to_dot(graph, **options))
+    Same orientation choice and fitting as `tg.draw` (`render.drawing.lay_out`).
+    """
+    from ..render.drawing import lay_out
+
+    return lay_out(graph, rankdir, **options)[1]
 
 
 def render_view(
@@ -45,10 +46,17 @@ def render_view(
     since: Any = None,
     names: dict | None = None,
     max_nodes: int | None = None,
+    cell_only: bool = False,
 ) -> Rendered:
-    """Build and draw the graph of `tensors` with the given options (for GraphView)."""
+    """Build and draw the graph of `tensors` with the given options (for GraphView).
+
+    `cell_only` keeps only the nodes made after `since` and the inputs they read
+    (`graph.this_cell`), as the live graph's "cell" scope draws.
+    """
     kwargs = {} if max_nodes is None else {"max_nodes": max_nodes}
     graph = build_graph(*tensors, view=view, since=since, collapse=collapse, names=names, **kwargs)
+    if cell_only:
+        graph = this_cell(graph)
     # new nodes come out filled (to_dot reads `node.new`); the widget adds CSS classes
     svg = graph_svg(graph, show_values=show_values, show_grads=show_grads) if graph.nodes else ""
     return Rendered(graph, svg, short_summary(graph), graph.new_ids(), fingerprint(graph))
@@ -61,8 +69,15 @@ def live_graph(roots: list, since: Any, max_nodes: int, names: dict | None = Non
 
 def live_bundle(graph: Graph, missing: Any = ()) -> dict[str, str]:
     """What the live graph displays under a cell: the SVG and a deterministic summary."""
+    from ..render.drawing import inline_html
+
     svg = graph_svg(graph)  # to_dot fills the new nodes and adds a "new in this cell" legend
-    return {"image/svg+xml": svg, "text/plain": live_text(graph, missing)}
+    text = live_text(graph, missing)
+    return {
+        "text/html": inline_html(svg, text),  # trusted: inline, nodes show details on hover
+        "image/svg+xml": svg,
+        "text/plain": text,
+    }
 
 
 def fingerprint(graph: Graph) -> str:
@@ -139,37 +154,6 @@ def node_details(graph: Graph | None, node_id: str) -> str:
     """
     if not has_node(graph, node_id):
         return ""
-    n = graph.node(node_id)
-    if n.kind == "summary":
-        lines = [f"{n.name}  ({n.id}, stands for {n.count} nodes)"]
-        if n.detail:
-            lines.append(f"folded: {n.detail}")
-    elif n.kind == "tensor":
-        lines = [f"{node_name(n)}  ({n.id}, {n.role + ' ' if n.role else ''}tensor)"]
-        lines.append(f"shape: {shape_text(n.shape)} {n.dtype}".rstrip())
-        if n.value:
-            lines.append(f"value: {n.value}")
-        if n.requires_grad:
-            lines.append(f"grad: {n.grad or 'none yet'}")
-    else:
-        what = "op" if n.kind == "op" else "gradient accumulator"
-        lines = [f"{node_name(n)}  ({n.id}, {what})"]
-        if n.op and n.op != n.name:
-            lines.append(f"op: {n.op}")
-        lines.append(f"output shape: {shape_text(n.shape)} {n.dtype}".rstrip())
-        if n.kind == "accumulate":
-            lines.append(f"value: {n.value}")
-            lines.append(f"grad: {n.grad or 'none yet'}")
-        if n.freed:
-            lines.append("saved: freed by backward()")
-        elif n.saved:
-            lines.append("saved: " + "; ".join(n.saved))
-        elif n.kind == "op":
-            lines.append("saved: nothing")
-    if n.site:
-        lines.append(f"built at: {n.site}")
-    if n.module:
-        lines.append(f"module: {n.module}")
-    if n.marks:
-        lines.append(f"marks: {', '.join(n.marks)}" + (f" ({n.mark_text})" if n.mark_text else ""))
-    return "\n".join(lines)
+    from ..render.dot import node_details as details
+
+    return details(graph.node(node_id))

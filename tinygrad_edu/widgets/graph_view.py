@@ -26,6 +26,7 @@ class _ViewLogic(GraphViewState):
     _since: Any = None
     _graph: Any = None
     _names: Any = None
+    _cell_only: bool = False
 
     def __init__(
         self,
@@ -52,12 +53,16 @@ class _ViewLogic(GraphViewState):
         self.observe(self._on_selected, names=["selected"])
         self.redraw()
 
-    def show_graph(self, tensors: Any, since: Any = None, names: Any = None) -> None:
+    def show_graph(
+        self, tensors: Any, since: Any = None, names: Any = None, cell_only: bool = False
+    ) -> None:
         """Draw the graphs reachable from `tensors`, marking nodes created after `since`.
 
-        `names` (variable name -> tensor) names unnamed tensors, as the live graph does.
+        `names` (variable name -> tensor) names unnamed tensors, as the live graph does;
+        `cell_only` draws only the nodes made after `since` and the inputs they read.
         """
         self._tensors, self._since, self._names = tuple(tensors), since, names
+        self._cell_only = cell_only
         self.redraw()
 
     def redraw(self) -> None:
@@ -70,6 +75,7 @@ class _ViewLogic(GraphViewState):
             collapse=self.collapse,
             since=self._since,
             names=self._names,
+            cell_only=self._cell_only,
         )
         self._graph = out.graph
         with self.hold_trait_notifications():

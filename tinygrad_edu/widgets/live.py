@@ -13,6 +13,16 @@ How "changed" is detected, cheapest test first:
 2. otherwise the Graph model is built (no layout yet) and its fingerprint compared
    with the last one drawn: a cell that only computed on plain tensors prints nothing.
 
+What is drawn depends on the scope (`%tg scope cell|all`). "cell", the default: the
+tensors this cell bound to a variable, or whose grad it changed, or that it ran
+backward through, cut down to the nodes the cell made (`graph.this_cell`); tensors
+from earlier cells that those nodes read stay as dashed, named leaves. A cell that
+ran backward is not cut: it changed the grads all along the graph, so all of it shows. Re-running a
+cell therefore draws only its own work, and tensors no variable holds any more are
+never drawn. "all": every graph tensor variable in the notebook, this cell's nodes
+filled yellow. `%tg off` / `%tg on` pause and resume; `%tg reset` forgets what was
+shown and what `tg.watch` pinned.
+
 What is drawn goes into the *current* cell's output (`display` inside
 `post_run_cell`), as static SVG plus a deterministic `text/plain` summary, so saved
 notebooks and nbval see it (JUPYTER_NOTES.md). The optional panel (`live_panel()`)
@@ -26,6 +36,7 @@ from typing import Any
 from ..core.errors import DataError, message
 from ..core.function import _config, add_observer
 from ..core.tensor import Tensor
+from . import tracebacks
 from .state import WatchList
 
 _WATCH = WatchList()  # survives load/unload, so `tg.watch` may come before `%load_ext`
@@ -45,6 +56,7 @@ class _ChangeFlag:
 
     def __init__(self) -> None:
         self.changed = True
+        self.backward_through: set[int] = set()  # id() of the grad_fn nodes backward ran
 
     def on_op(self, node: Any, cls: Any, args: Any, kwargs: Any, out: Any) -> None:
         # ops on tensors outside every graph (data, constants) cannot change a drawing
@@ -53,6 +65,10 @@ class _ChangeFlag:
 
     def on_backward(self, node: Any, grad_output: Any, grads_in: Any) -> None:
         self.changed = True
+        self.backward_through.add(id(node))
+
+
+SCOPES = ("cell", "all")
 
 
 class _Live:
@@ -60,6 +76,8 @@ class _Live:
 
     def __init__(self, ip: Any) -> None:
         self.ip = ip
+        self.on = True
+        self.scope = "cell"
         self.flag = _ChangeFlag()
         self.key: tuple | None = None  # watched tensors after the previous cell
         self.shown: Any = None  # fingerprint of the graph drawn last
@@ -74,6 +92,7 @@ class _Live:
         self._remove_observer = add_observer(self.flag)
         self.ip.events.register("pre_run_cell", self.pre_run_cell)
         self.ip.events.register("post_run_cell", self.post_run_cell)
+        tracebacks.install(self.ip)  # our errors: the house message first, library folded
 
     def stop(self) -> None:
         for event, cb in (
@@ -86,12 +105,21 @@ class _Live:
                 pass
         if self._remove_observer is not None:
             self._remove_observer()
+        tracebacks.uninstall(self.ip)
         _config["retain_outputs"] = self._retain_before
 
     # --- callbacks ------------------------------------------------------------------
 
     def pre_run_cell(self, info: Any = None) -> None:
         self.mark = _watermark()
+        self.flag.backward_through = set()
+
+    def reset(self) -> None:
+        """Forget what was drawn and what was pinned: the next graph is drawn afresh."""
+        self.key = None
+        self.shown = None
+        self.flag.changed = True
+        _WATCH.pinned = []
 
     def post_run_cell(self, result: Any = None) -> None:
         try:
@@ -101,31 +129,62 @@ class _Live:
             _show({"text/plain": failure_text(err)})
 
     def after_cell(self, result: Any) -> None:
-        """Draw the watched graph if this cell changed it; otherwise do (almost) nothing."""
+        """Draw this cell's graph if the cell changed one; otherwise do (almost) nothing."""
         roots, names, missing, key = watched(self.ip.user_ns, _WATCH)
         changed = self.flag.changed or key != self.key
+        before, self.key = self.key, key
         self.flag.changed = False
-        self.key = key
-        if not changed or getattr(result, "error_in_exec", None) is not None:
+        if not self.on or not changed or getattr(result, "error_in_exec", None) is not None:
             return
+        grads_changed = bool(self.flag.backward_through)
+        if self.scope == "cell" and _WATCH.auto:
+            roots = touched(roots, key, before or (), self.flag.backward_through)
+            grads_changed = grads_changed or grad_flipped(key, before or ())
         if not roots:
             self.shown = None
             return
         from . import drawing
 
-        if not _WATCH.auto:  # pinned: still name every tensor after its variable
-            names = {**_tensor_names(self.ip.user_ns), **names}
+        names = {**_tensor_names(self.ip.user_ns), **names}  # earlier tensors keep their names
         graph = drawing.live_graph(roots, since=self.mark, max_nodes=MAX_NODES, names=names)
+        # a cell that ran backward changed grads all along its graph: then show all of it
+        cut = self.scope == "cell" and not grads_changed
+        if cut:
+            graph = drawing.this_cell(graph)
         shown = (drawing.fingerprint(graph), tuple(map(str, missing)))  # a typo'd name shows
-        if shown == self.shown:
-            return
+        if self.scope == "all" and shown == self.shown:
+            return  # the same picture as the last one drawn: no second copy
         self.shown = shown
         if _PANEL is not None:
-            _PANEL.show_graph(roots, since=self.mark, names=names)
+            _PANEL.show_graph(roots, since=self.mark, names=names, cell_only=cut)
             if not _PANEL_INLINE:
                 return
         _show(drawing.live_bundle(graph, missing))
         self.flag.changed = False  # drawing may have run ops of its own
+
+
+def touched(roots: list, key: tuple, before: tuple, backward_through: set) -> list:
+    """The watched tensors this cell bound, re-bound, changed the grad of, or ran backward on.
+
+    `key` and `before` are `watched()` keys (name, creation id, grad is None) after and
+    before the cell; `backward_through` holds id() of the grad_fn nodes backward visited.
+    """
+    old = {entry[0]: entry for entry in before}
+    return [
+        t
+        for t, entry in zip(roots, key)
+        if old.get(entry[0]) != entry
+        or (t.grad_fn is not None and id(t.grad_fn) in backward_through)
+    ]
+
+
+def grad_flipped(key: tuple, before: tuple) -> bool:
+    """True when some variable still holds the same tensor but its grad was set or cleared."""
+    old = {entry[0]: entry for entry in before}
+    return any(
+        entry[0] in old and old[entry[0]][1] == entry[1] and old[entry[0]][2] != entry[2]
+        for entry in key
+    )
 
 
 def watched(user_ns: dict, watch: WatchList) -> tuple[list, dict, list, tuple]:
@@ -212,6 +271,63 @@ def load_ipython_extension(ip: Any) -> None:
         _LIVE.stop()
     _LIVE = _Live(ip)
     _LIVE.start()
+    register = getattr(ip, "register_magic_function", None)
+    if register is not None:  # a real shell (tests use a fake one without magics)
+        register(tg_magic, "line", "tg")
+
+
+def tg_magic(line: str = "") -> str | None:
+    """Steer the live graph drawn under each cell.
+
+    Usage:
+      %tg                 say what the live graph does now
+      %tg on | off        draw after each cell, or pause (the extension stays loaded)
+      %tg scope cell      draw what this cell made or changed, with inputs from earlier
+                          cells as dashed leaves (the default)
+      %tg scope all       draw every graph tensor in the notebook, this cell's nodes yellow
+      %tg reset           forget what was drawn and what tg.watch pinned; draw afresh
+      %tg --help          this text
+
+    To draw fewer tensors, pin them: tg.watch("loss"); tg.watch() unpins.
+    `%unload_ext tinygrad_edu` stops the live graph altogether.
+    """
+    ensure_loaded()
+    live = _LIVE
+    words = line.split()
+    if live is None:  # outside IPython
+        return None
+    if words in (["--help"], ["-h"], ["help"]):
+        print(tg_magic.__doc__)
+        return None
+    if words in (["on"], ["off"]):
+        live.on = words[0] == "on"
+        live.reset()  # back on: draw the next graph even if it looks like the last one
+    elif words == ["reset"]:
+        live.reset()
+    elif len(words) == 2 and words[0] == "scope" and words[1] in SCOPES:
+        live.scope = words[1]
+        live.reset()
+    elif words:
+        from IPython.core.error import UsageError  # shown as one line, no traceback
+
+        raise UsageError(
+            message(
+                "%tg",
+                f"unknown arguments {line.strip()!r}",
+                None,
+                "use %tg on, %tg off, %tg scope cell, %tg scope all or %tg reset (%tg --help)",
+            )
+        )
+    print(status())
+    return None
+
+
+def status() -> str:
+    """One line: whether the live graph draws, in which scope, and what it watches."""
+    if _LIVE is None:
+        return "live graph: not loaded (%load_ext tinygrad_edu)"
+    state = "on" if _LIVE.on else "off"
+    return f"live graph: {state}, scope {_LIVE.scope}, {repr(_WATCH)[len('LiveGraph(') : -1]}"
 
 
 def unload_ipython_extension(ip: Any) -> None:

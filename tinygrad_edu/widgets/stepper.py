@@ -98,7 +98,7 @@ class StepperState(t.HasTraits):
                     sent[(src, graph.id_of(nxt))] = values(gi, 3, limit=3)
         for e in graph.edges:
             e.label = sent.get((e.src, e.dst), "")
-        return graph_svg(graph, rankdir="LR")
+        return graph_svg(graph, rankdir="TB")  # one orientation for every step
 
 
 class BackwardStepper:
@@ -145,8 +145,13 @@ class BackwardStepper:
         w.jslink((play, "value"), (slider, "value"))
         s.observe(refresh, names=["step", "total"])
         refresh()
-        return w.VBox([w.HBox([buttons["Step"], buttons["Back"], buttons["Reset"], play,
-                               slider]), picture, text])
+        return w.VBox(
+            [
+                w.HBox([buttons["Step"], buttons["Back"], buttons["Reset"], play, slider]),
+                picture,
+                text,
+            ]
+        )
 
     def _picture(self) -> str:
         """The SVG for the current step, cached per step (a dot layout costs ~0.1 s)."""
