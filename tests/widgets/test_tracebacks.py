@@ -69,7 +69,7 @@ def test_in_a_kernel_our_errors_are_short_and_others_unchanged():
     assert lines[:4] == [
         "ShapeError: matmul: cannot multiply (2, 3) @ (2, 3): inner sizes 3 and 2 differ",
         "  built at: cell [2], line 3: return a @ b",
-        "  hint: did you mean a @ b.T, which has shape (3, 2)?",
+        "  hint: did you mean a @ b.T? b.T has shape (3, 2), and the product shape (2, 2)",
         "",
     ]
     assert lines[4:7] == [

@@ -4,7 +4,7 @@ Every error a learner can cause reads the same way:
 
     ShapeError: matmul: cannot multiply (2, 3) @ (2, 3): inner sizes 3 and 2 differ
       built at: cell [4], line 2: y = x @ w
-      hint: did you mean x @ w.T, which has shape (3, 2)?
+      hint: did you mean x @ w.T? w.T has shape (3, 2), and the product shape (2, 2)
 
 the op first, then what happened in the learner's terms, then where (the line that
 built the node) and how to recover. Core layer: imports the standard library only.

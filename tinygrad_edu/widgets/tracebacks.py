@@ -7,7 +7,7 @@ show instead:
 
     ShapeError: matmul: cannot multiply (2, 3) @ (2, 3): inner sizes 3 and 2 differ
       built at: cell [4], line 2: y = x @ w
-      hint: did you mean x @ w.T, which has shape (3, 2)?
+      hint: did you mean x @ w.T? w.T has shape (3, 2), and the product shape (2, 2)
 
     your code:
       cell [4], line 2: y = x @ w

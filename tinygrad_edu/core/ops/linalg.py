@@ -61,6 +61,15 @@ class MatMul(Function):
                                   "the batch axes do not broadcast", site))
 
 
+def _product_shape(a: tuple, b: tuple) -> tuple:
+    """The shape of `a @ b` for shapes whose inner sizes agree (numpy's rules)."""
+    if len(a) == 1:
+        return b[:-2] + b[-1:]
+    if len(b) == 1:
+        return a[:-1]
+    return np.broadcast_shapes(a[:-2], b[:-2]) + (a[-2], b[-1])
+
+
 def _hint(a_shape: tuple, b_shape: tuple, site) -> str:
     left, right = "a", "b"
     m = re.search(r"([\w.]+)\s*@\s*([\w.]+)", site.text if site is not None else "")
@@ -68,8 +77,12 @@ def _hint(a_shape: tuple, b_shape: tuple, site) -> str:
         left, right = m.group(1), m.group(2)
     if len(b_shape) >= 2 and a_shape[-1] == b_shape[-1]:
         bt = b_shape[:-2] + (b_shape[-1], b_shape[-2])
-        return f"did you mean {left} @ {right}.T, which has shape {bt!r}?"
+        product = _product_shape(a_shape, bt)
+        return (f"did you mean {left} @ {right}.T? {right}.T has shape {bt!r}, and the "
+                f"product shape {product!r}")
     if len(a_shape) >= 2 and a_shape[-2] == (b_shape[-2] if len(b_shape) > 1 else b_shape[0]):
         at = a_shape[:-2] + (a_shape[-1], a_shape[-2])
-        return f"did you mean {left}.T @ {right}, which has shape {at!r}?"
+        product = _product_shape(at, b_shape)
+        return (f"did you mean {left}.T @ {right}? {left}.T has shape {at!r}, and the "
+                f"product shape {product!r}")
     return "the last axis of the left operand must equal the second-to-last axis of the right one"
