@@ -338,3 +338,13 @@ def test_second_derivatives_flow_through_copyslices_and_indexput():
     _same(got, (386.0, [54, 392, 432], [126, 724, 864]))
     if torch is not None:
         _same(got, program(torch))
+
+
+@pytest.mark.parametrize("dims", [(0, 1), (1, 0)])
+def test_second_derivatives_through_permute_keep_numpys_axis_order(dims):
+    x = tg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    y = x.permute(*dims)
+    (g,) = tg.grad((y * y * y).sum(), x, create_graph=True)
+    (gg,) = tg.grad(g.sum(), x)
+    np.testing.assert_allclose(g.numpy(), 3 * x.numpy() ** 2)
+    np.testing.assert_allclose(gg.numpy(), 6 * x.numpy())

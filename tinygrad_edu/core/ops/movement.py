@@ -45,8 +45,11 @@ class Transpose(Function):
 
     @staticmethod
     def backward(ctx, g):
-        inverse = None if ctx.axes is None else tuple(np.argsort(ctx.axes))
-        return (g.transpose(inverse) if inverse is not None else g.transpose(),)
+        if ctx.axes is None:
+            return (g.transpose(),)  # reversing the axes again undoes it
+        inverse = tuple(int(i) for i in np.argsort(ctx.axes))
+        # NOTE: a Tensor's transpose(a, b) swaps two axes (PyTorch); permute is numpy's order
+        return (g.transpose(inverse) if is_array(g) else g.permute(inverse),)
 
     @classmethod
     def _explain(cls, err, arrays, kwargs):
