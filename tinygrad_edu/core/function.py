@@ -254,7 +254,7 @@ class Function(Node):
             # a view op's result shares its input's storage (core/views.py); any other op's
             # result must have storage of its own, or changing it in place would change an input
             src = args[0]
-            if cls._is_view and isinstance(src, _Tensor) and np.may_share_memory(data, src.data):
+            if cls._is_view and isinstance(src, _Tensor) and _views.shares(data, src.data):
                 _views.track(out, src, cls, kwargs)
             elif any(np.may_share_memory(data, x) for x in arrays if type(x) is np.ndarray):
                 out.data = data = data.copy()

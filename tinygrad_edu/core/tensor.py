@@ -435,20 +435,21 @@ class Tensor:
 
     # --- in-place -----------------------------------------------------------------------
 
-    def _inplace(self, op_name: str, fn: Callable[[Tensor], Tensor]) -> Tensor:
+    def _inplace(self, op_name: str, fn: Callable[[Tensor], Tensor], other: Any = None) -> Tensor:
+        views.check_overlap(self, other, op_name)
         return views.inplace(self, op_name, fn)
 
     def add_(self, other: Any) -> Tensor:
-        return self._inplace("add_", lambda t: t + other)
+        return self._inplace("add_", lambda t: t + other, other)
 
     def sub_(self, other: Any) -> Tensor:
-        return self._inplace("sub_", lambda t: t - other)
+        return self._inplace("sub_", lambda t: t - other, other)
 
     def mul_(self, other: Any) -> Tensor:
-        return self._inplace("mul_", lambda t: t * other)
+        return self._inplace("mul_", lambda t: t * other, other)
 
     def div_(self, other: Any) -> Tensor:
-        return self._inplace("div_", lambda t: t / other)
+        return self._inplace("div_", lambda t: t / other, other)
 
     def fill_(self, value: float) -> Tensor:
         return self._inplace("fill_", lambda t: Fill.apply(t, value=value))
@@ -702,12 +703,20 @@ class Tensor:
     def __setitem__(self, index: Any, value: Any) -> None:
         """`t[i] = v` writes into `t` (and into its base, for a view), recorded as IndexPut."""
         index = _index(index)
+        try:
+            region = select(self.data, index)  # a view for basic indices: the numbers written
+        except IndexError as e:
+            raise ShapeError(message("setitem", f"{e} (tensor shape {self.shape!r})",
+                                     source.here())) from None
+        if not (isinstance(region, np.ndarray) and region.base is not None):
+            region = None  # integer arrays or masks: numpy wrote nothing yet, check it all
+        views.check_overlap(self, value, "setitem", region)
         if _state.enabled and (self.requires_grad or (isinstance(value, Tensor)
                                                       and value.requires_grad)):
             views.inplace(self, "setitem",
                           lambda old: IndexPut.apply(old, _operand(value, self), index=index))
             return
-        views.check_writable(self, "setitem")
+        views.check_writable(self, "setitem", region)
         try:
             self.data[index] = _array_of(value, self)
         except (ValueError, IndexError) as e:
@@ -849,5 +858,5 @@ from .ops.elementwise import (  # noqa: E402
     Tanh,
 )
 from .ops.linalg import MatMul  # noqa: E402
-from .ops.movement import BroadcastTo, Index, IndexPut, Reshape, Transpose  # noqa: E402
+from .ops.movement import BroadcastTo, Index, IndexPut, Reshape, Transpose, select  # noqa: E402
 from .ops.reduce import LogSoftmax, Max, Min, Softmax, Sum  # noqa: E402

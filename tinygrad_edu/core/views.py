@@ -45,6 +45,12 @@ class ViewOf:
         self.version = version  # the storage version its grad_fn was cut at
 
 
+def shares(view: np.ndarray, arr: np.ndarray) -> bool:
+    """Is `view` a window on `arr`'s memory? (An empty window counts: it still is a view.)"""
+    owner = arr.base if arr.base is not None else arr
+    return view.base is owner or view.base is arr or np.may_share_memory(view, arr)
+
+
 def track(out: Any, src: Any, cls: type, kwargs: dict) -> None:
     """Make `out` (the result of view op `cls` on tensor `src`) a view of `src`'s base."""
     out._vc = src._vc  # one storage, one version counter
@@ -135,19 +141,37 @@ def _produced(node: Any, t: Any) -> None:
     node._out_ref = t if _function._config["retain_outputs"] else weakref.ref(t)
 
 
-def check_writable(t: Any, op: str) -> None:
-    """Refuse to write into read-only numbers (broadcast views, read-only numpy arrays)."""
-    if t.data.flags.writeable:
-        return
-    if 0 in t.data.strides and t.data.size > 1:
+def check_writable(t: Any, op: str, region: np.ndarray | None = None) -> None:
+    """Refuse to write where the numbers cannot take it: into a broadcast view, where one
+    number in memory stands for several elements (PyTorch refuses too), or into a
+    read-only numpy array. `region` is the part written, when not all of `t`."""
+    arr = t.data if region is None else region
+    if any(step == 0 and n > 1 for step, n in zip(arr.strides, arr.shape)):
         raise InplaceError(message(
             op, f"{t._label()} is a broadcast view: several of its elements are one number in "
             "memory, so changing them in place is ambiguous", source.here(),
             "change a .clone() of it instead"))
+    if not arr.flags.writeable:
+        raise InplaceError(message(
+            op, f"the numpy array behind {t._label()} is read-only, so it cannot be changed in "
+            "place", source.here(),
+            "make a tensor with its own copy of the numbers: tg.tensor(array) copies"))
+
+
+def check_overlap(t: Any, other: Any, op: str, region: np.ndarray | None = None) -> None:
+    """Refuse an operand that shares some, but not all, of the numbers being written:
+    the result would depend on the order numbers are written in (PyTorch refuses too)."""
+    arr = t.data if region is None else region
+    src = getattr(other, "data", other)
+    if not isinstance(src, np.ndarray) or not np.shares_memory(arr, src):
+        return
+    if src.shape == arr.shape and src.strides == arr.strides and \
+            src.__array_interface__["data"][0] == arr.__array_interface__["data"][0]:
+        return  # the very same numbers, as in `x.add_(x)`: fine
     raise InplaceError(message(
-        op, f"the numpy array behind {t._label()} is read-only, so it cannot be changed in "
-        "place", source.here(),
-        "make a tensor with its own copy of the numbers: tg.tensor(array) copies"))
+        op, f"the value being written shares some of its numbers with {t._label()}, the "
+        "tensor being written, so the result would depend on the order of the writes",
+        source.here(), "write a .clone() of the value instead"))
 
 
 def bump(t: Any) -> None:

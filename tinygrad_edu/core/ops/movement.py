@@ -66,7 +66,11 @@ class BroadcastTo(Function):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.a_shape = a.shape
-        return np.broadcast_to(a, shape)
+        out = np.broadcast_to(a, shape)
+        # writable where `a` is, as PyTorch's expand is: a row of it is one copy of each
+        # number (core/views.py refuses writes where one number stands for several)
+        return np.lib.stride_tricks.as_strided(a, out.shape, out.strides,
+                                               writeable=a.flags.writeable)
 
     @staticmethod
     def backward(ctx, g):
@@ -86,10 +90,7 @@ class Index(Function):
     @staticmethod
     def forward(ctx, a, index):
         ctx.a_shape, ctx.index = a.shape, index
-        out = a[index]
-        if type(out) is not np.ndarray:  # numpy gives a number for x[0, 1]; PyTorch a 0-d view
-            out = a[(index if isinstance(index, tuple) else (index,)) + (Ellipsis,)]
-        return out
+        return select(a, index)
 
     @staticmethod
     def backward(ctx, g):
@@ -103,6 +104,15 @@ class Index(Function):
     def _explain(cls, err, arrays, kwargs):
         return ShapeError(message("index", f"{err} (tensor shape {arrays[0].shape!r})", source.here(),
                                   "valid positions along an axis of size n are 0 .. n-1 (or -n .. -1)"))
+
+
+def select(a: np.ndarray, index) -> np.ndarray:
+    """`a[index]` as an array: a view for basic indices, even `a[0, 1]` (numpy would give a
+    number there; PyTorch gives a 0-d view), a copy for integer arrays and masks."""
+    out = a[index]
+    if type(out) is not np.ndarray:
+        out = a[(index if isinstance(index, tuple) else (index,)) + (Ellipsis,)]
+    return out
 
 
 class IndexAdd(Function):
