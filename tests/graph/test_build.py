@@ -7,6 +7,7 @@ import pytest
 
 import tinygrad_edu as tg
 from tinygrad_edu.graph import Graph, GraphNode, build_graph, register_converter, watermark
+from tinygrad_edu.render.dot import node_details, to_dot
 
 
 def micrograd():
@@ -280,3 +281,62 @@ def test_a_module_called_once_keeps_its_path():
     layer = tg.nn.Linear(2, 2)
     g = build_graph(layer(tg.tensor([[1.0, 2.0]])).sum(), max_nodes=None, fold=False)
     assert {n.module for n in g.nodes if n.kind == "op"} <= {"linear", ""}
+
+
+def _unrolled(steps):
+    np.random.seed(0)
+    cell = tg.nn.RNNCell(1, 3)
+    x = tg.tensor(np.arange(steps, dtype=float).reshape(steps, 1), name="x")
+    h = None
+    for t in range(steps):
+        h = cell(x[t], h)
+    return h.sum()
+
+
+def test_a_long_unroll_folds_its_middle_steps_into_one_node():
+    g = build_graph(_unrolled(12))
+    (s,) = [n for n in g.nodes if n.kind == "summary"]
+    assert (s.name, s.module, s.blocks) == ("rnncell.t=1 ... t=10", "rnncell", 10)
+    steps = {n.module for n in g.nodes if n.kind == "op" and n.module}
+    assert steps == {"rnncell.t=0", "rnncell.t=11"}  # the first and the last stay open
+    per_step = len([n for n in build_graph(_unrolled(12), fold=False, max_nodes=None).nodes
+                    if n.module == "rnncell.t=3"])
+    assert s.count == 10 * per_step
+    assert g.attrs["hidden"] == 0  # folded, not cut off by the node cap
+    tip = node_details(s)
+    assert 'draw one step in full: tg.draw(..., expand="rnncell.t=1")' in tip
+    # the fold sits between the steps: the hidden state flows t=0 -> fold -> t=11
+    module_of = {n.id: n.module for n in g.nodes}
+    into = {module_of[e.src] for e in g.edges if e.dst == s.id}
+    out_of = {module_of[e.dst] for e in g.edges if e.src == s.id}
+    assert "rnncell.t=0" in into and out_of == {"rnncell.t=11"}
+    assert "rnncell.t=1 ... t=10\\n\u00d7 10 steps, the same ops" in to_dot(g)
+
+
+def test_expand_opens_the_steps_asked_for():
+    g = build_graph(_unrolled(12), expand="rnncell.t=5")
+    assert sorted(n.name for n in g.nodes if n.kind == "summary") == [
+        "rnncell.t=1 ... t=4", "rnncell.t=6 ... t=10"]
+    assert {n.module for n in g.nodes if n.kind == "op" and n.module} == {
+        "rnncell.t=0", "rnncell.t=5", "rnncell.t=11"}
+    every = build_graph(_unrolled(12), expand=True, max_nodes=None)
+    assert not [n for n in every.nodes if n.kind == "summary"]
+    assert len({n.module for n in every.nodes if n.module.startswith("rnncell.t=")}) == 12
+
+
+def test_short_unrolls_stay_open():
+    g = build_graph(_unrolled(3))
+    assert not [n for n in g.nodes if n.kind == "summary"]
+
+
+def test_a_slice_of_named_data_is_named_in_the_drawing():
+    g = build_graph(_unrolled(3), expand=True)
+    names = [n.name for n in g.nodes if n.role == "constant" and n.name]
+    assert names == ["x[0]", "x[1]", "x[2]"]
+    x = tg.tensor(np.zeros((3, 4)), name="x")
+    assert [x[1:3, 0].name, x[..., None].name, x[::2].name] == [
+        "x[1:3, 0]", "x[..., None]", "x[::2]"]
+    assert x[[0, 2]].name is None  # an index of arrays: no short name
+    assert tg.tensor(np.zeros(3))[0].name is None  # unnamed data stays unnamed
+    w = tg.tensor([1.0, 2.0], requires_grad=True, name="w")
+    assert w[0].name is None  # a slice on the graph is drawn with its op instead

@@ -18,7 +18,7 @@ def reference(*tensors, since=None, max_nodes=150, names=None, marks=None):
     roots = B._roots(tensors)
     wm = B.Watermark(*since) if since is not None else None
     return B._build(B._walk_forward, roots, wm, "forward", names, B._extra_marks(marks), (),
-                    max_nodes, True)
+                    max_nodes, True, ())
 
 
 def same(*tensors, **options):

@@ -698,7 +698,12 @@ class Tensor:
                        f"use axes 0 .. {n - 1} (or -1 .. -{n})")
 
     def __getitem__(self, index: Any) -> Tensor:
-        return Index.apply(self, index=_index(index))
+        out = Index.apply(self, index=_index(index))
+        if self.name and not out.requires_grad and not _function._local.observers:
+            # a drawing shows a constant as a bare shape: name a slice of named data
+            # (`x[t]` in an RNN loop) so the learner sees which step reads what
+            out.name = _slice_name(self.name, index)
+        return out
 
     def __setitem__(self, index: Any, value: Any) -> None:
         """`t[i] = v` writes into `t` (and into its base, for a view), recorded as IndexPut."""
@@ -815,6 +820,25 @@ def _index(index: Any) -> Any:
     if isinstance(index, list):
         return np.asarray(index)
     return index
+
+
+def _slice_name(name: str, index: Any) -> str | None:
+    """`x[1, :2]` for `x` and `(1, slice(None, 2))`; None for an index of arrays."""
+    parts = []
+    for i in index if isinstance(index, tuple) else (index,):
+        if isinstance(i, (int, np.integer)) and not isinstance(i, bool):
+            parts.append(str(int(i)))
+        elif isinstance(i, slice) and all(v is None or isinstance(v, int)
+                                          for v in (i.start, i.stop, i.step)):
+            text = f"{'' if i.start is None else i.start}:{'' if i.stop is None else i.stop}"
+            parts.append(text + (f":{i.step}" if i.step is not None else ""))
+        elif i is Ellipsis:
+            parts.append("...")
+        elif i is None:
+            parts.append("None")
+        else:
+            return None
+    return f"{name}[{', '.join(parts)}]"
 
 
 def _int_index(arr: np.ndarray) -> np.ndarray:

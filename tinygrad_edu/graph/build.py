@@ -29,6 +29,7 @@ from ..core.function import AccumulateGrad, Node
 from ..core.tensor import Tensor
 from .model import MARKS, Graph, GraphEdge, GraphNode, Watermark
 from .opwalk import summarise_forward
+from .steps import STEP, call_numbers
 from .summarise import DEFAULT_MAX_NODES, Summary, summarise
 from .values import shape_text, summarise_array
 
@@ -186,6 +187,7 @@ def build_graph(
     collapse: Any = (),
     max_nodes: int | None = DEFAULT_MAX_NODES,
     fold: bool = True,
+    expand: Any = (),
     marks: Mapping[Any, str] | None = None,
     names: Mapping[str, Any] | None = None,
 ) -> Graph:
@@ -211,6 +213,9 @@ def build_graph(
         collapse: module paths to collapse, or True for all top-level modules.
         max_nodes: the most nodes to show (None for no limit).
         fold: fold runs of repeated identical blocks into one node with a count.
+        expand: time steps of a module called in a loop to draw in full even when the
+            steps between the first and the last are folded (`"rnncell.t=5"`), or True
+            for every step.
         marks: extra marks, core object (Tensor or grad_fn node) -> mark kind
             ("current", "breakpoint", ...), added to the nodes' own `_mark`.
         names: name -> Tensor, used to name unnamed tensors (e.g. a namespace).
@@ -262,7 +267,7 @@ def build_graph(
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
-        return _build(walk, roots, wm, view, names, extra, collapse, max_nodes, fold)
+        return _build(walk, roots, wm, view, names, extra, collapse, max_nodes, fold, expand)
     finally:
         if gc_was_on:
             gc.enable()
@@ -278,6 +283,7 @@ def _build(
     collapse: Any,
     max_nodes: int | None,
     fold: bool,
+    expand: Any,
 ) -> Graph:
     picked = None
     if walk is _OP_LEVEL:
@@ -288,7 +294,11 @@ def _build(
         kept, kept_edges, hidden = picked
     else:
         rg = walk(roots, wm)
-        kept, kept_edges, hidden = summarise(rg, collapse=collapse, max_nodes=max_nodes, fold=fold)
+        if view == "forward":
+            _number_steps(rg)
+        kept, kept_edges, hidden = summarise(
+            rg, collapse=collapse, max_nodes=max_nodes, fold=fold, expand=expand
+        )
     name_of = {id(t): n for n, t in (names or {}).items() if isinstance(t, Tensor)}
     for t, n in roots:
         if n:
@@ -299,8 +309,6 @@ def _build(
     ]
     ids = [n.id for n in nodes]
     graph_edges = [GraphEdge(ids[s], ids[d], slot) for s, d, slot in kept_edges]
-    if view == "forward":
-        _number_calls(nodes, graph_edges)
     root_ids = [ids[j] for j, k in enumerate(kept) if not isinstance(k, Summary) and rg.root[k]]
     attrs = {"view": view, "roots": root_ids, "hidden": hidden, "total": len(rg)}
     graph = Graph(nodes, graph_edges, attrs)
@@ -313,56 +321,25 @@ def _build(
     return graph
 
 
-def _number_calls(nodes: list[GraphNode], edges: list[GraphEdge]) -> None:
-    """A module called more than once (an RNN cell in a loop) gets one group per call.
+def _number_steps(rg: RawGraph) -> None:
+    """Move each call of a module called in a loop to its own step path (steps.py).
 
-    Rules: a call of a top-level module is a run of its ops in creation order; a new
-    call starts when the module's ops are interrupted, or when the op that opened the
-    current call comes again on the same inputs (the same op reading the same
-    parameters: the next loop step). When a module has several calls, its ops, their
-    outputs and constants move to the sub-path `<module>.t=0`, `<module>.t=1`, ... in
-    call order, so each time step is drawn as its own labelled box. Parameters
-    (leaves) stay in the module itself, shared by every step.
+    An op, its output and its constants go to `(<module>, "t=<call>", ...)`; the module's
+    parameters (leaves) keep the module's own path, shared by every step.
     """
-    leaf_ids = {n.id for n in nodes if n.kind == "tensor" and n.role == "leaf"}
-    leaves_in: dict[str, tuple] = {}
-    for e in edges:
-        if e.src in leaf_ids:
-            leaves_in[e.dst] = (*leaves_in.get(e.dst, ()), e.src)
-    calls: dict[str, int] = {}
-    run_of: list[int | None] = [None] * len(nodes)
-    last = opener = None
-    for i, n in enumerate(nodes):
-        if n.kind != "op":
-            continue
-        top = n.module.split(".")[0] if n.module else None
-        signature = (n.op, n.site, leaves_in.get(n.id, ()))
-        if top is not None and (top != last or signature == opener):
-            calls[top] = calls.get(top, 0) + 1
-            opener = signature
-        last = top
-        if top is not None:
-            run_of[i] = calls[top] - 1
-    repeated = {m for m, k in calls.items() if k > 1}
+    ops = [i for i, k in enumerate(rg.kind) if k == "op"]
+    runs, repeated = call_numbers([rg.obj[i] for i in ops])
     if not repeated:
         return
-    op_run = None
-    for i, n in enumerate(nodes):  # outputs follow their op
-        if n.kind == "op":
-            op_run = run_of[i]
-        elif n.kind == "tensor" and n.role in ("intermediate", "output") and n.module:
-            run_of[i] = op_run
-    op_run = None
-    for i in range(len(nodes) - 1, -1, -1):  # constants come right before the op they feed
-        n = nodes[i]
-        if n.kind == "op":
-            op_run = run_of[i]
-        elif n.kind == "tensor" and n.role == "constant" and n.module:
-            run_of[i] = op_run
-    for n, run in zip(nodes, run_of):
-        top = n.module.split(".")[0] if n.module else None
-        if run is not None and top in repeated:
-            n.module = f"{top}.t={run}" + n.module[len(top) :]
+    run_of = dict(zip(ops, runs))
+    module, attach = rg.module, rg.attach
+    for i, m in enumerate(module):
+        if not m or m[0] not in repeated:
+            continue
+        # an output's and a constant's `attach` is their op; a leaf's is -1
+        run = run_of.get(i if rg.kind[i] == "op" else attach[i])
+        if run is not None:
+            module[i] = (m[0], f"{STEP}{run}", *m[1:])
 
 
 _OP_LEVEL = object()  # build_graph's walk for the summarised forward view (opwalk.py)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..core.function import AccumulateGrad
+from .steps import has_steps
 from .summarise import MIN_REPEATS, Summary, finish, repeats
 
 
@@ -136,9 +137,13 @@ def summarise_forward(roots: list, wm: Any, max_nodes: int | None,
 
     `rg` gets entries for the visible nodes only (dicts keyed by raw position) and
     `rg.total`, the node count of the full graph. Returns None when two folds would
-    share ops (see `_fold`): the caller then takes the full walk.
+    share ops (see `_fold`), or when a module was called in a loop (steps.py numbers and
+    folds its steps on the full walk): the caller then takes the full walk.
     """
-    g = OpPass(collect_ops(roots), roots, wm)
+    ops = collect_ops(roots)
+    if has_steps(ops):
+        return None
+    g = OpPass(ops, roots, wm)
     n = g.total
     folded = _fold(g, n)
     if folded is None:

@@ -6,12 +6,13 @@ text is made, so hidden nodes cost almost nothing):
 1. collapse modules: every node built inside a collapsed module path becomes one
    summary node named after the module;
 2. fold repeats: runs of collapsed sibling modules with the same ops (`layers.0` ...
-   `layers.9`), and long chains of the same ops (`x = x * w + b` in a Python loop),
+   `layers.9`), the steps of a module called in a loop (`rnncell.t=1` ... `t=10`, see
+   steps.py), and long chains of the same ops (`x = x * w + b` in a Python loop),
    become one node "x 10" that keeps the first and last block visible;
 3. cap: beyond `max_nodes`, the nodes farthest from the outputs are replaced by
    "N more nodes" markers, one per place where the cut was made.
 
-Graph layer: standard library only.
+Graph layer: the standard library and steps.py only.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import itertools
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
+
+from .steps import STEP, step_of, wanted_open
 
 DEFAULT_MAX_NODES = 150  # dot lays out ~150 nodes in well under 100 ms
 MIN_REPEATS = 4  # a block must repeat this often before it is folded
@@ -54,11 +57,12 @@ def _prefixes(rg: Any, collapse: Any) -> list[tuple]:
 
 
 def summarise(rg: Any, collapse: Any = (), max_nodes: int | None = DEFAULT_MAX_NODES,
-              fold: bool = True) -> tuple[list, list[tuple[int, int, int]], int]:
+              fold: bool = True, expand: Any = ()) -> tuple[list, list[tuple[int, int, int]], int]:
     """Pick the nodes to show: returns (kept, edges between them, hidden count).
 
     `rg` is build.py's RawGraph. Kept entries are raw node indices (int) or `Summary`
     objects, in drawing order; edges are `(src, dst, slot)` positions in that list.
+    `expand` names time steps to keep open (build_graph's argument).
     """
     n = len(rg)
     unit = list(range(n))  # raw index -> unit: itself, or n + index of its summary
@@ -86,6 +90,8 @@ def summarise(rg: Any, collapse: Any = (), max_nodes: int | None = DEFAULT_MAX_N
             s.new = any(rg.new[i] for i in s.members)
         if fold:
             _fold_modules(rg, summaries, unit, n)
+    if fold and rg.forward:
+        _fold_steps(rg, unit, summaries, n, wanted_open(expand))
     if fold and rg.link:
         _fold_chains(rg, unit, summaries, n)
 
@@ -167,6 +173,42 @@ def _fold_modules(rg: Any, summaries: list[Summary], unit: list[int], n: int) ->
             flush()
         run.append(s)
     flush()
+
+
+def _fold_steps(rg: Any, unit: list[int], summaries: list[Summary], n: int,
+                opened: set[str] | bool) -> None:
+    """Fold the middle steps of a long unroll into one node, keeping the steps asked for."""
+    if opened is True:
+        return
+    steps: dict[str, dict[int, list[int]]] = {}  # module -> step -> its raw nodes
+    for i, m in enumerate(rg.module):
+        t = step_of(m)
+        if t is not None and unit[i] == i:
+            steps.setdefault(m[0], {}).setdefault(t, []).append(i)
+    for top, by_step in steps.items():
+        last = max(by_step)
+        if last + 1 < MIN_REPEATS:
+            continue
+        # the first and the last step stay open, so the learner sees how steps connect;
+        # between them, each run of two or more closed steps becomes one node
+        run: list[int] = []
+        for t in range(1, last + 1):
+            if t < last and t in by_step and f"{top}.{STEP}{t}" not in opened:
+                run.append(t)
+                continue
+            if len(run) >= 2:
+                ops = [type(rg.obj[i]).__name__ for i in by_step[run[0]] if rg.kind[i] == "op"]
+                s = Summary("repeat", f"{top}.{STEP}{run[0]} ... {STEP}{run[-1]}", module=top,
+                            detail=_signature_text(ops), pos=by_step[run[0]][0])
+                s.blocks = len(run)
+                summaries.append(s)
+                for step in run:
+                    for i in by_step[step]:
+                        unit[i] = n + len(summaries) - 1
+                    s.members.extend(by_step[step])
+                s.count = len(s.members)
+                s.new = any(rg.new[i] for i in s.members)
+            run = []
 
 
 def _fold_chains(rg: Any, unit: list[int], summaries: list[Summary], n: int) -> None:

@@ -322,6 +322,8 @@ def _summary_text(n: GraphNode) -> str:
     if n.role == "more":
         return f"... {_num(n.count)} more node{'s' if n.count != 1 else ''}"
     if n.role == "repeat":
+        if ".t=" in n.name:  # folded time steps: "rnncell.t=1 ... t=10"
+            return f"{n.name}\n\u00d7 {n.blocks} steps, the same ops\n({n.detail})"
         if n.name != n.detail:  # folded modules: "layers.1 ... layers.8"
             return f"{n.name}\n{n.blocks} identical blocks\n({n.detail})"
         return f"{n.detail}\nrepeated {_num(n.blocks)} more times\n({_num(n.count)} nodes)"
@@ -381,6 +383,9 @@ def node_details(n: GraphNode) -> str:
         lines = [f"{n.name}  ({n.id}, stands for {n.count} nodes)"]
         if n.detail:
             lines.append(f"folded: {n.detail}")
+        if ".t=" in n.name:
+            first = n.name.split(" ...")[0]
+            lines.append(f'draw one step in full: tg.draw(..., expand="{first}")')
     elif n.kind == "tensor":
         lines = [f"{_display_name(n)}  ({n.id}, {n.role + ' ' if n.role else ''}tensor)"]
         lines.append(f"shape: {shape_text(n.shape)} {n.dtype}".rstrip())

@@ -235,6 +235,7 @@ def draw(
     show_grads: bool = True,
     rankdir: str | None = None,
     collapse: Any = (),
+    expand: Any = (),
     since: Any = None,
     max_nodes: int | None = DEFAULT_MAX_NODES,
     highlight: Any = (),
@@ -256,6 +257,8 @@ def draw(
         rankdir: "TB" (top to bottom) or "LR" (left to right); None (the default)
             draws top to bottom unless left to right keeps the text larger.
         collapse: module paths to draw as one box each, or True for all modules.
+        expand: time steps to draw in full where a long loop over a module (an RNN
+            cell) is folded, e.g. `"rnncell.t=5"`, or True for every step.
         since: a `tinygrad_edu.graph.watermark()`; later nodes are highlighted.
         max_nodes: the most nodes to draw before summarising.
         highlight: graph node ids to emphasise.
@@ -274,7 +277,13 @@ def draw(
         <Drawing: backward graph, 3 nodes (1 tensor, 1 op, 1 AccumulateGrad)>
     """
     graph = build_graph(
-        *tensors, view=view, since=since, collapse=collapse, max_nodes=max_nodes, marks=marks
+        *tensors,
+        view=view,
+        since=since,
+        collapse=collapse,
+        expand=expand,
+        max_nodes=max_nodes,
+        marks=marks,
     )
     return Drawing(
         graph,
