@@ -1,4 +1,4 @@
-"""Every public name of DESIGN.md exists and does the documented thing (a smoke test)."""
+"""Every public name of docs/design.md exists and does the documented thing (a smoke test)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Exact texts of the errors a learner can cause in the core (DESIGN.md "Errors are part of
+"""Exact texts of the errors a learner can cause in the core (docs/design.md, "Errors are part of
 the lesson"): op, what happened with the values, `built at:` this file's line and source,
 and `hint:`. Every expected text is written out whole and matched with re.escape."""
 

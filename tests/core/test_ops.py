@@ -1,4 +1,4 @@
-"""Every op in DESIGN.md: forward against numpy, backward against finite differences.
+"""Every op in docs/design.md: forward against numpy, backward against finite differences.
 
 One table drives it all: each row is (id, fn on Tensors, numpy reference, input shapes,
 input domain). Rows cover broadcasting pairs, 1-D and batched matmul, every axis form

@@ -1,6 +1,6 @@
 """The widgets' one door to the graph and render layers: Graph model in, SVG and text out.
 
-Widgets never build DOT themselves (STYLE.md section 5): this module asks
+Widgets never build DOT themselves (docs/style.md, Code): this module asks
 `graph.build_graph` for the model and `render` for DOT and SVG, and writes the short
 deterministic texts the widgets show (live summaries, node details).
 """

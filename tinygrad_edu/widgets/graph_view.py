@@ -103,7 +103,7 @@ class _ViewLogic(GraphViewState):
         )
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        # Untrusted notebooks, nbviewer and nbval see only these two (JUPYTER_NOTES.md)
+        # Untrusted notebooks, nbviewer and nbval see only these two (docs/graphs_in_notebooks.md)
         out = super()._repr_mimebundle_(**kwargs)
         data, meta = out if isinstance(out, tuple) else (out, {})
         data = dict(data)

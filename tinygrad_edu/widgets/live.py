@@ -25,7 +25,7 @@ shown and what `tg.watch` pinned.
 
 What is drawn goes into the *current* cell's output (`display` inside
 `post_run_cell`), as static SVG plus a deterministic `text/plain` summary, so saved
-notebooks and nbval see it (JUPYTER_NOTES.md). The optional panel (`live_panel()`)
+notebooks and nbval see it (docs/graphs_in_notebooks.md). The optional panel (`live_panel()`)
 is one `GraphView` per kernel that updates in place instead.
 """
 

@@ -1,7 +1,7 @@
 """Traitlets models behind the live graph and the graph view: state only, no display code.
 
 Views observe these models and redraw; tests set their traits from Python and check
-what the views show, with no browser (STYLE.md section 5). Traits tagged `sync=True`
+what the views show, with no browser (docs/style.md, Code). Traits tagged `sync=True`
 are the front-end protocol of `GraphView` (which mixes `GraphViewState` into an
 anywidget); on a plain `HasTraits` the tag is only metadata.
 """

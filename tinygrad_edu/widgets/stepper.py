@@ -1,6 +1,6 @@
 """The backward stepper: Step / Back / Play / Reset over `tg.debug.backward_steps(loss)`.
 
-Model / view split (STYLE.md section 5): `StepperState` (traitlets, no display code)
+Model / view split (docs/style.md, Code): `StepperState` (traitlets, no display code)
 holds the recorded steps and the current position; `BackwardStepper` builds stock
 ipywidgets that observe it. Steps run lazily: moving forward runs the next node's
 backward for real; moving back only replays what was recorded (gradients cannot be
