@@ -150,3 +150,35 @@ def test_gradient_flow_bars_are_mean_abs_grad():
     heights = [p.get_height() for p in fig.axes[0].patches]
     assert heights == [3.0, 0.0]
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["w", "v (no grad)"]
+
+
+def unrolled(steps):
+    np.random.seed(0)
+    cell = tg.nn.RNNCell(1, 4)
+    x = tg.tensor(np.linspace(-1, 1, steps).reshape(steps, 1), name="x")
+    h = None
+    for t in range(steps):
+        h = cell(x[t], h)
+    return h.sum()
+
+
+def test_time_steps_are_stacked_one_below_the_other():
+    d = tg.draw(unrolled(12), expand="rnncell.t=5")
+    assert "newrank=true" in d.source
+    fold = next(n for n in d.graph.nodes if n.name == "rnncell.t=1 ... t=4")
+    # the fold hangs below step 0's last node; step 5's first row below the fold
+    last_of_t0 = [n.id for n in d.graph.nodes if n.module == "rnncell.t=0"][-1]
+    assert f"  {last_of_t0} -> {fold.id} [style=invis]" in d.source
+    step5 = {n.id for n in d.graph.nodes if n.module == "rnncell.t=5"}
+    fed = {e.dst for e in d.graph.edges if e.src in step5}
+    firsts = sorted(step5 - fed)  # the transposes and the slice x[5]
+    assert len(firsts) == 3
+    assert all(f"  {fold.id} -> {i} [style=invis]" in d.source for i in firsts)
+    assert "style=invis" not in tg.draw(chain(3)).source  # no loop over a module: no help
+
+
+@needs_dot
+def test_a_long_unroll_fits_the_output_area_with_legible_text():
+    for options in ({}, {"expand": "rnncell.t=5"}):
+        svg = tg.draw(unrolled(12), show_values=False, **options).svg()
+        assert svg_fit.smallest_text_px(svg) >= svg_fit.MIN_TEXT_PX, options

@@ -167,8 +167,11 @@ def to_dot(
         "nodesep=0.25",
         "ranksep=0.35",
     ]
+    order = _step_order(graph)
     if big:  # newrank: the same layout for our big graphs in half the time (graphviz 2.43)
         gattrs += ["splines=line", "mclimit=0.1", "nslimit=1", "nslimit1=1", "newrank=true"]
+    elif order:  # ranks across clusters: without it the steps' boxes are ranked apart
+        gattrs.append("newrank=true")
     lines.append(f"  graph [{', '.join(gattrs)}]")
     lines.append(
         f'  node [fontname="{FONT}", fontsize=11, color="{INK}", fontcolor="#111111", '
@@ -186,9 +189,37 @@ def to_dot(
             )
         else:
             lines.append(f'  {e.src} -> {e.dst} [id="edge-{e.src}-{e.dst}-{e.slot}"{label}]')
+    lines.extend(f"  {a} -> {b} [style=invis]" for a, b in order)
     _legend(graph, lines)
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _step_order(graph: Graph) -> list[tuple[str, str]]:
+    """Invisible edges that stack a loop's time steps top to bottom, one below the other.
+
+    A step's first ops read only the shared weights, so without help Graphviz ranks
+    every step's first row at the top and puts the steps side by side: as wide as the
+    loop is long. An edge from the last node of step t to each node of step t + 1 that
+    has no input inside its own step puts step t + 1 below step t. Folded steps
+    (`rnncell.t=1 ... t=10`) count as one step.
+    """
+    steps: dict[str, dict[int, list[str]]] = {}  # module -> step number -> node ids
+    for n in graph.nodes:
+        top, dot_t, rest = n.module.partition(".t=")
+        if n.kind == "summary" and ".t=" in n.name:
+            top, dot_t, rest = n.name.partition(".t=")
+        if dot_t:
+            number = rest.split(".")[0].split(" ")[0]
+            steps.setdefault(top, {}).setdefault(int(number), []).append(n.id)
+    out: list[tuple[str, str]] = []
+    for by_step in steps.values():
+        ordered = [by_step[k] for k in sorted(by_step)]
+        for before, after in zip(ordered, ordered[1:]):
+            inside = set(after)
+            fed = {e.dst for e in graph.edges if e.src in inside and e.dst in inside}
+            out.extend((before[-1], node) for node in after if node not in fed)
+    return out
 
 
 def _emit_nodes(graph: Graph, node_lines: dict[str, str], lines: list[str]) -> None:
