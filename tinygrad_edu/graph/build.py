@@ -215,7 +215,7 @@ def build_graph(
         fold: fold runs of repeated identical blocks into one node with a count.
         expand: time steps of a module called in a loop to draw in full even when the
             steps between the first and the last are folded (`"rnncell.t=5"`), or True
-            for every step.
+            to fold nothing (as `fold=False`).
         marks: extra marks, core object (Tensor or grad_fn node) -> mark kind
             ("current", "breakpoint", ...), added to the nodes' own `_mark`.
         names: name -> Tensor, used to name unnamed tensors (e.g. a namespace).

@@ -65,6 +65,9 @@ def summarise(rg: Any, collapse: Any = (), max_nodes: int | None = DEFAULT_MAX_N
     `expand` names time steps to keep open (build_graph's argument).
     """
     n = len(rg)
+    opened = wanted_open(expand)
+    if opened is True:
+        fold = False  # everything open: no folded steps, blocks or chains
     unit = list(range(n))  # raw index -> unit: itself, or n + index of its summary
     summaries: list[Summary] = []
     prefixes = _prefixes(rg, collapse)
@@ -91,7 +94,7 @@ def summarise(rg: Any, collapse: Any = (), max_nodes: int | None = DEFAULT_MAX_N
         if fold:
             _fold_modules(rg, summaries, unit, n)
     if fold and rg.forward:
-        _fold_steps(rg, unit, summaries, n, wanted_open(expand))
+        _fold_steps(rg, unit, summaries, n, opened)
     if fold and rg.link:
         _fold_chains(rg, unit, summaries, n)
 
@@ -176,10 +179,8 @@ def _fold_modules(rg: Any, summaries: list[Summary], unit: list[int], n: int) ->
 
 
 def _fold_steps(rg: Any, unit: list[int], summaries: list[Summary], n: int,
-                opened: set[str] | bool) -> None:
+                opened: set[str]) -> None:
     """Fold the middle steps of a long unroll into one node, keeping the steps asked for."""
-    if opened is True:
-        return
     steps: dict[str, dict[int, list[int]]] = {}  # module -> step -> its raw nodes
     for i, m in enumerate(rg.module):
         t = step_of(m)

@@ -414,9 +414,7 @@ def node_details(n: GraphNode) -> str:
         lines = [f"{n.name}  ({n.id}, stands for {n.count} nodes)"]
         if n.detail:
             lines.append(f"folded: {n.detail}")
-        if ".t=" in n.name:
-            first = n.name.split(" ...")[0]
-            lines.append(f'draw one step in full: tg.draw(..., expand="{first}")')
+        lines.append(_how_to_open(n))
     elif n.kind == "tensor":
         lines = [f"{_display_name(n)}  ({n.id}, {n.role + ' ' if n.role else ''}tensor)"]
         lines.append(f"shape: {shape_text(n.shape)} {n.dtype}".rstrip())
@@ -446,6 +444,18 @@ def node_details(n: GraphNode) -> str:
     if n.marks:
         lines.append(f"marks: {', '.join(n.marks)}" + (f" ({n.mark_text})" if n.mark_text else ""))
     return "\n".join(lines)
+
+
+def _how_to_open(n: GraphNode) -> str:
+    """The tooltip line that says how to draw what a summary box hides."""
+    if n.role == "more":
+        return "draw every node: tg.draw(..., max_nodes=None)"
+    if n.role == "module":
+        return f"draw its nodes: leave {n.name!r} out of collapse="
+    if ".t=" in n.name:
+        first = n.name.split(" ...")[0]
+        return f'draw one step in full: tg.draw(..., expand="{first}"), or expand=True'
+    return "draw every block: tg.draw(..., expand=True)"
 
 
 def _display_name(n: GraphNode) -> str:

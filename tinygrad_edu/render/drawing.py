@@ -258,7 +258,7 @@ def draw(
             draws top to bottom unless left to right keeps the text larger.
         collapse: module paths to draw as one box each, or True for all modules.
         expand: time steps to draw in full where a long loop over a module (an RNN
-            cell) is folded, e.g. `"rnncell.t=5"`, or True for every step.
+            cell) is folded, e.g. `"rnncell.t=5"`, or True to fold nothing.
         since: a `tinygrad_edu.graph.watermark()`; later nodes are highlighted.
         max_nodes: the most nodes to draw before summarising.
         highlight: graph node ids to emphasise.
