@@ -367,7 +367,9 @@ class Tensor:
         Rules: as in PyTorch, the two share their numbers and version counter, so a change
         in place to either shows in both, and backward notices it where a value was saved.
         """
-        t = Tensor._make(self.data)
+        # NOTE: a new ndarray object on the same memory, so `Function.apply` (which matches a
+        # saved array to the input it came from by identity) never mistakes it for `self`
+        t = Tensor._make(self.data.view())
         t._vc = self._vc
         t.name = self.name
         return t

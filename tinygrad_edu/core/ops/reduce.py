@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..function import Function
-from .common import broadcast_to, data, exp
+from .common import broadcast_to, data, exp, where
 
 
 def _kept_shape(shape: tuple, axis, keepdims: bool, g_shape: tuple) -> tuple:
@@ -53,7 +53,16 @@ class Max(Function):
         a, out = ctx.saved_tensors
         kept = _kept_shape(ctx.a_shape, ctx.axis, ctx.keepdims, g.shape)
         # the gradient goes to the winning element(s); ties share it evenly
-        hit = data(a) == data(out).reshape(kept)
+        x, best = data(a), data(out).reshape(kept)
+        if ctx.axis is None:
+            # NOTE: PyTorch's max() of all elements: a nan wins (max is nan), and the share is
+            # selected, so an infinite gradient stays 0 at the losers
+            hit = np.isnan(x) if np.isnan(best).any() else x == best
+            share = g.reshape(kept) / hit.sum()
+            return (where(hit, share, 0.0),)
+        # NOTE: PyTorch's amax(dim): the share is multiplied by the mask, so a row whose max
+        # is nan (no element equals it) gets nan everywhere
+        hit = x == best
         share = (hit / hit.sum(axis=ctx.axis, keepdims=True)).astype(data(g).dtype)
         return (g.reshape(kept) * share,)
 
@@ -65,9 +74,13 @@ class Min(Max):
 class Softmax(Function):
     @staticmethod
     def forward(ctx, a, axis=-1):
+        ctx.axis = axis
+        if a.size == 0:  # nothing to normalise (an empty axis has no max): empty, as PyTorch
+            out = np.array(a, copy=True)
+            ctx.save_for_backward(out)
+            return out
         e = np.exp(a - a.max(axis=axis, keepdims=True))  # shift by the max: no overflow
         out = e / e.sum(axis=axis, keepdims=True)
-        ctx.axis = axis
         ctx.save_for_backward(out)
         return out
 
@@ -81,9 +94,13 @@ class Softmax(Function):
 class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, a, axis=-1):
+        ctx.axis = axis
+        if a.size == 0:  # an empty axis: an empty result, as PyTorch
+            out = np.array(a, copy=True)
+            ctx.save_for_backward(out)
+            return out
         shifted = a - a.max(axis=axis, keepdims=True)
         out = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))  # log-sum-exp
-        ctx.axis = axis
         ctx.save_for_backward(out)
         return out
 
