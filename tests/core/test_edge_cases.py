@@ -219,3 +219,117 @@ def test_a_detached_alias_is_not_mistaken_for_its_base_under_create_graph():
     x = tg.tensor([2.0, 3.0], requires_grad=True)
     (g,) = tg.grad((x * x.detach()).sum(), x, create_graph=True)
     assert g.tolist() == [2.0, 3.0] and not g.requires_grad
+
+
+# --- found by the differential campaign (scripts/fuzz_torch.py) ------------------------
+
+
+def _both(program):
+    """Run `program(lib, make)` in tinygrad_edu, and in torch where installed."""
+    out = [program(tg, lambda v: tg.tensor(v, requires_grad=True))]
+    try:
+        import torch
+    except ImportError:
+        return out
+    out.append(program(torch, lambda v: torch.tensor(v, dtype=torch.float64,
+                                                     requires_grad=True)))
+    return out
+
+
+def _grad_of(t):
+    return None if t.grad is None else np.asarray(t.grad.detach() if hasattr(t.grad, "detach")
+                                                  else t.grad).tolist()
+
+
+def test_number_over_tensor_saves_its_result_not_the_tensor():
+    # 2 / h is (1 / h) * 2, as in PyTorch: changing h in place afterwards is fine
+    def program(lib, make):
+        x = make([1.0, 2.0])
+        h = x * 1.0
+        y = 2.0 / h
+        h.add_(1.0)
+        y.sum().backward()
+        return _grad_of(x), type(y.grad_fn).__name__
+    for grad, node in _both(program):
+        assert grad == [-2.0, -0.5] and node.startswith("Mul")
+
+
+def test_second_derivative_of_a_reciprocal_at_zero_is_pytorchs():
+    def program(lib, make):
+        x = make([0.0, 2.0])
+        (g,) = (tg.grad if lib is tg else lib.autograd.grad)((0.5 / x).sum(), x,
+                                                             create_graph=True)
+        (g * g).sum().backward()
+        return _grad_of(x)
+    results = _both(program)
+    assert results[0] == [-INF, -0.03125]  # 2 g g' = 2 (-0.5/x^2)(1/x^3)
+    assert all(r == results[0] for r in results)
+
+
+def test_fill_sends_zeros_back_even_under_an_infinite_gradient():
+    def program(lib, make):
+        x = make([0.25])
+        h = x ** 0.5
+        h.fill_(0.0)
+        (x / h).sum().backward()  # d/dh = -x / h^2 = -inf, then fill_: 0, not nan
+        return _grad_of(x)
+    assert all(r == [INF] for r in _both(program))
+
+
+def test_x_to_the_number_zero_has_a_constant_zero_slope():
+    def program(lib, make):
+        x = make([0.0, 1.5])
+        (g,) = (tg.grad if lib is tg else lib.autograd.grad)((x**0.0).sum(), x,
+                                                             create_graph=True)
+        return g.tolist(), g.requires_grad
+    assert all(r == ([0.0, 0.0], False) for r in _both(program))
+
+
+def test_nan_from_above_stays_nan_through_d_pow_d_exponent():
+    def program(lib, make):
+        x = make([1.5])
+        (g,) = (tg.grad if lib is tg else lib.autograd.grad)((0.0**x).sum(), x,
+                                                             create_graph=True)
+        (g * g).sum().backward()
+        return _grad_of(x)
+    results = _both(program)
+    assert np.isnan(results[0][0]) and all(np.isnan(r[0]) for r in results)
+
+
+def test_retain_grad_follows_the_tensor_through_inplace_changes():
+    def program(lib, make):
+        x = make([1.5, 2.0])
+        y = x * 2
+        y.retain_grad()
+        y.mul_(2.0)  # .grad is for y's new values
+        v = (x * 2)[:1]
+        v.retain_grad()
+        base = v._base if lib is not tg else v._view.base
+        base.add_(1.0)  # v's node is cut again: it keeps retaining
+        ((y * y).sum() + (v * v).sum()).backward()
+        return _grad_of(y), _grad_of(v)
+    assert all(r == ([12.0, 16.0], [8.0]) for r in _both(program))
+
+
+def test_a_hook_on_a_view_does_not_see_the_gradient_of_its_inplace_change():
+    def program(lib, make):
+        x = make([1.5, 2.0])
+        v = (x * 2)[:1]
+        v.register_hook(lambda g: g * 10)
+        v.add_(1.0)  # PyTorch computes the new values from the base, not through v's node
+        (v * v).sum().backward()
+        return _grad_of(x)
+    assert all(r == [16.0, 0.0] for r in _both(program))
+
+
+def test_retain_grad_on_a_tensor_without_grad_raises_as_in_pytorch():
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(tg.BackwardError, match="retain_grad: .* does not require grad"):
+        x.detach().retain_grad()
+
+
+def test_an_empty_selection_can_be_filled():
+    x = tg.tensor([[0.5, 1.0]], requires_grad=True)
+    empty = x[np.array([False])] * 1.0  # shape (0, 2): numpy gives it zero strides
+    empty.fill_(2.0)
+    assert empty.shape == (0, 2)

@@ -393,6 +393,12 @@ class Tensor:
 
     def retain_grad(self) -> None:
         """Ask backward() to also fill `.grad` of this non-leaf tensor."""
+        if not self.requires_grad:
+            raise BackwardError(message(
+                "retain_grad", f"{self._label()} does not require grad, so backward() never "
+                "computes a gradient for it", source.here(),
+                "keep the tensor in the graph: compute it from tensors with requires_grad=True "
+                "(not from a .detach() or inside tg.no_grad())"))
         if self.grad_fn is None:
             return  # leaves keep their grad anyway
         self._retains_grad = True
@@ -488,7 +494,11 @@ class Tensor:
         return Div.apply(self, _operand(other, self))
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return Div.apply(_operand(other, self), self)
+        if isinstance(other, Tensor):
+            return Div.apply(other, self)
+        # a number over a tensor: (1 / x) * number, as PyTorch computes it (same saved values,
+        # same second derivative, same last digit)
+        return Mul.apply(Reciprocal.apply(self), _operand(other, self))
 
     def __pow__(self, other: Any) -> Tensor:
         return Pow.apply(self, _operand(other, self))
@@ -853,6 +863,7 @@ from .ops.elementwise import (  # noqa: E402
     Mul,
     Neg,
     Pow,
+    Reciprocal,
     ReLU,
     Sigmoid,
     Sqrt,

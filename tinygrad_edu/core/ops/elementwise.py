@@ -63,6 +63,22 @@ class Div(Function):
         return (g / b if na else None), (-g * a / (b * b) if nb else None)
 
 
+class Reciprocal(Function):
+    """`1 / a`; a number divided by a tensor is `Reciprocal(a) * number`, as in PyTorch, so
+    what is saved (the result, not `a`) and the second derivative are PyTorch's."""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = 1 / a
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return (-g * out * out,)  # d(1/a)/da = -1/a^2 = -(1/a)^2
+
+
 class Neg(Function):
     @staticmethod
     def forward(ctx, a):
@@ -78,6 +94,8 @@ class Pow(Function):
     def forward(ctx, a, b):
         out = a**b
         ctx.save_for_backward(a, b, out if needs(ctx, 2)[1] else None)  # out only for d/db
+        # x ** 0 for a number 0: PyTorch's slope is a constant 0, with no graph of its own
+        ctx.zero_power = np.ndim(b) == 0 and b == 0
         return out
 
     @staticmethod
@@ -86,9 +104,13 @@ class Pow(Function):
         na, nb = ctx.needs_input_grad
         # d(a^b)/da = b a^(b-1); NOTE: PyTorch takes it as 0 where b == 0, also at a == 0
         # (where the formula gives 0 * inf = nan): x ** 0 is the constant 1
-        ga = where(data(b) == 0, 0.0, g * b * a ** (b - 1)) if na else None
-        # d(a^b)/db = a^b ln a; NOTE: 0 where a == 0 and b >= 0, as PyTorch (ln 0 = -inf)
-        gb = where((data(a) == 0) & (data(b) >= 0), 0.0, g * out * log(a)) if nb else None
+        if na and ctx.zero_power:
+            ga = np.zeros(data(g).shape, data(g).dtype)
+        else:
+            ga = where(data(b) == 0, 0.0, g * b * a ** (b - 1)) if na else None
+        # d(a^b)/db = a^b ln a; NOTE: 0 where a == 0 and b >= 0, as PyTorch (ln 0 = -inf),
+        # and g outside the selection, as there: a nan from above stays nan
+        gb = g * where((data(a) == 0) & (data(b) >= 0), 0.0, out * log(a)) if nb else None
         return ga, gb
 
 
@@ -270,4 +292,6 @@ class Fill(Function):
 
     @staticmethod
     def backward(ctx, g):
-        return (g * 0,)  # the output does not depend on the old values
+        # the output does not depend on the old values: zeros (not g * 0, which is nan
+        # where g is infinite), as PyTorch's fill_
+        return (np.zeros(data(g).shape, data(g).dtype),)
