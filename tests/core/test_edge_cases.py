@@ -333,3 +333,20 @@ def test_an_empty_selection_can_be_filled():
     empty = x[np.array([False])] * 1.0  # shape (0, 2): numpy gives it zero strides
     empty.fill_(2.0)
     assert empty.shape == (0, 2)
+
+
+def test_writing_a_tensor_into_itself_through_an_index_array_is_refused():
+    # PyTorch's index_put_ refuses any overlap, even the very same numbers; a basic slice
+    # of the same numbers (copy_) is fine in both
+    y = tg.tensor([1.0, 2.0, 3.0])
+    with pytest.raises(tg.InplaceError, match="shares some of its numbers"):
+        y[np.array([0])] = y
+    y[0:3] = y
+    assert y.tolist() == [1.0, 2.0, 3.0]
+
+
+def test_an_empty_view_of_an_empty_copy_can_be_written_through():
+    x = tg.tensor([[0.0]], requires_grad=True)
+    t = (-x[np.array([False])]).transpose(1, 0)  # (1, 0): a view on no numbers at all
+    t.fill_(1.5)
+    assert t.shape == (1, 0)

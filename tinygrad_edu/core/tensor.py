@@ -239,7 +239,8 @@ class Tensor:
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
         if value is not None:
-            value = value if isinstance(value, Tensor) else Tensor(value)
+            value = value if isinstance(value, Tensor) else Tensor._make(
+                _to_array(value, None, "grad"))
             if value.shape != self.shape or value.dtype != self.dtype:
                 raise ShapeError(message(
                     "grad", f"cannot assign a gradient of shape {value.shape!r} and dtype "
@@ -719,10 +720,11 @@ class Tensor:
             region = select(self.data, index)  # a view for basic indices: the numbers written
         except IndexError as e:
             raise ShapeError(message("setitem", f"{e} (tensor shape {self.shape!r})",
-                                     source.here())) from None
-        if not (isinstance(region, np.ndarray) and region.base is not None):
+                                     source.here(), index_hint(e))) from None
+        basic = isinstance(region, np.ndarray) and region.base is not None
+        if not basic:
             region = None  # integer arrays or masks: numpy wrote nothing yet, check it all
-        views.check_overlap(self, value, "setitem", region)
+        views.check_overlap(self, value, "setitem", region, same_ok=basic)
         if _state.enabled and (self.requires_grad or (isinstance(value, Tensor)
                                                       and value.requires_grad)):
             views.inplace(self, "setitem",
@@ -871,5 +873,13 @@ from .ops.elementwise import (  # noqa: E402
     Tanh,
 )
 from .ops.linalg import MatMul  # noqa: E402
-from .ops.movement import BroadcastTo, Index, IndexPut, Reshape, Transpose, select  # noqa: E402
+from .ops.movement import (  # noqa: E402
+    BroadcastTo,
+    Index,
+    IndexPut,
+    Reshape,
+    Transpose,
+    index_hint,
+    select,
+)
 from .ops.reduce import LogSoftmax, Max, Min, Softmax, Sum  # noqa: E402

@@ -178,14 +178,17 @@ def check_writable(t: Any, op: str, region: np.ndarray | None = None) -> None:
             "make a tensor with its own copy of the numbers: tg.tensor(array) copies"))
 
 
-def check_overlap(t: Any, other: Any, op: str, region: np.ndarray | None = None) -> None:
+def check_overlap(t: Any, other: Any, op: str, region: np.ndarray | None = None,
+                  same_ok: bool = True) -> None:
     """Refuse an operand that shares some, but not all, of the numbers being written:
-    the result would depend on the order numbers are written in (PyTorch refuses too)."""
+    the result would depend on the order numbers are written in (PyTorch refuses too).
+    With `same_ok=False` (a write through an integer-array index or a mask, PyTorch's
+    index_put_) sharing any number is refused."""
     arr = t.data if region is None else region
     src = getattr(other, "data", other)
     if not isinstance(src, np.ndarray) or not np.shares_memory(arr, src):
         return
-    if src.shape == arr.shape and src.strides == arr.strides and \
+    if same_ok and src.shape == arr.shape and src.strides == arr.strides and \
             src.__array_interface__["data"][0] == arr.__array_interface__["data"][0]:
         return  # the very same numbers, as in `x.add_(x)`: fine
     raise InplaceError(message(
@@ -205,7 +208,9 @@ def _store(t: Any, op: str, values: np.ndarray) -> None:
         np.copyto(t.data, values, casting="same_kind")
     except TypeError:
         raise DataError(message(op, f"cannot store a {values.dtype} result in a {t.dtype} "
-                                "tensor in place", source.here())) from None
+                                "tensor in place", source.here(),
+                                f"make it a {values.dtype} tensor first: "
+                                f"{_var(t)} = {_var(t)}.astype('{values.dtype}')")) from None
     bump(t)
 
 
@@ -245,7 +250,7 @@ def _cut(x: Any, view: tuple) -> Any:
 def _window(arr: np.ndarray, view: tuple) -> np.ndarray:
     """The part of `arr` that `view` covers, as a writable numpy view of `arr`."""
     out = _cut(arr, view)
-    if not np.shares_memory(out, arr):  # NOTE: never write into a copy and call it done
+    if out.size and not np.shares_memory(out, arr):  # NOTE: never write into a copy and call it done
         raise InplaceError(message("copy", "this view cannot be written through on a copy of "
                                    "its base", source.here(), "change a .clone() instead"))
     return out
