@@ -69,7 +69,9 @@ def test_step_is_in_place_and_skips_params_without_grad():
 
 
 def test_step_between_forward_and_backward_raises_the_inplace_error():
-    net = nn.Linear(2, 1)
+    # two layers, as in PyTorch's classic error: the second layer's input requires grad, so
+    # its MatMul saved the weight (a first layer fed plain data saves only the data)
+    net = nn.Sequential(nn.Linear(2, 3), nn.Linear(3, 1))
     opt = tg.optim.SGD(net.parameters(), lr=0.1)
     F.mse_loss(net(tg.randn(4, 2)), np.zeros((4, 1))).backward()
     loss = F.mse_loss(net(tg.randn(4, 2)), np.zeros((4, 1)))

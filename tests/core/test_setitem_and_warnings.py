@@ -15,7 +15,7 @@ def test_setitem_on_plain_data_and_under_no_grad_bumps_the_version():
     t[1] = 5.0
     np.testing.assert_array_equal(t.numpy(), [0.0, 5.0, 0.0])
     w = tg.zeros(3, requires_grad=True)
-    saved = w * 2  # Mul saved w
+    saved = w * w  # Mul saved w (w * 2 would save only the 2, as in PyTorch)
     with tg.no_grad():
         w[0] = 1.0
     with pytest.raises(tg.InplaceError, match="modified in place"):

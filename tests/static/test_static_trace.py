@@ -18,6 +18,7 @@ OP_TABLE = {
     "Sub": (lambda a, b: 1.5 - a - b, [(3, 2), (3, 1)], False),
     "Mul": (lambda a, b: a * b * 2.0, [(3, 2), (3, 2)], False),
     "Div": (lambda a, b: a / b, [(3,), (3,)], True),
+    "Reciprocal": (lambda a: 2.0 / a, [(3,)], True),
     "Neg": (lambda a: -a, [(4,)], False),
     "Pow": (lambda a, b: a ** b + a ** 2.0, [(3,), (3,)], True),
     "Exp": (lambda a: a.exp(), [(2, 2)], False),

@@ -131,10 +131,15 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         else list(grad_outputs)
     roots = [_root(o, g, create_graph, "grad") for o, g in zip(outs, gouts)]
     targets: dict[int, Any] = {}
-    for t in ins:
-        if not isinstance(t, Tensor) or not t.requires_grad:
-            raise BackwardError(message("grad", "every input must be a Tensor that requires grad",
-                                        source.here()))
+    for k, t in enumerate(ins):
+        if not isinstance(t, Tensor):
+            raise TypeError(message("grad", f"input {k} is a {type(t).__name__}, not a Tensor",
+                                    source.here(), "pass the tensors to differentiate by"))
+        if not t.requires_grad:
+            raise BackwardError(message(
+                "grad", f"input {k}, {t._label()}, does not require grad, so nothing was "
+                "recorded for it and it has no gradient", source.here(),
+                "create it with requires_grad=True, outside any `with tg.no_grad():` block"))
         node = t.grad_fn if t.grad_fn is not None else _edge(t)[0]
         targets[id(node)] = None
     captured = {}
@@ -250,6 +255,12 @@ def _run_hooks(hooks: list | None, g: Any, create_graph: bool) -> Any:
         out = hook(g if isinstance(g, Tensor) else Tensor._make(g))
         if out is None:
             continue
+        if not isinstance(out, (Tensor, np.ndarray)):
+            name = getattr(hook, "__name__", type(hook).__name__)
+            raise TypeError(message(
+                "hook", f"hook {name!r} returned a {type(out).__name__}, not a Tensor",
+                source.here(), "return the new gradient as a Tensor (g * 2, say), or None to "
+                "keep it"))
         arr = out.data if isinstance(out, Tensor) else np.asarray(out)
         if arr.shape != g.shape:
             name = getattr(hook, "__name__", type(hook).__name__)

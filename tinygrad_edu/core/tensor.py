@@ -239,7 +239,8 @@ class Tensor:
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
         if value is not None:
-            value = value if isinstance(value, Tensor) else Tensor(value)
+            value = value if isinstance(value, Tensor) else Tensor._make(
+                _to_array(value, None, "grad"))
             if value.shape != self.shape or value.dtype != self.dtype:
                 raise ShapeError(message(
                     "grad", f"cannot assign a gradient of shape {value.shape!r} and dtype "
@@ -367,7 +368,9 @@ class Tensor:
         Rules: as in PyTorch, the two share their numbers and version counter, so a change
         in place to either shows in both, and backward notices it where a value was saved.
         """
-        t = Tensor._make(self.data)
+        # NOTE: a new ndarray object on the same memory, so `Function.apply` (which matches a
+        # saved array to the input it came from by identity) never mistakes it for `self`
+        t = Tensor._make(self.data.view())
         t._vc = self._vc
         t.name = self.name
         return t
@@ -391,6 +394,12 @@ class Tensor:
 
     def retain_grad(self) -> None:
         """Ask backward() to also fill `.grad` of this non-leaf tensor."""
+        if not self.requires_grad:
+            raise BackwardError(message(
+                "retain_grad", f"{self._label()} does not require grad, so backward() never "
+                "computes a gradient for it", source.here(),
+                "keep the tensor in the graph: compute it from tensors with requires_grad=True "
+                "(not from a .detach() or inside tg.no_grad())"))
         if self.grad_fn is None:
             return  # leaves keep their grad anyway
         self._retains_grad = True
@@ -486,7 +495,11 @@ class Tensor:
         return Div.apply(self, _operand(other, self))
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return Div.apply(_operand(other, self), self)
+        if isinstance(other, Tensor):
+            return Div.apply(other, self)
+        # a number over a tensor: (1 / x) * number, as PyTorch computes it (same saved values,
+        # same second derivative, same last digit)
+        return Mul.apply(Reciprocal.apply(self), _operand(other, self))
 
     def __pow__(self, other: Any) -> Tensor:
         return Pow.apply(self, _operand(other, self))
@@ -712,10 +725,11 @@ class Tensor:
             region = select(self.data, index)  # a view for basic indices: the numbers written
         except IndexError as e:
             raise ShapeError(message("setitem", f"{e} (tensor shape {self.shape!r})",
-                                     source.here())) from None
-        if not (isinstance(region, np.ndarray) and region.base is not None):
+                                     source.here(), index_hint(e))) from None
+        basic = isinstance(region, np.ndarray) and region.base is not None
+        if not basic:
             region = None  # integer arrays or masks: numpy wrote nothing yet, check it all
-        views.check_overlap(self, value, "setitem", region)
+        views.check_overlap(self, value, "setitem", region, same_ok=basic)
         if _state.enabled and (self.requires_grad or (isinstance(value, Tensor)
                                                       and value.requires_grad)):
             views.inplace(self, "setitem",
@@ -875,6 +889,7 @@ from .ops.elementwise import (  # noqa: E402
     Mul,
     Neg,
     Pow,
+    Reciprocal,
     ReLU,
     Sigmoid,
     Sqrt,
@@ -882,5 +897,13 @@ from .ops.elementwise import (  # noqa: E402
     Tanh,
 )
 from .ops.linalg import MatMul  # noqa: E402
-from .ops.movement import BroadcastTo, Index, IndexPut, Reshape, Transpose, select  # noqa: E402
+from .ops.movement import (  # noqa: E402
+    BroadcastTo,
+    Index,
+    IndexPut,
+    Reshape,
+    Transpose,
+    index_hint,
+    select,
+)
 from .ops.reduce import LogSoftmax, Max, Min, Softmax, Sum  # noqa: E402

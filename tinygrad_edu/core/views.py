@@ -70,16 +70,9 @@ def refresh(view: Any) -> None:
     if of.ops is None or not of.base._requires_grad:
         return  # a view made in no_grad mode stays out of the graph, as in PyTorch
     old = view._grad_fn
-    observers, _function._local.observers = _function._local.observers, []  # not a new op
-    try:
-        with _using_grad(True):
-            fresh = _cut(of.base, of.ops)
-    finally:
-        _function._local.observers = observers
-    node = fresh._grad_fn
-    if old is not None and old._site is not None:
-        node._site = old._site  # still "built at" the line that made the view
+    node = _fresh_cut(of, old)
     _produced(node, view)
+    _move_retained(old, node, view)
     view._grad_fn, view._requires_grad = node, True
 
 
@@ -93,6 +86,11 @@ def inplace(t: Any, op: str, fn: Callable[[Any], Any]) -> Any:
         _refuse_leaf_change(t, op)
         old = _snapshot(t)  # ops that save their input need the old values
         _retire(t, old)
+        if of is not None and of.ops is not None and of.base._requires_grad:
+            # NOTE: as in PyTorch, the new values are computed from a fresh cut of the base,
+            # not through the view's own node: a hook registered on the view before the
+            # change sees only gradients that reach the old values by other paths
+            old._grad_fn = _fresh_cut(of, t._grad_fn)
     else:
         old = t  # no graph is recorded (an optimizer step): nothing can be saved
     result = fn(old)
@@ -112,6 +110,7 @@ def inplace(t: Any, op: str, fn: Callable[[Any], Any]) -> Any:
         return t
     _store(t, op, result.data)
     if result._grad_fn is not None:
+        _move_retained(t._grad_fn, result._grad_fn, t)
         t._grad_fn, t._requires_grad = result._grad_fn, True
         _produced(t._grad_fn, t)
     return t
@@ -124,6 +123,7 @@ def _rebase(view: Any, value: Any) -> None:
     _retire(base, old_base)
     new_base = CopySlices.apply(old_base, value, view=view._view.ops)
     _store(base, "copy", new_base.data)  # writes the view's numbers too: one storage
+    _move_retained(base._grad_fn, new_base._grad_fn, base)
     base._grad_fn, base._requires_grad = new_base._grad_fn, True
     _produced(base._grad_fn, base)
     refresh(view)  # the view's grad_fn is now a window on the base's new graph
@@ -137,6 +137,26 @@ def _retire(t: Any, old: Any) -> None:
         _produced(t._grad_fn, old)
 
 
+def _move_retained(old: Any, new: Any, t: Any) -> None:
+    """`t.retain_grad()` follows `t` to its new node: `.grad` is for its current values."""
+    ref = getattr(old, "_retained", None)
+    if ref is not None and ref() is t:
+        old._retained, new._retained = None, ref
+
+
+def _fresh_cut(of: ViewOf, old: Any) -> Any:
+    """A new node for the view `of` describes, cut from its base's current graph."""
+    observers, _function._local.observers = _function._local.observers, []  # not a new op
+    try:
+        with _using_grad(True):
+            node = _cut(of.base, of.ops)._grad_fn
+    finally:
+        _function._local.observers = observers
+    if old is not None and old._site is not None:
+        node._site = old._site  # still "built at" the line that made the view
+    return node
+
+
 def _produced(node: Any, t: Any) -> None:
     node._out_ref = t if _function._config["retain_outputs"] else weakref.ref(t)
 
@@ -146,7 +166,7 @@ def check_writable(t: Any, op: str, region: np.ndarray | None = None) -> None:
     number in memory stands for several elements (PyTorch refuses too), or into a
     read-only numpy array. `region` is the part written, when not all of `t`."""
     arr = t.data if region is None else region
-    if any(step == 0 and n > 1 for step, n in zip(arr.strides, arr.shape)):
+    if arr.size and any(step == 0 and n > 1 for step, n in zip(arr.strides, arr.shape)):
         raise InplaceError(message(
             op, f"{t._label()} is a broadcast view: several of its elements are one number in "
             "memory, so changing them in place is ambiguous", source.here(),
@@ -158,14 +178,17 @@ def check_writable(t: Any, op: str, region: np.ndarray | None = None) -> None:
             "make a tensor with its own copy of the numbers: tg.tensor(array) copies"))
 
 
-def check_overlap(t: Any, other: Any, op: str, region: np.ndarray | None = None) -> None:
+def check_overlap(t: Any, other: Any, op: str, region: np.ndarray | None = None,
+                  same_ok: bool = True) -> None:
     """Refuse an operand that shares some, but not all, of the numbers being written:
-    the result would depend on the order numbers are written in (PyTorch refuses too)."""
+    the result would depend on the order numbers are written in (PyTorch refuses too).
+    With `same_ok=False` (a write through an integer-array index or a mask, PyTorch's
+    index_put_) sharing any number is refused."""
     arr = t.data if region is None else region
     src = getattr(other, "data", other)
     if not isinstance(src, np.ndarray) or not np.shares_memory(arr, src):
         return
-    if src.shape == arr.shape and src.strides == arr.strides and \
+    if same_ok and src.shape == arr.shape and src.strides == arr.strides and \
             src.__array_interface__["data"][0] == arr.__array_interface__["data"][0]:
         return  # the very same numbers, as in `x.add_(x)`: fine
     raise InplaceError(message(
@@ -185,7 +208,9 @@ def _store(t: Any, op: str, values: np.ndarray) -> None:
         np.copyto(t.data, values, casting="same_kind")
     except TypeError:
         raise DataError(message(op, f"cannot store a {values.dtype} result in a {t.dtype} "
-                                "tensor in place", source.here())) from None
+                                "tensor in place", source.here(),
+                                f"make it a {values.dtype} tensor first: "
+                                f"{_var(t)} = {_var(t)}.astype('{values.dtype}')")) from None
     bump(t)
 
 
@@ -225,7 +250,7 @@ def _cut(x: Any, view: tuple) -> Any:
 def _window(arr: np.ndarray, view: tuple) -> np.ndarray:
     """The part of `arr` that `view` covers, as a writable numpy view of `arr`."""
     out = _cut(arr, view)
-    if not np.shares_memory(out, arr):  # NOTE: never write into a copy and call it done
+    if out.size and not np.shares_memory(out, arr):  # NOTE: never write into a copy and call it done
         raise InplaceError(message("copy", "this view cannot be written through on a copy of "
                                    "its base", source.here(), "change a .clone() instead"))
     return out

@@ -39,6 +39,7 @@ _FORWARD_HINTS = {
            "(x.clip(1e-12)) or add a small eps",
     "Sqrt": "sqrt of a negative number is nan: clip the input first (x.clip(0))",
     "Div": "division by zero gives inf (and 0/0 gives nan): add a small eps to the denominator",
+    "Reciprocal": "1 / 0 gives inf: add a small eps to the denominator",
     "Exp": "exp overflows above about 709 (88 in float32): subtract the max first, "
            "or use log_softmax",
     "Pow": "a negative base to a fractional power is nan, and 0 to a negative power is inf",
@@ -49,6 +50,7 @@ _BACKWARD_HINTS = {
     "LogBackward": "the slope of log at 0 is infinite: clip the input (x.clip(1e-12)) "
                    "or add a small eps",
     "DivBackward": "the gradient of a / b divides by b ** 2: keep the denominator away from 0",
+    "ReciprocalBackward": "the gradient of 1 / x is -1 / x ** 2: keep x away from 0",
     "PowBackward": "x ** p has an infinite slope at 0 when p < 1: add a small eps to the base",
 }
 _INPUT_HINT = ("an input already held nan/inf before this op: check the data you fed in, "

@@ -26,6 +26,7 @@ OP_SYMBOLS = {
     "Sub": "-",
     "Mul": "*",
     "Div": "/",
+    "Reciprocal": "1/x",
     "Neg": "neg",
     "Pow": "**",
     "MatMul": "@",

@@ -138,15 +138,16 @@ class Tracer:
     def _bind(self, t: Tensor, vid: int) -> None:
         self.map[id(t)] = (vid, t._vc[0])
         # Only the first tensor on an array becomes the alias target: a detach() of it
-        # shares both the array object and the counter, a view shares only the counter
-        self.aliases.setdefault((id(t.data), id(t._vc)), id(t))
+        # shares the same numbers (memory, shape, strides) and the counter, a view shares
+        # only the counter
+        self.aliases.setdefault(_alias_key(t), id(t))
         self.values[vid] = t.data
         self.keep.append(t)
 
     def _entry(self, t: Tensor) -> tuple | None:
         entry = self.map.get(id(t))
         if entry is None:
-            alias = self.aliases.get((id(t.data), id(t._vc)))
+            alias = self.aliases.get(_alias_key(t))
             entry = self.map.get(alias) if alias is not None else None
         return entry
 
@@ -335,3 +336,10 @@ def is_placeholder(x: Any) -> bool:
 
 def ops_known(program: Program) -> bool:
     return all(e.fn is None or OPS.get(e.op) is e.fn for e in program.eqns)
+
+
+def _alias_key(t: Tensor) -> tuple:
+    """The same numbers under the same counter: a tensor and its detach() (a numpy view of
+    its array, a new object on the same memory) give the same key."""
+    arr = t.data
+    return (arr.__array_interface__["data"][0], arr.shape, arr.strides, arr.dtype, id(t._vc))

@@ -48,12 +48,22 @@ def broadcast_to(x: Any, shape: tuple) -> Any:
 
 
 def where(cond: np.ndarray, a: Any, b: Any) -> Any:
-    """`a` where `cond` holds, else `b`; `cond` is always a plain boolean array."""
-    if is_array(a) and (is_array(b) or np.isscalar(b)):
+    """`a` where `cond` holds, else `b`; `cond` is always a plain boolean array.
+
+    Masks select rather than multiply: `g * mask` turns an infinite gradient into nan
+    where the mask is 0 (`sqrt(relu(x))` at x <= 0), `where` gives 0 as PyTorch does.
+    """
+    if (is_array(a) or np.isscalar(a)) and (is_array(b) or np.isscalar(b)):
         return np.where(cond, a, b)
     from .elementwise import Where
 
     return Where.apply(cond, a, b)
+
+
+def needs(ctx: Any, n: int) -> tuple:
+    """Which of the `n` inputs want a gradient, read in `forward` to save only what backward
+    will use (as PyTorch does). A static replay's forward does not know yet: all of them."""
+    return getattr(ctx, "needs_input_grad", None) or (True,) * n
 
 
 def log(x: Any) -> Any:

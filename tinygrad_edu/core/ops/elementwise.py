@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..function import Function
-from .common import data, log, where
+from .common import data, log, needs, where
 
 
 class Add(Function):
@@ -36,7 +36,9 @@ class Sub(Function):
 class Mul(Function):
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        na, nb = needs(ctx, 2)
+        # save only what backward uses, as PyTorch does: `d += 3 * d` then changes nothing saved
+        ctx.save_for_backward(a if nb else None, b if na else None)
         return a * b
 
     @staticmethod
@@ -49,7 +51,8 @@ class Mul(Function):
 class Div(Function):
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        na, nb = needs(ctx, 2)
+        ctx.save_for_backward(a if nb else None, b)  # a only for d/db
         return a / b
 
     @staticmethod
@@ -58,6 +61,22 @@ class Div(Function):
         na, nb = ctx.needs_input_grad
         # d(a/b)/da = 1/b, d(a/b)/db = -a/b^2
         return (g / b if na else None), (-g * a / (b * b) if nb else None)
+
+
+class Reciprocal(Function):
+    """`1 / a`; a number divided by a tensor is `Reciprocal(a) * number`, as in PyTorch, so
+    what is saved (the result, not `a`) and the second derivative are PyTorch's."""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = 1 / a
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return (-g * out * out,)  # d(1/a)/da = -1/a^2 = -(1/a)^2
 
 
 class Neg(Function):
@@ -74,15 +93,24 @@ class Pow(Function):
     @staticmethod
     def forward(ctx, a, b):
         out = a**b
-        ctx.save_for_backward(a, b, out)
+        ctx.save_for_backward(a, b, out if needs(ctx, 2)[1] else None)  # out only for d/db
+        # x ** 0 for a number 0: PyTorch's slope is a constant 0, with no graph of its own
+        ctx.zero_power = np.ndim(b) == 0 and b == 0
         return out
 
     @staticmethod
     def backward(ctx, g):
         a, b, out = ctx.saved_tensors
         na, nb = ctx.needs_input_grad
-        ga = g * b * a ** (b - 1) if na else None  # d(a^b)/da = b a^(b-1)
-        gb = g * out * log(a) if nb else None  # d(a^b)/db = a^b ln a
+        # d(a^b)/da = b a^(b-1); NOTE: PyTorch takes it as 0 where b == 0, also at a == 0
+        # (where the formula gives 0 * inf = nan): x ** 0 is the constant 1
+        if na and ctx.zero_power:
+            ga = np.zeros(data(g).shape, data(g).dtype)
+        else:
+            ga = where(data(b) == 0, 0.0, g * b * a ** (b - 1)) if na else None
+        # d(a^b)/db = a^b ln a; NOTE: 0 where a == 0 and b >= 0, as PyTorch (ln 0 = -inf),
+        # and g outside the selection, as there: a nan from above stays nan
+        gb = g * where((data(a) == 0) & (data(b) >= 0), 0.0, out * log(a)) if nb else None
         return ga, gb
 
 
@@ -134,8 +162,9 @@ class ReLU(Function):
     @staticmethod
     def backward(ctx, g):
         (out,) = ctx.saved_tensors
-        # NOTE: relu'(0) is taken as 0, like PyTorch
-        return (g * (data(out) > 0),)
+        # NOTE: relu'(0) is taken as 0, like PyTorch; selected, not multiplied by a mask, so an
+        # infinite gradient from above (sqrt(relu(x)) at x <= 0) gives 0, not 0 * inf = nan
+        return (where(data(out) <= 0, 0.0, g),)
 
 
 class Sigmoid(Function):
@@ -160,7 +189,10 @@ class Abs(Function):
     @staticmethod
     def backward(ctx, g):
         (a,) = ctx.saved_tensors
-        return (g * np.sign(data(a)),)  # NOTE: |a|'(0) is taken as 0, like PyTorch
+        # NOTE: |a|'(0) is taken as 0, and |nan|' as 0, like PyTorch (its sgn(nan) is 0); a
+        # product, as in PyTorch, so sqrt(abs(x)) at 0 gives inf * 0 = nan there too
+        sign = np.sign(data(a))
+        return (g * np.where(np.isnan(sign), 0.0, sign).astype(sign.dtype),)
 
 
 class Sqrt(Function):
@@ -192,7 +224,9 @@ class Clip(Function):
             inside &= x >= ctx.lo
         if ctx.hi is not None:
             inside &= x <= ctx.hi
-        return (g * inside,)  # 1 inside [lo, hi], 0 where the value was clipped
+        # 1 inside [lo, hi] (bounds included, as PyTorch's clamp), 0 where the value was
+        # clipped or is nan: selected, so an infinite gradient from above stays 0 there
+        return (where(inside, g, 0.0),)
 
 
 class Where(Function):
@@ -258,4 +292,6 @@ class Fill(Function):
 
     @staticmethod
     def backward(ctx, g):
-        return (g * 0,)  # the output does not depend on the old values
+        # the output does not depend on the old values: zeros (not g * 0, which is nan
+        # where g is infinite), as PyTorch's fill_
+        return (np.zeros(data(g).shape, data(g).dtype),)

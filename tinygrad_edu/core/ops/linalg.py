@@ -12,6 +12,7 @@ import numpy as np
 from .. import source
 from ..errors import ShapeError, message
 from ..function import Function
+from .common import needs
 
 
 def _swap(x):
@@ -21,21 +22,24 @@ def _swap(x):
 class MatMul(Function):
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        na, nb = needs(ctx, 2)
+        ctx.save_for_backward(a if nb else None, b if na else None)  # d/da needs b, d/db a
+        ctx.ndims = (np.ndim(a), np.ndim(b))
         return np.matmul(a, b)
 
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_tensors
         na, nb = ctx.needs_input_grad
+        a_ndim, b_ndim = ctx.ndims
         # For matrices: dL/da = g @ b^T and dL/db = a^T @ g. A 1-D operand is a
         # row (left) or column (right) vector that numpy squeezed away: put the axis back.
-        if a.ndim > 1 and b.ndim > 1:  # the usual case first, without helper calls
+        if a_ndim > 1 and b_ndim > 1:  # the usual case first, without helper calls
             ga = g @ b.swapaxes(-1, -2) if na else None
             return ga, (a.swapaxes(-1, -2) @ g if nb else None)
-        if a.ndim == 1 and b.ndim == 1:
+        if a_ndim == 1 and b_ndim == 1:
             return (g * b if na else None), (g * a if nb else None)
-        if a.ndim == 1:  # (k,) @ (..., k, m) -> (..., m)
+        if a_ndim == 1:  # (k,) @ (..., k, m) -> (..., m)
             ga = (g[..., None, :] @ _swap(b))[..., 0, :] if na else None
             gb = a[:, None] * g[..., None, :] if nb else None
             return ga, gb

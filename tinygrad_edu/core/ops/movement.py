@@ -103,7 +103,18 @@ class Index(Function):
     @classmethod
     def _explain(cls, err, arrays, kwargs):
         return ShapeError(message("index", f"{err} (tensor shape {arrays[0].shape!r})", source.here(),
-                                  "valid positions along an axis of size n are 0 .. n-1 (or -n .. -1)"))
+                                  index_hint(err)))
+
+
+def index_hint(err: Exception) -> str:
+    """What to do about a numpy indexing error, in the learner's terms."""
+    text = str(err)
+    if "integer" in text and ("type" in text or "valid indices" in text):
+        return ("index with whole numbers, slices (:) or a boolean mask; a float index "
+                "converts with .astype('int64')")
+    if "boolean index" in text:
+        return "a mask must have the size of the axis it selects from"
+    return "valid positions along an axis of size n are 0 .. n-1 (or -n .. -1)"
 
 
 def select(a: np.ndarray, index) -> np.ndarray:
@@ -162,7 +173,13 @@ class IndexPut(Function):
 
 def _show_index(index) -> str:
     parts = index if isinstance(index, tuple) else (index,)
-    return ", ".join(":" if p == slice(None) else str(p) for p in parts)
+    return ", ".join(_show_slice(p) if isinstance(p, slice) else str(p) for p in parts)
+
+
+def _show_slice(s: slice) -> str:
+    """`slice(0, 2, None)` as the learner wrote it: `0:2`."""
+    text = f"{'' if s.start is None else s.start}:{'' if s.stop is None else s.stop}"
+    return text + (f":{s.step}" if s.step is not None else "")
 
 
 class Cat(Function):

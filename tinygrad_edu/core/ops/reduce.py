@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import source
+from ..errors import message
 from ..function import Function
-from .common import broadcast_to, data, exp
+from .common import broadcast_to, data, exp, where
 
 
 def _kept_shape(shape: tuple, axis, keepdims: bool, g_shape: tuple) -> tuple:
@@ -53,9 +55,31 @@ class Max(Function):
         a, out = ctx.saved_tensors
         kept = _kept_shape(ctx.a_shape, ctx.axis, ctx.keepdims, g.shape)
         # the gradient goes to the winning element(s); ties share it evenly
-        hit = data(a) == data(out).reshape(kept)
+        x, best = data(a), data(out).reshape(kept)
+        if ctx.axis is None:
+            # NOTE: PyTorch's max() of all elements: a nan wins (max is nan), and the share is
+            # selected, so an infinite gradient stays 0 at the losers
+            hit = np.isnan(x) if np.isnan(best).any() else x == best
+            share = g.reshape(kept) / hit.sum()
+            return (where(hit, share, 0.0),)
+        # NOTE: PyTorch's amax(dim): the share is multiplied by the mask, so a row whose max
+        # is nan (no element equals it) gets nan everywhere
+        hit = x == best
         share = (hit / hit.sum(axis=ctx.axis, keepdims=True)).astype(data(g).dtype)
         return (g.reshape(kept) * share,)
+
+
+    @classmethod
+    def _explain(cls, err, arrays, kwargs):
+        a = arrays[0]
+        if np.size(a) == 0 and "zero-size" in str(err):
+            op = cls.__name__.lower()
+            return ValueError(message(
+                op, f"a tensor with no elements (shape {np.shape(a)!r}) has no "
+                f"{'largest' if op == 'max' else 'smallest'} element", source.here(),
+                "reduce over an axis whose size is not 0 (axis=...), or check why the tensor "
+                "is empty"))
+        return super()._explain(err, arrays, kwargs)
 
 
 class Min(Max):
@@ -65,9 +89,13 @@ class Min(Max):
 class Softmax(Function):
     @staticmethod
     def forward(ctx, a, axis=-1):
+        ctx.axis = axis
+        if a.size == 0:  # nothing to normalise (an empty axis has no max): empty, as PyTorch
+            out = np.array(a, copy=True)
+            ctx.save_for_backward(out)
+            return out
         e = np.exp(a - a.max(axis=axis, keepdims=True))  # shift by the max: no overflow
         out = e / e.sum(axis=axis, keepdims=True)
-        ctx.axis = axis
         ctx.save_for_backward(out)
         return out
 
@@ -81,9 +109,13 @@ class Softmax(Function):
 class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, a, axis=-1):
+        ctx.axis = axis
+        if a.size == 0:  # an empty axis: an empty result, as PyTorch
+            out = np.array(a, copy=True)
+            ctx.save_for_backward(out)
+            return out
         shifted = a - a.max(axis=axis, keepdims=True)
         out = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))  # log-sum-exp
-        ctx.axis = axis
         ctx.save_for_backward(out)
         return out
 

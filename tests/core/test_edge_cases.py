@@ -1,0 +1,352 @@
+"""Gradients at the edges (kinks, zeros, nan, empty axes) are PyTorch's, and backward
+rules save only what they use, so in-place code PyTorch accepts runs here too.
+
+Each case runs in both libraries where torch is installed; the finite-difference checks
+at smooth points run everywhere (the same rules must still be the right derivatives).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import tinygrad_edu as tg
+
+NAN, INF = float("nan"), float("inf")
+
+# name -> (function written once for both libraries, input values, upstream gradient or None)
+EDGES = {
+    "sqrt(relu(x)) at x <= 0": (lambda x, m: x.relu().sqrt(), [-1.0, 0.0, 4.0], None),
+    "relu at 0 and nan": (lambda x, m: x.relu(), [-1.0, 0.0, NAN, 2.0], None),
+    "relu under an infinite gradient": (lambda x, m: x.relu(), [-1.0, 1.0], [INF, INF]),
+    "abs at 0 and nan": (lambda x, m: x.abs(), [-1.0, 0.0, NAN, 2.0], None),
+    "sqrt(abs(x)) at 0 (nan, as PyTorch)": (lambda x, m: x.abs().sqrt(), [0.0, -4.0], None),
+    "clip at and beyond its bounds": (lambda x, m: m.clip(x, -1.0, 1.0), [-2, -1, 0, 1, 2], None),
+    "clip of nan under an infinite gradient": (
+        lambda x, m: m.clip(x, -1.0, 1.0),
+        [NAN, 0.5, 5.0],
+        [INF, INF, INF],
+    ),
+    "clip with only a lower bound": (lambda x, m: m.clip(x, 0.0, None), [-1.0, 0.0, 3.0], None),
+    "sqrt(clip(x, 0, 1))": (lambda x, m: m.clip(x, 0.0, 1.0).sqrt(), [-2, 0, 0.25, 1, 2], None),
+    "max of all with ties": (lambda x, m: x.max(), [1.0, 3.0, 3.0], None),
+    "max of all with nan": (lambda x, m: x.max(), [1.0, NAN, 3.0], None),
+    "max of all under an infinite gradient": (lambda x, m: x.max(), [1.0, 3.0, 3.0], INF),
+    "max over an axis with ties (amax)": (
+        lambda x, m: m.amax(x.reshape(2, 2), 1),
+        [3.0, 3.0, 1.0, 2.0],
+        None,
+    ),
+    "max over an axis with nan (amax)": (
+        lambda x, m: m.amax(x.reshape(2, 2), 1),
+        [NAN, 3.0, 1.0, 2.0],
+        None,
+    ),
+    "min over an axis with ties (amin)": (
+        lambda x, m: m.amin(x.reshape(2, 2), 0),
+        [1.0, 0.0, 1.0, 2.0],
+        None,
+    ),
+    "x ** 0 at 0": (lambda x, m: x**0.0, [0.0, -2.0, 1.5, NAN], None),
+    "x ** 2 at 0": (lambda x, m: x**2.0, [0.0, -2.0], None),
+    "x ** 0.5 at 0": (lambda x, m: x**0.5, [0.0, 4.0], None),
+    "x ** -1 at 0": (lambda x, m: x**-1.0, [0.0, 2.0], None),
+    "negative base, integer exponent": (lambda x, m: x**3.0, [-2.0, 0.0], None),
+    "negative base, fractional exponent": (lambda x, m: x**1.5, [-2.0, 1.0], None),
+    "0 ** x": (lambda x, m: 0.0**x, [0.0, -2.0, 1.0], None),
+    "2 ** x": (lambda x, m: 2.0**x, [0.0, -2.0], None),
+    "tensor ** tensor at 0": (lambda x, m: x ** (x * 0.0 + 2.0), [0.0, 3.0], None),
+    "base 0 with a tensor exponent": (lambda x, m: (x * 0.0) ** x, [0.0, 2.0, -1.0], None),
+    "softmax over an empty axis": (lambda x, m: x.reshape(2, 0).softmax(-1), [], None),
+    "log_softmax over an empty axis": (lambda x, m: x.reshape(2, 0).log_softmax(-1), [], None),
+    "sum over an empty axis": (lambda x, m: x.reshape(2, 0).sum(1), [], None),
+    "mean over an empty axis": (lambda x, m: x.reshape(2, 0).mean(1), [], None),
+}
+
+
+class TG:
+    clip = staticmethod(lambda t, lo, hi: t.clip(lo, hi))
+    amax = staticmethod(lambda t, axis: t.max(axis))
+    amin = staticmethod(lambda t, axis: t.min(axis))
+
+
+def _torch_lib(torch):
+    class Torch:
+        clip = staticmethod(lambda t, lo, hi: t.clamp(lo, hi))
+        amax = staticmethod(lambda t, axis: t.amax(axis))
+        amin = staticmethod(lambda t, axis: t.amin(axis))
+
+    return Torch
+
+
+def _run_tg(fn, values, upstream):
+    x = tg.tensor(values, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        y = fn(x, TG)
+        y.backward(
+            None
+            if y.size == 1 and upstream is None
+            else np.broadcast_to(1.0 if upstream is None else upstream, y.shape)
+        )
+    return y.data, x.grad.data
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", EDGES)
+def test_edge_values_and_gradients_equal_pytorch(name):
+    torch = pytest.importorskip("torch")
+    fn, values, upstream = EDGES[name]
+    y, g = _run_tg(fn, values, upstream)
+    tx = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    ty = fn(tx, _torch_lib(torch))
+    ty.backward(
+        torch.ones_like(ty)
+        if upstream is None
+        else torch.broadcast_to(torch.tensor(upstream, dtype=torch.float64), ty.shape)
+    )
+    np.testing.assert_allclose(y, ty.detach().numpy(), rtol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(g, tx.grad.numpy(), rtol=1e-12, equal_nan=True)
+
+
+def test_selection_not_multiplication_without_torch():
+    # PyTorch's values, written out for machines without torch
+    assert _run_tg(*EDGES["sqrt(relu(x)) at x <= 0"])[1].tolist() == [0.0, 0.0, 0.25]
+    assert _run_tg(*EDGES["relu at 0 and nan"])[1].tolist() == [0.0, 0.0, 1.0, 1.0]
+    assert _run_tg(*EDGES["abs at 0 and nan"])[1].tolist() == [-1.0, 0.0, 0.0, 1.0]
+    assert _run_tg(*EDGES["clip of nan under an infinite gradient"])[1].tolist() == [0, INF, 0]
+    assert _run_tg(*EDGES["x ** 0 at 0"])[1].tolist() == [0.0, 0.0, 0.0, 0.0]
+    assert _run_tg(*EDGES["0 ** x"])[1].tolist() == [0.0, -INF, 0.0]
+    assert _run_tg(*EDGES["max of all with nan"])[1].tolist() == [0.0, 1.0, 0.0]
+    assert _run_tg(*EDGES["softmax over an empty axis"])[0].shape == (2, 0)
+
+
+SMOOTH = {  # the same rules, away from their edges, against finite differences
+    "relu": (lambda x: x.relu().sqrt(), [0.5, 1.5, -1.0]),
+    "abs": (lambda x: x.abs(), [-1.5, 0.5]),
+    "clip": (lambda x: x.clip(-1.0, 1.0), [-2.0, 0.3, 2.0]),
+    "max": (lambda x: x.max(), [1.0, 3.0, 2.0]),
+    "amax": (lambda x: x.reshape(2, 2).max(1), [1.0, 3.0, 2.0, -1.0]),
+    "pow": (lambda x: x**3.0 + x**0.0 + 2.0**x, [-1.5, 0.5, 2.0]),
+    "pow both": (lambda x: x ** (x * 0.5), [0.5, 1.5, 2.0]),
+    "mul div": (lambda x: x * x / (x + 3.0) * 2.0, [0.5, -1.5]),
+    "matmul": (lambda x: x.reshape(2, 2) @ x.reshape(2, 2).T @ x[:2], [0.5, -1.5, 2.0, 1.0]),
+}
+
+
+@pytest.mark.parametrize("name", SMOOTH)
+def test_edge_rules_are_still_the_derivatives_away_from_the_edges(name):
+    fn, values = SMOOTH[name]
+    assert tg.gradcheck(fn, [tg.tensor(values, requires_grad=True)])
+
+
+# --- backward rules save only what they use ------------------------------------------
+
+
+def _micrograd_line(lib, make):
+    a = make([1.0, -2.0])
+    d = a * 2
+    d += 3 * d  # micrograd's README: Mul saved only the constant 3 here
+    e = d * 2.0
+    e /= 4.0  # Div saved only the constant 4
+    f = (e**2.0).sum()  # Pow with a constant exponent saved its base e
+    f.backward()
+    return a.grad
+
+
+@pytest.mark.parametrize("lib", ["tg", "torch"])
+def test_inplace_after_an_op_that_saved_only_constants_works(lib):
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        g = _micrograd_line(
+            torch, lambda v: torch.tensor(v, dtype=torch.float64, requires_grad=True)
+        ).numpy()
+    else:
+        g = _micrograd_line(tg, lambda v: tg.tensor(v, requires_grad=True)).data
+    np.testing.assert_allclose(g, [32.0, -64.0])  # d = 8a, e = 16a / 4 = 4a: df/da = 32a
+
+
+CHANGED_AFTER = {  # (forward, in-place edit of the intermediate h, does PyTorch raise?)
+    "h * w, w needs no grad: h not saved": (lambda h, w: h * w, True, False),
+    "w * h: h saved for w's gradient": (lambda h, w: w * h, False, True),
+    "h / 2: nothing of h saved": (lambda h, w: h / 2.0, True, False),
+    "2 / h: h saved": (lambda h, w: w / h, False, True),
+    "h ** 2: the base saved": (lambda h, w: h**2.0, True, True),
+    "h @ w, w needs no grad": (lambda h, w: h.reshape(1, 2) @ w.reshape(2, 1), True, False),
+    "w @ h, w needs grad: h saved": (lambda h, w: w.reshape(1, 2) @ h.reshape(2, 1), False, True),
+    "relu saves its output, not its input": (lambda h, w: h.relu(), True, False),
+}
+
+
+@pytest.mark.parametrize("name", CHANGED_AFTER)
+def test_inplace_change_of_an_input_raises_only_where_pytorch_does(name):
+    fn, w_constant, torch_raises = CHANGED_AFTER[name]
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    w = tg.tensor([3.0, 4.0], requires_grad=not w_constant)
+    h = x * 1.0
+    out = fn(h, w).sum()
+    h.add_(1.0)
+    if torch_raises:
+        with pytest.raises(tg.InplaceError, match="modified in place"):
+            out.backward()
+    else:
+        out.backward()
+        assert x.grad is not None
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", CHANGED_AFTER)
+def test_the_table_of_inplace_changes_is_pytorchs(name):
+    torch = pytest.importorskip("torch")
+    fn, w_constant, torch_raises = CHANGED_AFTER[name]
+    x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    w = torch.tensor([3.0, 4.0], dtype=torch.float64, requires_grad=not w_constant)
+    h = x * 1.0
+    out = fn(h, w).sum()
+    h.add_(1.0)
+    if torch_raises:
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            out.backward()
+    else:
+        out.backward()
+
+
+def test_a_detached_alias_is_not_mistaken_for_its_base_under_create_graph():
+    # regression: detach() shared the array object, so the saved `x.detach()` was matched
+    # to `x` and the gradient x.detach() came back with a graph (PyTorch: a constant)
+    x = tg.tensor([2.0, 3.0], requires_grad=True)
+    (g,) = tg.grad((x * x.detach()).sum(), x, create_graph=True)
+    assert g.tolist() == [2.0, 3.0] and not g.requires_grad
+
+
+# --- found by the differential campaign (scripts/fuzz_torch.py) ------------------------
+
+
+def _both(program):
+    """Run `program(lib, make)` in tinygrad_edu, and in torch where installed."""
+    out = [program(tg, lambda v: tg.tensor(v, requires_grad=True))]
+    try:
+        import torch
+    except ImportError:
+        return out
+    out.append(program(torch, lambda v: torch.tensor(v, dtype=torch.float64,
+                                                     requires_grad=True)))
+    return out
+
+
+def _grad_of(t):
+    return None if t.grad is None else np.asarray(t.grad.detach() if hasattr(t.grad, "detach")
+                                                  else t.grad).tolist()
+
+
+def test_number_over_tensor_saves_its_result_not_the_tensor():
+    # 2 / h is (1 / h) * 2, as in PyTorch: changing h in place afterwards is fine
+    def program(lib, make):
+        x = make([1.0, 2.0])
+        h = x * 1.0
+        y = 2.0 / h
+        h.add_(1.0)
+        y.sum().backward()
+        return _grad_of(x), type(y.grad_fn).__name__
+    for grad, node in _both(program):
+        assert grad == [-2.0, -0.5] and node.startswith("Mul")
+
+
+def test_second_derivative_of_a_reciprocal_at_zero_is_pytorchs():
+    def program(lib, make):
+        x = make([0.0, 2.0])
+        (g,) = (tg.grad if lib is tg else lib.autograd.grad)((0.5 / x).sum(), x,
+                                                             create_graph=True)
+        (g * g).sum().backward()
+        return _grad_of(x)
+    results = _both(program)
+    assert results[0] == [-INF, -0.03125]  # 2 g g' = 2 (-0.5/x^2)(1/x^3)
+    assert all(r == results[0] for r in results)
+
+
+def test_fill_sends_zeros_back_even_under_an_infinite_gradient():
+    def program(lib, make):
+        x = make([0.25])
+        h = x ** 0.5
+        h.fill_(0.0)
+        (x / h).sum().backward()  # d/dh = -x / h^2 = -inf, then fill_: 0, not nan
+        return _grad_of(x)
+    assert all(r == [INF] for r in _both(program))
+
+
+def test_x_to_the_number_zero_has_a_constant_zero_slope():
+    def program(lib, make):
+        x = make([0.0, 1.5])
+        (g,) = (tg.grad if lib is tg else lib.autograd.grad)((x**0.0).sum(), x,
+                                                             create_graph=True)
+        return g.tolist(), g.requires_grad
+    assert all(r == ([0.0, 0.0], False) for r in _both(program))
+
+
+def test_nan_from_above_stays_nan_through_d_pow_d_exponent():
+    def program(lib, make):
+        x = make([1.5])
+        (g,) = (tg.grad if lib is tg else lib.autograd.grad)((0.0**x).sum(), x,
+                                                             create_graph=True)
+        (g * g).sum().backward()
+        return _grad_of(x)
+    results = _both(program)
+    assert np.isnan(results[0][0]) and all(np.isnan(r[0]) for r in results)
+
+
+def test_retain_grad_follows_the_tensor_through_inplace_changes():
+    def program(lib, make):
+        x = make([1.5, 2.0])
+        y = x * 2
+        y.retain_grad()
+        y.mul_(2.0)  # .grad is for y's new values
+        v = (x * 2)[:1]
+        v.retain_grad()
+        base = v._base if lib is not tg else v._view.base
+        base.add_(1.0)  # v's node is cut again: it keeps retaining
+        ((y * y).sum() + (v * v).sum()).backward()
+        return _grad_of(y), _grad_of(v)
+    assert all(r == ([12.0, 16.0], [8.0]) for r in _both(program))
+
+
+def test_a_hook_on_a_view_does_not_see_the_gradient_of_its_inplace_change():
+    def program(lib, make):
+        x = make([1.5, 2.0])
+        v = (x * 2)[:1]
+        v.register_hook(lambda g: g * 10)
+        v.add_(1.0)  # PyTorch computes the new values from the base, not through v's node
+        (v * v).sum().backward()
+        return _grad_of(x)
+    assert all(r == [16.0, 0.0] for r in _both(program))
+
+
+def test_retain_grad_on_a_tensor_without_grad_raises_as_in_pytorch():
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(tg.BackwardError, match="retain_grad: .* does not require grad"):
+        x.detach().retain_grad()
+
+
+def test_an_empty_selection_can_be_filled():
+    x = tg.tensor([[0.5, 1.0]], requires_grad=True)
+    empty = x[np.array([False])] * 1.0  # shape (0, 2): numpy gives it zero strides
+    empty.fill_(2.0)
+    assert empty.shape == (0, 2)
+
+
+def test_writing_a_tensor_into_itself_through_an_index_array_is_refused():
+    # PyTorch's index_put_ refuses any overlap, even the very same numbers; a basic slice
+    # of the same numbers (copy_) is fine in both
+    y = tg.tensor([1.0, 2.0, 3.0])
+    with pytest.raises(tg.InplaceError, match="shares some of its numbers"):
+        y[np.array([0])] = y
+    y[0:3] = y
+    assert y.tolist() == [1.0, 2.0, 3.0]
+
+
+def test_an_empty_view_of_an_empty_copy_can_be_written_through():
+    x = tg.tensor([[0.0]], requires_grad=True)
+    t = (-x[np.array([False])]).transpose(1, 0)  # (1, 0): a view on no numbers at all
+    t.fill_(1.5)
+    assert t.shape == (1, 0)
