@@ -194,7 +194,7 @@ def _torch_pair(opt_name, kwargs, steps=5):
     net = nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 2))
     tnet = torch.nn.Sequential(torch.nn.Linear(3, 5), torch.nn.Tanh(), torch.nn.Linear(5, 2))
     tnet = tnet.double()
-    tnet.load_state_dict({k: torch.tensor(v) for k, v in net.state_dict().items()})
+    tnet.load_state_dict({k: torch.tensor(v.numpy()) for k, v in net.state_dict().items()})
     x = np.random.randn(7, 3)
     y = np.random.randint(0, 2, size=7)
     opt = getattr(tg.optim, opt_name)(net.parameters(), **kwargs)
