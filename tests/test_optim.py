@@ -126,9 +126,12 @@ def test_state_dict_round_trip_continues_identically():
     (w * w).sum().backward()
     opt.step()
     state = opt.state_dict()
-    assert state["defaults"] == {"lr": 0.1, "momentum": 0.5, "weight_decay": 0.0}
+    assert state["param_groups"] == [{"lr": 0.1, "momentum": 0.5, "dampening": 0.0,
+                                      "weight_decay": 0.0, "nesterov": False, "maximize": False,
+                                      "params": [0]}]  # PyTorch's layout
     np.testing.assert_array_equal(state["state"][0]["momentum_buffer"], [2.0])
-    assert repr(opt) == "SGD(1 tensors, lr=0.1, momentum=0.5, weight_decay=0.0)"
+    assert repr(opt) == ("SGD(1 tensors, lr=0.1, momentum=0.5, dampening=0.0, weight_decay=0.0, "
+                         "nesterov=False, maximize=False)")
 
 
 def test_optimizer_errors():
