@@ -128,9 +128,12 @@ def test_state_dict_round_trip_continues_identically():
     (w * w).sum().backward()
     opt.step()
     state = opt.state_dict()
-    assert state["defaults"] == {"lr": 0.1, "momentum": 0.5, "weight_decay": 0.0}
+    assert state["param_groups"] == [{"lr": 0.1, "momentum": 0.5, "dampening": 0.0,
+                                      "weight_decay": 0.0, "nesterov": False, "maximize": False,
+                                      "params": [0]}]  # PyTorch's layout
     np.testing.assert_array_equal(state["state"][0]["momentum_buffer"], [2.0])
-    assert repr(opt) == "SGD(1 tensors, lr=0.1, momentum=0.5, weight_decay=0.0)"
+    assert repr(opt) == ("SGD(1 tensors, lr=0.1, momentum=0.5, dampening=0.0, weight_decay=0.0, "
+                         "nesterov=False, maximize=False)")
 
 
 def test_optimizer_errors():
@@ -196,7 +199,7 @@ def _torch_pair(opt_name, kwargs, steps=5):
     net = nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 2))
     tnet = torch.nn.Sequential(torch.nn.Linear(3, 5), torch.nn.Tanh(), torch.nn.Linear(5, 2))
     tnet = tnet.double()
-    tnet.load_state_dict({k: torch.tensor(v) for k, v in net.state_dict().items()})
+    tnet.load_state_dict({k: torch.tensor(v.numpy()) for k, v in net.state_dict().items()})
     x = np.random.randn(7, 3)
     y = np.random.randint(0, 2, size=7)
     opt = getattr(tg.optim, opt_name)(net.parameters(), **kwargs)

@@ -12,6 +12,7 @@ from typing import Any
 
 from .core import *  # noqa: F403 - the public core names, listed in core.__all__
 from .core import __all__ as _core_all
+from .core import abs, bool, float, int, max, min, pow, sum  # noqa: A004, F401 - core.SHADOWING
 
 __version__ = "0.1.0"
 
@@ -20,6 +21,8 @@ _LAZY = {
     "nn": ("tinygrad_edu.nn", None),
     "optim": ("tinygrad_edu.optim", None),
     "data": ("tinygrad_edu.data", None),
+    "autograd": ("tinygrad_edu.autograd", None),
+    "utils": ("tinygrad_edu.utils", None),
     "static": ("tinygrad_edu.static", None),
     "debug": ("tinygrad_edu.debug", None),
     "draw": ("tinygrad_edu.render", "draw"),

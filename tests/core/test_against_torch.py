@@ -59,7 +59,7 @@ class TG:
     sigmoid = staticmethod(lambda t: t.sigmoid())
     log_softmax = staticmethod(lambda t, axis: t.log_softmax(axis))
     clip = staticmethod(lambda t, lo, hi: t.clip(lo, hi))
-    amax = staticmethod(lambda t, axis: t.max(axis))  # numpy's max returns the values
+    amax = staticmethod(lambda t, axis: t.max(axis=axis))  # numpy's axis= returns the values
     where, cat, stack = staticmethod(tg.where), staticmethod(tg.cat), staticmethod(tg.stack)
 
 

@@ -65,11 +65,11 @@ OPS += [
     ("mean-axis1-keep", lambda a: a.mean(1, keepdims=True),
      lambda a: a.mean(1, keepdims=True), [(3, 4)], "any"),
     ("max", lambda a: a.max(), np.max, [(3, 4)], "any"),
-    ("max-axis1", lambda a: a.max(1), lambda a: a.max(1), [(3, 4)], "any"),
+    ("max-axis1", lambda a: a.max(axis=1), lambda a: a.max(1), [(3, 4)], "any"),
     ("max-axis0-keep", lambda a: a.max(0, keepdims=True),
      lambda a: a.max(0, keepdims=True), [(3, 4)], "any"),
     ("min", lambda a: a.min(), np.min, [(3, 4)], "any"),
-    ("min-axis-neg", lambda a: a.min(-1), lambda a: a.min(-1), [(2, 3, 4)], "any"),
+    ("min-axis-neg", lambda a: a.min(axis=-1), lambda a: a.min(-1), [(2, 3, 4)], "any"),
     ("reshape", lambda a: a.reshape(4, 3), lambda a: a.reshape(4, 3), [(3, 4)], "any"),
     ("reshape-infer", lambda a: a.reshape(-1), lambda a: a.reshape(-1), [(2, 3, 2)], "any"),
     ("transpose", lambda a: a.transpose(), np.transpose, [(3, 4)], "any"),
@@ -167,7 +167,7 @@ SECOND_ORDER = ["mul(3, 4)-(4,)", "div(3, 4)-(3, 4)", "pow(3, 4)-(3, 4)", "exp",
                 "sigmoid", "softmax", "log_softmax", "matmul-2d", "sqrt"]
 # linear ops have a constant first derivative; square the input so the second one is not zero
 SECOND_ORDER_LINEAR = [
-    ("max-axis1", lambda a: (a * a).max(1)),
+    ("max-axis1", lambda a: (a * a).max(axis=1)),
     ("index-int-array-repeats", lambda a: (a * a)[ROWS, COLS]),
     ("where", lambda a: tg.where(MASK, a * a, a.exp())),
     ("cat", lambda a: tg.cat([a * a, a], axis=1)),

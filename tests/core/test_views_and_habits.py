@@ -13,7 +13,7 @@ def test_dim_is_accepted_as_pytorchs_spelling_of_axis():
     x = tg.tensor([[1.0, 2.0], [3.0, 4.0]])
     np.testing.assert_array_equal(x.sum(dim=0).numpy(), [4.0, 6.0])
     np.testing.assert_array_equal(x.mean(dim=1).numpy(), [1.5, 3.5])
-    np.testing.assert_array_equal(x.max(dim=1).numpy(), [2.0, 4.0])
+    np.testing.assert_array_equal(x.max(dim=1).values.numpy(), [2.0, 4.0])  # (values, indices)
     np.testing.assert_allclose(x.softmax(dim=0).numpy().sum(axis=0), [1.0, 1.0])
     assert tg.cat([x, x], dim=1).shape == (2, 4)
     assert tg.stack([x, x], dim=2).shape == (2, 2, 2)

@@ -11,7 +11,7 @@ nn, F = tg.nn, tg.nn.functional
 
 
 def _copy_into_torch(ours, theirs):
-    theirs.double().load_state_dict({k: torch.tensor(v) for k, v in ours.state_dict().items()})
+    theirs.double().load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
     return theirs
 
 

@@ -11,14 +11,15 @@ from typing import Any
 import numpy as np
 
 from . import source
+from .dtypes import check_device, get_default_dtype
 from .errors import DataError, message
 from .ops.elementwise import Where
 from .ops.movement import Cat, Stack
-from .tensor import Tensor, _operand, _sizes
+from .tensor import Tensor, _dtype, _operand, _sizes
 
 
 def tensor(data: Any, requires_grad: bool = False, name: str | None = None,
-           dtype: Any = None) -> Tensor:
+           dtype: Any = None, device: Any = None) -> Tensor:
     r"""Make a tensor from a number, a nested list or a numpy array (see `Tensor`).
 
     Example:
@@ -26,6 +27,7 @@ def tensor(data: Any, requires_grad: bool = False, name: str | None = None,
         >>> tg.tensor([[1, 2], [3, 4]]).dtype
         dtype('float64')
     """
+    check_device(device, "tensor")
     return Tensor(data, requires_grad=requires_grad, name=name, dtype=dtype)
 
 
@@ -55,7 +57,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return Tensor._make(array)
 
 
-def as_tensor(data: Any, dtype: Any = None) -> Tensor:
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     r"""`data` as a tensor, sharing memory where it can (as `torch.as_tensor`).
 
     Rules: a Tensor of the right dtype comes back as it is; a numpy array of the right
@@ -67,6 +69,7 @@ def as_tensor(data: Any, dtype: Any = None) -> Tensor:
         >>> tg.as_tensor(a).numpy() is a
         True
     """
+    check_device(device, "as_tensor")
     same = dtype is None or np.dtype(dtype) == getattr(data, "dtype", None)
     if isinstance(data, Tensor) and same:
         return data
@@ -79,66 +82,194 @@ def _shape(shape: tuple, op: str) -> tuple:
     return _sizes(shape, op, smallest=0)
 
 
+def _float(dtype: Any, op: str, device: Any = None) -> np.dtype:
+    """`dtype` checked (the default float dtype when None), after checking `device`."""
+    check_device(device, op)
+    return get_default_dtype() if dtype is None else _dtype(dtype, op)
+
+
 def _leaf(arr: np.ndarray, requires_grad: bool, name: str | None) -> Tensor:
     t = Tensor._make(arr)  # `arr` is new: no copy needed
     t.name = name
     return t.requires_grad_() if requires_grad else t
 
 
+# PyTorch's keywords on every maker: dtype (default: tg.get_default_dtype(), float64
+# unless set), device ("cpu" only), requires_grad; `name` labels the tensor in graphs
+
+
 def zeros(*shape: Any, requires_grad: bool = False, name: str | None = None,
-          dtype: Any = np.float64) -> Tensor:
+          dtype: Any = None, device: Any = None) -> Tensor:
     """A tensor of zeros: `tg.zeros(2, 3)` or `tg.zeros((2, 3))`."""
-    return _leaf(np.zeros(_shape(shape, "zeros"), dtype=dtype), requires_grad, name)
+    dt = _float(dtype, "zeros", device)
+    return _leaf(np.zeros(_shape(shape, "zeros"), dtype=dt), requires_grad, name)
 
 
 def ones(*shape: Any, requires_grad: bool = False, name: str | None = None,
-         dtype: Any = np.float64) -> Tensor:
+         dtype: Any = None, device: Any = None) -> Tensor:
     """A tensor of ones."""
-    return _leaf(np.ones(_shape(shape, "ones"), dtype=dtype), requires_grad, name)
+    dt = _float(dtype, "ones", device)
+    return _leaf(np.ones(_shape(shape, "ones"), dtype=dt), requires_grad, name)
+
+
+def empty(*shape: Any, requires_grad: bool = False, name: str | None = None,
+          dtype: Any = None, device: Any = None) -> Tensor:
+    """PyTorch's uninitialised tensor; here zeros, so a lesson never shows stale memory."""
+    dt = _float(dtype, "empty", device)
+    return _leaf(np.zeros(_shape(shape, "empty"), dtype=dt), requires_grad, name)
 
 
 def full(shape: Any, value: float, requires_grad: bool = False, name: str | None = None,
-         dtype: Any = np.float64) -> Tensor:
-    """A tensor filled with `value`."""
-    return _leaf(np.full(_shape((shape,), "full"), value, dtype=dtype), requires_grad, name)
+         dtype: Any = None, device: Any = None) -> Tensor:
+    """A tensor filled with `value` (a bool value gives bool, otherwise a float dtype)."""
+    if dtype is None and isinstance(value, (bool, np.bool_)):
+        dtype = np.bool_
+    dt = _float(dtype, "full", device)
+    return _leaf(np.full(_shape((shape,), "full"), value, dtype=dt), requires_grad, name)
+
+
+def eye(n: int, m: int | None = None, requires_grad: bool = False, name: str | None = None,
+        dtype: Any = None, device: Any = None) -> Tensor:
+    """The n x m identity matrix (m = n by default)."""
+    dt = _float(dtype, "eye", device)
+    return _leaf(np.eye(n, m, dtype=dt), requires_grad, name)
 
 
 def randn(*shape: Any, requires_grad: bool = False, name: str | None = None,
-          dtype: Any = np.float64) -> Tensor:
+          dtype: Any = None, device: Any = None, generator: Any = None) -> Tensor:
     """Standard normal samples (numpy's global generator: seed it for repeatable runs)."""
-    return _leaf(np.random.randn(*_shape(shape, "randn")).astype(dtype, copy=False), requires_grad, name)
+    dt = _float(dtype, "randn", device)
+    arr = np.asarray(_rng(generator).standard_normal(_shape(shape, "randn")))
+    return _leaf(arr.astype(dt, copy=False), requires_grad, name)
 
 
 def rand(*shape: Any, requires_grad: bool = False, name: str | None = None,
-         dtype: Any = np.float64) -> Tensor:
+         dtype: Any = None, device: Any = None, generator: Any = None) -> Tensor:
     """Uniform samples in [0, 1)."""
-    return _leaf(np.random.rand(*_shape(shape, "rand")).astype(dtype, copy=False), requires_grad, name)
+    dt = _float(dtype, "rand", device)
+    arr = np.asarray(_rng(generator).random_sample(_shape(shape, "rand")))
+    return _leaf(arr.astype(dt, copy=False), requires_grad, name)
+
+
+def randint(low: int, high: int | None = None, size: Any = None, *, dtype: Any = np.int64,
+            device: Any = None, generator: Any = None) -> Tensor:
+    """Random integers in [low, high) (or [0, low) given one bound), int64 as in PyTorch."""
+    check_device(device, "randint")
+    if high is None:
+        low, high = 0, low
+    if size is None:
+        raise DataError(message("randint", "missing the size", source.here(),
+                                "write tg.randint(0, 10, (3,))"))
+    arr = np.asarray(_rng(generator).randint(low, high, size=_shape((size,), "randint")))
+    return _leaf(arr.astype(_dtype(dtype, "randint"), copy=False), False, None)
+
+
+def randperm(n: int, *, dtype: Any = np.int64, device: Any = None,
+             generator: Any = None) -> Tensor:
+    """0 .. n-1 in random order."""
+    check_device(device, "randperm")
+    return _leaf(_rng(generator).permutation(n).astype(_dtype(dtype, "randperm")), False, None)
 
 
 def arange(start: float, stop: float | None = None, step: float = 1, requires_grad: bool = False,
-           name: str | None = None, dtype: Any = np.float64) -> Tensor:
+           name: str | None = None, dtype: Any = None, device: Any = None) -> Tensor:
     """Evenly spaced values, like `np.arange` (float64 by default, as all Python numbers)."""
-    arr = np.arange(start, stop, step, dtype=dtype) if stop is not None else \
-        np.arange(start, dtype=dtype)
+    dt = _float(dtype, "arange", device)
+    arr = np.arange(start, stop, step, dtype=dt) if stop is not None else \
+        np.arange(start, dtype=dt)
     return _leaf(arr, requires_grad, name)
 
 
-def zeros_like(t: Tensor, requires_grad: bool = False) -> Tensor:
-    return _leaf(np.zeros_like(np.asarray(t)), requires_grad, None)
+def linspace(start: float, end: float, steps: int, requires_grad: bool = False,
+             name: str | None = None, dtype: Any = None, device: Any = None) -> Tensor:
+    r"""`steps` evenly spaced values from `start` to `end`, both included (`torch.linspace`).
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> tg.linspace(0, 1, 5)
+        tensor([0.00, 0.25, 0.50, 0.75, 1.00])
+    """
+    dt = _float(dtype, "linspace", device)
+    return _leaf(np.linspace(start, end, int(steps)).astype(dt), requires_grad, name)
 
 
-def ones_like(t: Tensor, requires_grad: bool = False) -> Tensor:
-    return _leaf(np.ones_like(np.asarray(t)), requires_grad, None)
-
-
-def randn_like(t: Tensor, requires_grad: bool = False) -> Tensor:
+def _like(t: Any, dtype: Any, device: Any, op: str) -> tuple:
     arr = np.asarray(t)
-    return _leaf(np.random.randn(*arr.shape).astype(arr.dtype), requires_grad, None)
+    check_device(device, op)
+    return arr.shape, (arr.dtype if dtype is None else _dtype(dtype, op))
 
 
-def manual_seed(seed: int) -> None:
+def zeros_like(t: Tensor, requires_grad: bool = False, dtype: Any = None,
+               device: Any = None) -> Tensor:
+    shape, dt = _like(t, dtype, device, "zeros_like")
+    return _leaf(np.zeros(shape, dt), requires_grad, None)
+
+
+def ones_like(t: Tensor, requires_grad: bool = False, dtype: Any = None,
+              device: Any = None) -> Tensor:
+    shape, dt = _like(t, dtype, device, "ones_like")
+    return _leaf(np.ones(shape, dt), requires_grad, None)
+
+
+def empty_like(t: Tensor, requires_grad: bool = False, dtype: Any = None,
+               device: Any = None) -> Tensor:
+    return zeros_like(t, requires_grad, dtype, device)
+
+
+def full_like(t: Tensor, value: float, requires_grad: bool = False, dtype: Any = None,
+              device: Any = None) -> Tensor:
+    shape, dt = _like(t, dtype, device, "full_like")
+    return _leaf(np.full(shape, value, dt), requires_grad, None)
+
+
+def randn_like(t: Tensor, requires_grad: bool = False, dtype: Any = None,
+               device: Any = None) -> Tensor:
+    shape, dt = _like(t, dtype, device, "randn_like")
+    return _leaf(np.asarray(np.random.randn(*shape)).astype(dt), requires_grad, None)
+
+
+def rand_like(t: Tensor, requires_grad: bool = False, dtype: Any = None,
+              device: Any = None) -> Tensor:
+    shape, dt = _like(t, dtype, device, "rand_like")
+    return _leaf(np.asarray(np.random.random_sample(shape)).astype(dt), requires_grad, None)
+
+
+def manual_seed(seed: int) -> Generator:
     """Seed numpy's global generator, which every random tensor and data set uses."""
     np.random.seed(seed)
+    return Generator().manual_seed(seed)
+
+
+class Generator:
+    r"""A random generator of its own (`torch.Generator`): pass it as `generator=`.
+
+    Rules: `manual_seed(s)` restarts it; it never touches numpy's global generator.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> g = tg.Generator().manual_seed(0)
+        >>> a = tg.rand(2, generator=g)
+        >>> tg.equal(a, tg.rand(2, generator=tg.Generator().manual_seed(0)))
+        True
+    """
+
+    def __init__(self, device: Any = "cpu") -> None:
+        check_device(device, "Generator")
+        self._state = np.random.RandomState()
+        self._seed: int | None = None
+
+    def manual_seed(self, seed: int) -> Generator:
+        self._seed = int(seed)
+        self._state = np.random.RandomState(self._seed)
+        return self
+
+    def initial_seed(self) -> int | None:
+        return self._seed
+
+
+def _rng(generator: Generator | None) -> Any:
+    """The numpy generator to draw from: the given Generator's, else numpy's global one."""
+    return np.random if generator is None else generator._state  # the module draws globally
 
 
 def _tensors(op: str, tensors: Sequence[Any]) -> list:
@@ -189,5 +320,7 @@ def where(condition: Any, a: Any, b: Any) -> Tensor:
     return Where.apply(cond, _operand(a, like), _operand(b, like))
 
 
-__all__ = ["tensor", "from_numpy", "as_tensor", "zeros", "ones", "full", "randn", "rand", "arange", "zeros_like", "ones_like",
-           "randn_like", "manual_seed", "cat", "stack", "where"]
+__all__ = ["tensor", "from_numpy", "as_tensor", "zeros", "ones", "empty", "full", "eye", "randn",
+           "rand", "randint", "randperm", "arange", "linspace", "zeros_like", "ones_like",
+           "empty_like", "full_like", "randn_like", "rand_like", "manual_seed", "Generator",
+           "cat", "stack", "where"]

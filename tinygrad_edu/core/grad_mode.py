@@ -103,3 +103,52 @@ class enable_grad(_GradMode):  # noqa: N801 - PyTorch's name
     """
 
     _flag = True
+
+
+class inference_mode(no_grad):  # noqa: N801 - PyTorch's name
+    """PyTorch's faster `no_grad`; here the same thing (no graph is recorded)."""
+
+    def __init__(self, mode: Any = True) -> None:
+        self._flag = not mode
+
+
+class set_grad_enabled(_GradMode):  # noqa: N801 - PyTorch's name
+    r"""Turn graph recording on or off: a call, a `with` block, or a decorator, as in PyTorch.
+
+    Rules: `tg.set_grad_enabled(False)` on its own line switches recording off until
+    switched back; in a `with` block the previous mode returns at the end.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> with tg.set_grad_enabled(False):
+        ...     tg.is_grad_enabled()
+        False
+        >>> tg.is_grad_enabled()
+        True
+    """
+
+    def __new__(cls, mode: Any):
+        return object.__new__(cls)
+
+    def __init__(self, mode: Any) -> None:
+        self._prev = _state.enabled
+        self._flag = bool(mode)
+        _state.enabled = self._flag  # takes effect now, as a plain call does in PyTorch
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _state.enabled = self._prev
+        return False
+
+    def __call__(self, fn: F) -> F:
+        _state.enabled = self._prev  # as a decorator, the mode applies inside `fn` only
+        flag = self._flag
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with _using_grad(flag):
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]

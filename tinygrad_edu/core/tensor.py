@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from . import function as _function
-from . import source, views
+from . import source, torch_api, views
+from .dtypes import _default as _default_dtype
 from .errors import BackwardError, DataError, ShapeError, message
 from .grad_mode import _state
 from .views import _var
@@ -49,7 +50,7 @@ def _to_array(data: Any, dtype: Any, op: str) -> np.ndarray:
             if dtype is not None and arr.dtype.kind in "fiub":
                 arr = arr.astype(dtype, copy=False)
             elif arr.dtype.kind in "fiu":
-                arr = arr.astype(np.float64, copy=False)  # TODO(#17): Python ints as int64
+                arr = arr.astype(_default_dtype[0], copy=False)  # TODO(#17): ints as int64
         except (ValueError, TypeError) as e:
             raise DataError(_bad_data(op, data, e)) from None
         except RecursionError:
@@ -108,7 +109,7 @@ def _bad_data(op: str, data: Any, err: Exception) -> str:
                    "pass numbers: a number, a (nested) list of numbers or a numpy array")
 
 
-class Tensor:
+class Tensor(torch_api.TorchMethods):
     r"""An n-dimensional array that remembers how it was computed.
 
     Rules: `requires_grad=True` makes every op on this tensor record a node, so that
@@ -178,7 +179,8 @@ class Tensor:
     shape = property(lambda self: self.data.shape)
     ndim = property(lambda self: self.data.ndim)
     dtype = property(lambda self: self.data.dtype)
-    size = property(lambda self: self.data.size)
+    # numpy's element count, an int; called, PyTorch's `size()` / `size(dim)`
+    size = property(lambda self: torch_api.SizeOrCount(self.data.shape))
 
     @property
     def grad_fn(self) -> _function.Node | None:
@@ -605,26 +607,45 @@ class Tensor:
 
     # `dim=` is accepted as PyTorch's spelling of numpy's `axis=`, so habits carry over
 
-    def sum(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None) -> Tensor:
-        return Sum.apply(self, axis=_axis(axis, dim), keepdims=keepdims)
+    def sum(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
+            keepdim: bool = False) -> Tensor:
+        return Sum.apply(self, axis=_axis(axis, dim), keepdims=keepdims or keepdim)
 
-    def mean(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None) -> Tensor:
+    def mean(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
+             keepdim: bool = False) -> Tensor:
+        keepdims = keepdims or keepdim
         total = self.sum(axis, keepdims, dim=dim)  # a bad axis fails here, in the house format
         n = total.data.size
         # NOTE: averaging no numbers gives nan (0 / 0), as in PyTorch and numpy
         return total / (self.data.size // n if n else 1)
 
-    def max(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None) -> Tensor:
-        return Max.apply(self, axis=_axis(axis, dim), keepdims=keepdims)
+    # NOTE: two spellings, two results. numpy's `axis=` gives the maxima (a tensor);
+    # PyTorch's `dim` (positional or `dim=`, without numpy's `keepdims=`) gives `(values,
+    # indices)`, and its backward
+    # sends the gradient to the one index, where `axis=` shares it between ties
+    def max(self, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
+            keepdims: bool = False) -> Any:
+        if dim is None or keepdims or isinstance(dim, (tuple, list)):  # numpy's spelling
+            return Max.apply(self, axis=_axis(axis, dim), keepdims=keepdims or keepdim)
+        return torch_api.reduce_with_index(self, "max", dim, keepdim)
 
-    def min(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None) -> Tensor:
-        return Min.apply(self, axis=_axis(axis, dim), keepdims=keepdims)
+    def min(self, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
+            keepdims: bool = False) -> Any:
+        if dim is None or keepdims or isinstance(dim, (tuple, list)):  # numpy's spelling
+            return Min.apply(self, axis=_axis(axis, dim), keepdims=keepdims or keepdim)
+        return torch_api.reduce_with_index(self, "min", dim, keepdim)
 
-    def argmax(self, axis: int | None = None) -> Tensor:
-        return Tensor._make(np.asarray(np.argmax(self.data, axis=axis)))
+    def argmax(self, axis: int | None = None, keepdims: bool = False, *, dim: int | None = None,
+               keepdim: bool = False) -> Tensor:
+        axis = _axis(axis, dim)
+        return Tensor._make(np.asarray(np.argmax(self.data, axis=axis,
+                                                 keepdims=(keepdims or keepdim) and axis is not None)))
 
-    def argmin(self, axis: int | None = None) -> Tensor:
-        return Tensor._make(np.asarray(np.argmin(self.data, axis=axis)))
+    def argmin(self, axis: int | None = None, keepdims: bool = False, *, dim: int | None = None,
+               keepdim: bool = False) -> Tensor:
+        axis = _axis(axis, dim)
+        return Tensor._make(np.asarray(np.argmin(self.data, axis=axis,
+                                                 keepdims=(keepdims or keepdim) and axis is not None)))
 
     def all(self) -> Tensor:
         return Tensor._make(np.asarray(np.all(self.data)))
@@ -651,8 +672,12 @@ class Tensor:
                 "transpose, say)", source.here(), "use .reshape(...), which copies when it must"))
         return out
 
-    def flatten(self) -> Tensor:
-        return self.reshape(-1)
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        """Merge axes `start_dim` .. `end_dim` (all, by default) into one, as PyTorch."""
+        if self.ndim == 0:
+            return self.reshape(1)
+        start, end = start_dim % self.ndim, end_dim % self.ndim
+        return self.reshape(self.shape[:start] + (-1,) + self.shape[end + 1:])
 
     def unsqueeze(self, dim: int) -> Tensor:
         """A view with a new axis of size 1 at `dim` (as `x[:, None]` for dim=1)."""
@@ -871,6 +896,7 @@ def _notify_concrete(t: Tensor, kind: str) -> None:
 
 
 _function._Tensor = Tensor
+torch_api._Tensor = Tensor
 _function._views = views
 _function._Tensor_ids = _tensor_ids
 

@@ -8,16 +8,22 @@ Core layer: numpy, the standard library and `tinygrad_edu.core` only.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from ..core import source
+from ..core.creation import stack, where, zeros_like
 from ..core.errors import ShapeError, message
+from ..core.grad_mode import no_grad
 from ..core.tensor import Tensor
 
 __all__ = ["linear", "mse_loss", "cross_entropy", "binary_cross_entropy", "relu", "tanh",
-           "sigmoid", "softmax", "log_softmax"]
+           "sigmoid", "softmax", "log_softmax", "gelu", "leaky_relu", "l1_loss", "nll_loss",
+           "binary_cross_entropy_with_logits", "dropout", "embedding", "batch_norm",
+           "layer_norm", "one_hot", "pad", "conv2d", "max_pool2d", "avg_pool2d",
+           "adaptive_avg_pool2d", "softplus", "silu", "elu", "normalize"]
 
 
 def _as_tensor(x: Any, like: Tensor | None = None) -> Tensor:
@@ -68,14 +74,145 @@ def sigmoid(x: Any) -> Tensor:
     return _as_tensor(x).sigmoid()
 
 
-def softmax(x: Any, axis: int = -1) -> Tensor:
-    """exp(x) / sum(exp(x)) along `axis` (`x.softmax(axis)`)."""
-    return _as_tensor(x).softmax(axis)
+def softmax(x: Any, axis: int = -1, *, dim: int | None = None) -> Tensor:
+    """exp(x) / sum(exp(x)) along `axis` (`x.softmax(axis)`); `dim=` is PyTorch's name."""
+    return _as_tensor(x).softmax(axis if dim is None else dim)
 
 
-def log_softmax(x: Any, axis: int = -1) -> Tensor:
+def log_softmax(x: Any, axis: int = -1, *, dim: int | None = None) -> Tensor:
     """x - log(sum(exp(x))) along `axis`, computed stably (`x.log_softmax(axis)`)."""
-    return _as_tensor(x).log_softmax(axis)
+    return _as_tensor(x).log_softmax(axis if dim is None else dim)
+
+
+def gelu(x: Any, approximate: str = "none") -> Tensor:
+    """x * Phi(x), Phi the standard normal CDF (erf); `approximate="tanh"` as in PyTorch."""
+    x = _as_tensor(x)
+    if approximate == "tanh":
+        inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * x * x * x)
+        return 0.5 * x * (1.0 + inner.tanh())
+    return 0.5 * x * (1.0 + (x * (1.0 / math.sqrt(2.0))).erf())
+
+
+def leaky_relu(x: Any, negative_slope: float = 0.01) -> Tensor:
+    """x where x > 0, else negative_slope * x (the slope is also the gradient at 0)."""
+    x = _as_tensor(x)
+    return where(x > 0, x, x * negative_slope)
+
+
+def elu(x: Any, alpha: float = 1.0) -> Tensor:
+    """x where x > 0, else alpha * (exp(x) - 1)."""
+    x = _as_tensor(x)
+    return where(x > 0, x, alpha * (x.clip(max=0.0).exp() - 1.0))
+
+
+def softplus(x: Any, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + exp(beta x)) / beta, and x itself where beta x > threshold (as PyTorch)."""
+    x = _as_tensor(x)
+    # log(1 + e^z) = -log_softmax([0, z])[0]: stable, and smooth at z = 0
+    z = x * beta
+    soft = -stack([zeros_like(z), z], axis=-1).log_softmax(-1)[..., 0] / beta
+    return where(z > threshold, x, soft)
+
+
+def silu(x: Any) -> Tensor:
+    """x * sigmoid(x) (also called swish)."""
+    x = _as_tensor(x)
+    return x * x.sigmoid()
+
+
+def normalize(x: Any, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
+    """x / max(||x||_p, eps) along `dim`."""
+    x = _as_tensor(x)
+    return x / x.norm(p, dim=dim, keepdim=True).clip(min=eps)
+
+
+def one_hot(target: Any, num_classes: int = -1) -> Tensor:
+    """Class indices -> rows of zeros with a 1 at the class (int64, as in PyTorch)."""
+    t = np.asarray(target.data if isinstance(target, Tensor) else target).astype(np.int64)
+    n = int(t.max()) + 1 if num_classes < 0 else num_classes
+    return Tensor._make((t[..., None] == np.arange(n)).astype(np.int64))
+
+
+def dropout(x: Any, p: float = 0.5, training: bool = True) -> Tensor:
+    r"""Zero each element with probability `p` and scale the rest by 1 / (1 - p).
+
+    Rules: only while `training`; the mask comes from numpy's global generator, so
+    the zeros differ from PyTorch's for the same seed (the expectation is the same).
+    """
+    x = _as_tensor(x)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(message("dropout", f"p must be a probability in [0, 1], got {p!r}",
+                                 source.here()))
+    if not training or p == 0.0:
+        return x
+    if p == 1.0:
+        return x * 0.0
+    keep = (np.random.random_sample(x.shape) >= p).astype(x.dtype) / (1.0 - p)
+    return x * keep
+
+
+def embedding(index: Any, weight: Tensor, padding_idx: int | None = None) -> Tensor:
+    """Rows of `weight` picked by the integer `index` (any shape): shape index.shape + (dim,)."""
+    idx = np.asarray(index.data if isinstance(index, Tensor) else index)
+    if idx.dtype.kind not in "iu":
+        raise ValueError(message("embedding", f"the indices must be integers, got {idx.dtype}",
+                                 source.here(), "convert them with .long()"))
+    n = weight.shape[0]
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
+        raise IndexError(message("embedding", f"index {bad} is out of range for an embedding "
+                                 f"of {n} rows (valid: 0 to {n - 1})", source.here()))
+    rows = weight[idx]
+    if padding_idx is not None:  # the padding row gets no gradient, as in PyTorch
+        rows = rows * (idx != padding_idx)[..., None].astype(weight.dtype)
+    return rows
+
+
+def batch_norm(x: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    r"""Normalise each channel (axis 1) over the batch and spatial axes, as PyTorch.
+
+    Rules: training uses the batch's mean and biased variance, and moves the running
+    statistics by `momentum` (the running variance is the unbiased one); evaluation
+    uses the running statistics.
+    """
+    x = _as_tensor(x)
+    axes = (0, *range(2, x.ndim))
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    if training:
+        mean = x.mean(axes, keepdims=True)
+        var = ((x - mean) * (x - mean)).mean(axes, keepdims=True)
+        if running_mean is not None:
+            n = x.data.size // x.shape[1]
+            with no_grad():
+                running_mean.mul_(1 - momentum).add_(mean.reshape(-1).detach() * momentum)
+                running_var.mul_(1 - momentum).add_(
+                    var.reshape(-1).detach() * (momentum * n / max(n - 1, 1)))
+    else:
+        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
+    out = (x - mean) / (var + eps).sqrt()
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def layer_norm(x: Tensor, normalized_shape: Any, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise over the last len(normalized_shape) axes (biased variance), then scale."""
+    x = _as_tensor(x)
+    k = 1 if isinstance(normalized_shape, int) else len(normalized_shape)
+    axes = tuple(range(x.ndim - k, x.ndim))
+    mean = x.mean(axes, keepdims=True)
+    var = ((x - mean) * (x - mean)).mean(axes, keepdims=True)
+    out = (x - mean) / (var + eps).sqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
 
 
 # --- layers as functions ------------------------------------------------------------------
@@ -130,9 +267,8 @@ def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:  # noq
     return _reduce("mse_loss", diff * diff, reduction)
 
 
-def _class_indices(x: Tensor, target: Any) -> np.ndarray:
+def _class_indices(x: Tensor, target: Any, op: str = "cross_entropy") -> np.ndarray:
     """Check `target` against logits `x` and return it as an integer array."""
-    op = "cross_entropy"
     if x.ndim not in (1, 2):
         raise ShapeError(message(
             op, f"expected logits of shape (batch, classes) or (classes,), got {x.shape!r}",
@@ -247,3 +383,66 @@ def binary_cross_entropy(input: Tensor, target: Any, reduction: str = "mean") ->
     log_p = p.clip(min=tiny).log().clip(min=-100.0)
     log_q = (1.0 - p).clip(min=tiny).log().clip(min=-100.0)
     return _reduce("binary_cross_entropy", -(t * log_p + (1.0 - t) * log_q), reduction)
+
+
+def l1_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:  # noqa: A002
+    """Mean absolute error: mean(|input - target|) (the gradient at 0 is 0, as PyTorch)."""
+    x = _as_tensor(input)
+    t = _as_tensor(target, x)
+    _same_shape("l1_loss", x, t)
+    return _reduce("l1_loss", (x - t).abs(), reduction)
+
+
+def nll_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:  # noqa: A002
+    r"""Negative log-likelihood of log-probabilities: -input[i, target_i], averaged.
+
+    Pair it with `log_softmax` (that pair is `cross_entropy`).
+    """
+    x = _as_tensor(input)
+    t = _class_indices(x, target, "nll_loss")
+    picked = x[t] if x.ndim == 1 else x[np.arange(x.shape[0]), t]
+    return _reduce("nll_loss", -picked, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Any, target: Any, reduction: str = "mean",  # noqa: A002
+                                     pos_weight: Any = None) -> Tensor:
+    r"""Binary cross-entropy of logits: sigmoid and the loss in one stable step.
+
+    loss = -(pos_weight * y * log sigmoid(x) + (1 - y) * log(1 - sigmoid(x)))
+
+    Both logs come from one log_softmax over [0, x], so they never overflow and the
+    gradient is sigmoid(x) - y everywhere (at x = 0 too).
+    """
+    x = _as_tensor(input)
+    t = _as_tensor(target, x)
+    _same_shape("binary_cross_entropy_with_logits", x, t)
+    logs = stack([zeros_like(x), x], axis=-1).log_softmax(-1)
+    log_q, log_p = logs[..., 0], logs[..., 1]  # log(1 - sigmoid x), log sigmoid x
+    pos = t * log_p if pos_weight is None else _as_tensor(pos_weight, x) * t * log_p
+    return _reduce("binary_cross_entropy_with_logits", -(pos + (1.0 - t) * log_q), reduction)
+
+
+def pad(x: Any, pad: tuple, mode: str = "constant", value: float = 0.0) -> Tensor:
+    r"""Pad the last axes: `pad=(left, right)` for the last, then `(top, bottom)` for the one
+    before, ..., as `torch.nn.functional.pad` (constant mode). Built from `cat`."""
+    from ..core.creation import cat, full
+
+    x = _as_tensor(x)
+    if mode != "constant" or len(pad) % 2:
+        raise ValueError(message("pad", f"only constant padding with (before, after) pairs is "
+                                 f"supported, got mode={mode!r}, pad={pad!r}", source.here()))
+    for i in range(len(pad) // 2):
+        axis = x.ndim - 1 - i
+        parts = []
+        for n, at_end in ((pad[2 * i], False), (pad[2 * i + 1], True)):
+            if n:
+                shape = x.shape[:axis] + (n,) + x.shape[axis + 1:]
+                parts.append((at_end, full(shape, value, dtype=x.dtype)))
+        if parts:
+            before = [p for end, p in parts if not end]
+            after = [p for end, p in parts if end]
+            x = cat([*before, x, *after], axis=axis)
+    return x
+
+
+from .conv import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d  # noqa: E402, F401

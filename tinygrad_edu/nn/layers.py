@@ -14,14 +14,17 @@ from typing import Any
 import numpy as np
 
 from ..core import source
+from ..core.dtypes import check_device, get_default_dtype
 from ..core.errors import ShapeError, message
 from ..core.tensor import Tensor
 from . import functional as F  # noqa: N812 - PyTorch's conventional alias
 from .module import Module, Parameter
 
 
-def _uniform(bound: float, shape: tuple, dtype: Any) -> Parameter:
-    return Parameter(np.random.uniform(-bound, bound, size=shape).astype(dtype))
+def _uniform(bound: float, shape: tuple, dtype: Any, device: Any = None) -> Parameter:
+    check_device(device, "nn")
+    dt = get_default_dtype() if dtype is None else dtype
+    return Parameter(np.random.uniform(-bound, bound, size=shape).astype(dt))
 
 
 def _check_features(layer: str, x: Tensor, expected: int, what: str) -> None:
@@ -62,13 +65,13 @@ class Linear(Module):
     """
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True,
-                 dtype: Any = np.float64) -> None:
+                 device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         self.in_features, self.out_features = int(in_features), int(out_features)
         bound = 1.0 / np.sqrt(in_features) if in_features > 0 else 0.0
-        self.weight = _uniform(bound, (out_features, in_features), dtype)
+        self.weight = _uniform(bound, (out_features, in_features), dtype, device)
         if bias:
-            self.bias = _uniform(bound, (out_features,), dtype)
+            self.bias = _uniform(bound, (out_features,), dtype, device)
         else:
             self.register_parameter("bias", None)
 
@@ -147,6 +150,9 @@ class Sequential(Module):
 class ReLU(Module):
     """max(x, 0) elementwise, as a layer (see `Tensor.relu`)."""
 
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()  # `inplace` is accepted and ignored: the result is a new tensor
+
     def forward(self, x: Tensor) -> Tensor:
         return F.relu(x)
 
@@ -198,7 +204,7 @@ class RNNCell(Module):
     """
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
-                 nonlinearity: str = "tanh", dtype: Any = np.float64) -> None:
+                 nonlinearity: str = "tanh", device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(message("RNNCell", f"nonlinearity must be 'tanh' or 'relu', got "
@@ -206,11 +212,11 @@ class RNNCell(Module):
         self.input_size, self.hidden_size = int(input_size), int(hidden_size)
         self.nonlinearity = nonlinearity
         bound = 1.0 / np.sqrt(hidden_size)
-        self.weight_ih = _uniform(bound, (hidden_size, input_size), dtype)
-        self.weight_hh = _uniform(bound, (hidden_size, hidden_size), dtype)
+        self.weight_ih = _uniform(bound, (hidden_size, input_size), dtype, device)
+        self.weight_hh = _uniform(bound, (hidden_size, hidden_size), dtype, device)
         if bias:
-            self.bias_ih = _uniform(bound, (hidden_size,), dtype)
-            self.bias_hh = _uniform(bound, (hidden_size,), dtype)
+            self.bias_ih = _uniform(bound, (hidden_size,), dtype, device)
+            self.bias_hh = _uniform(bound, (hidden_size,), dtype, device)
         else:
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
@@ -234,3 +240,236 @@ class RNNCell(Module):
         if self.nonlinearity != "tanh":
             text += f", nonlinearity={self.nonlinearity}"
         return text
+
+
+class Identity(Module):
+    """Returns its input (a placeholder layer)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+
+    def forward(self, x: Any) -> Any:
+        return x
+
+
+class Flatten(Module):
+    """Merge axes `start_dim` .. `end_dim` (default: all but the batch axis) into one."""
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F._as_tensor(x).flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class GELU(Module):
+    """x * Phi(x) (the normal CDF, via erf), or its tanh approximation."""
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.gelu(x, self.approximate)
+
+
+class LeakyReLU(Module):
+    """x where x > 0, else negative_slope * x."""
+
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
+        super().__init__()
+        self.negative_slope = negative_slope
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.leaky_relu(x, self.negative_slope)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}"
+
+
+class ELU(Module):
+    """x where x > 0, else alpha * (exp(x) - 1)."""
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.elu(x, self.alpha)
+
+
+class Softplus(Module):
+    """log(1 + exp(beta x)) / beta."""
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softplus(x, self.beta, self.threshold)
+
+
+class SiLU(Module):
+    """x * sigmoid(x)."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.silu(x)
+
+
+class Softmax(Module):
+    """softmax along `dim`."""
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = -1 if dim is None else dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softmax(x, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Softmax):
+    """log_softmax along `dim` (pair it with `NLLLoss`)."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.log_softmax(x, self.dim)
+
+
+class Dropout(Module):
+    r"""Zero elements with probability `p` while training (scaling the rest); off in eval().
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> drop = tg.nn.Dropout(0.5).eval()
+        >>> drop(tg.ones(3))
+        tensor([1., 1., 1.])
+    """
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        self.p = p
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.dropout(x, self.p, self.training)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
+
+
+class Embedding(Module):
+    r"""A table of `num_embeddings` vectors; `emb(idx)` picks rows (`weight[idx]`).
+
+    Rules: `weight` starts standard normal, as in PyTorch; the row `padding_idx` (if
+    given) starts at zero and gets no gradient.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> emb = tg.nn.Embedding(10, 3)
+        >>> emb(tg.tensor([[1, 2], [3, 4]]).long()).shape
+        (2, 2, 3)
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        check_device(device, "Embedding")
+        self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
+        if padding_idx is not None and padding_idx < 0:
+            padding_idx += num_embeddings
+        self.padding_idx = padding_idx
+        dt = get_default_dtype() if dtype is None else dtype
+        w = np.random.randn(num_embeddings, embedding_dim).astype(dt)
+        if padding_idx is not None:
+            w[padding_idx] = 0.0
+        self.weight = Parameter(w)
+
+    def forward(self, index: Any) -> Tensor:
+        return F.embedding(index, self.weight, self.padding_idx)
+
+    def extra_repr(self) -> str:
+        pad = f", padding_idx={self.padding_idx}" if self.padding_idx is not None else ""
+        return f"{self.num_embeddings}, {self.embedding_dim}{pad}"
+
+
+class ModuleList(Module):
+    r"""A list of modules, registered as "0", "1", ... (iterate it in your own `forward`).
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> layers = tg.nn.ModuleList([tg.nn.Linear(2, 2) for _ in range(3)])
+        >>> len(layers), len(list(layers.parameters()))
+        (3, 6)
+    """
+
+    def __init__(self, modules: Any = None) -> None:
+        super().__init__()
+        for m in modules or ():
+            self.append(m)
+
+    def append(self, module: Module) -> ModuleList:
+        self.add_module(str(len(self._modules)), module)
+        return self
+
+    def extend(self, modules: Any) -> ModuleList:
+        for m in modules:
+            self.append(m)
+        return self
+
+    def insert(self, index: int, module: Module) -> None:
+        items = list(self._modules.values())
+        items.insert(index, module)
+        self._modules.clear()
+        for m in items:
+            self.append(m)
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        items = list(self._modules.values())
+        return ModuleList(items[idx]) if isinstance(idx, slice) else items[idx]
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        self.add_module(str(idx % len(self)), module)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+
+class ModuleDict(Module):
+    """A dict of modules, registered under their keys."""
+
+    def __init__(self, modules: Any = None) -> None:
+        super().__init__()
+        for k, m in dict(modules or {}).items():
+            self.add_module(k, m)
+
+    def __getitem__(self, key: str) -> Module:
+        return self._modules[key]
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        self.add_module(key, module)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._modules
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def keys(self) -> Any:
+        return self._modules.keys()
+
+    def values(self) -> Any:
+        return self._modules.values()
+
+    def items(self) -> Any:
+        return self._modules.items()

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..core import function as _function
 from ..core import source
+from ..core.dtypes import check_device, device
 from ..core.errors import ShapeError, message
 from ..core.grad_mode import no_grad
 from ..core.tensor import Tensor
@@ -92,6 +93,7 @@ class Module:
     def __init__(self) -> None:
         d = self.__dict__
         d["_parameters"] = {}
+        d["_buffers"] = {}  # tensors saved with the model but not trained (running means)
         d["_modules"] = {}
         d["training"] = True
         d["name"] = None
@@ -116,6 +118,9 @@ class Module:
             if "_parameters" in self.__dict__:
                 self._parameters.pop(key, None)
                 self._modules.pop(key, None)
+                if key in self._buffers:  # `self.running_mean = new` replaces the buffer
+                    self._buffers[key] = value
+                    return
             object.__setattr__(self, key, value)
 
     def __getattr__(self, key: str) -> Any:
@@ -129,6 +134,8 @@ class Module:
             return d["_parameters"][key]
         if key in d.get("_modules", ()):
             return d["_modules"][key]
+        if key in d.get("_buffers", ()):
+            return d["_buffers"][key]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {key!r}")
 
     def __delattr__(self, key: str) -> None:
@@ -141,6 +148,11 @@ class Module:
 
     def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._modules))
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Keep `tensor` as `self.<name>`: saved in `state_dict()`, never trained."""
+        self.__dict__.pop(name, None)
+        self._buffers[name] = tensor
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Register `param` under `name` (what assigning `self.name = param` does)."""
@@ -179,6 +191,18 @@ class Module:
         """Every parameter once, in registration order (pass this to an optimizer)."""
         for _, p in self.named_parameters(recurse=recurse):
             yield p
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """`(dotted_name, buffer)` pairs, as `named_parameters` does for parameters."""
+        mods = self.named_modules(prefix) if recurse else [(prefix, self)]
+        for mod_name, mod in mods:
+            for name, b in mod._buffers.items():
+                if b is not None:
+                    yield (f"{mod_name}.{name}" if mod_name else name), b
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
 
     def named_children(self) -> Iterator[tuple[str, Module]]:
         """The direct sub-modules with their attribute names."""
@@ -229,10 +253,46 @@ class Module:
         """`train(False)`: layers such as dropout would switch to inference behaviour."""
         return self.train(False)
 
-    def to(self, dtype: Any) -> Module:
-        """Convert every parameter's data to `dtype` in place (e.g. np.float32); returns self."""
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """`to(dtype)` converts floating parameters and buffers in place; `to("cpu")` keeps
+        them (the only device); returns self, as in PyTorch."""
+        dtype = kwargs.get("dtype")
+        check_device(kwargs.get("device"), "Module.to")
+        for a in args:
+            if isinstance(a, (str, device)):
+                check_device(a, "Module.to")
+            elif a is not None:
+                dtype = a
+        if dtype is not None:
+            for t in (*self.parameters(), *self.buffers()):
+                if t.dtype.kind == "f":
+                    t.data = t.data.astype(dtype)
+                    if t._grad is not None:
+                        t._grad = None  # a gradient of the old dtype no longer fits
+        return self
+
+    def double(self) -> Module:
+        return self.to(np.float64)
+
+    def float(self) -> Module:
+        return self.to(np.float32)
+
+    def cpu(self) -> Module:
+        return self
+
+    def cuda(self, *args: Any, **kwargs: Any) -> Module:
+        check_device("cuda", "Module.cuda")
+        return self
+
+    def apply(self, fn: Any) -> Module:
+        """Call `fn(m)` on every sub-module, children first, then self (as PyTorch); returns self."""
+        for m in reversed(list(self.modules())):
+            fn(m)
+        return self
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
         for p in self.parameters():
-            p.data = p.data.astype(dtype)
+            p.requires_grad_(requires_grad)
         return self
 
     # --- running ----------------------------------------------------------------------
@@ -254,9 +314,22 @@ class Module:
 
     # --- saving -----------------------------------------------------------------------
 
-    def state_dict(self) -> dict[str, np.ndarray]:
-        """`{dotted_name: array copy}` for every parameter, in `named_parameters()` order."""
-        return {name: p.data.copy() for name, p in self.named_parameters()}
+    def state_dict(self) -> dict[str, Tensor]:
+        r"""`{dotted_name: tensor}` for every parameter, then every buffer, as in PyTorch.
+
+        Rules: the values are copies outside the graph (PyTorch's share the parameters'
+        storage, so that a saved "best" state changes as training goes on; here it does not).
+        """
+        return {name: Tensor._make(np.array(t.data)) for name, t in self._named_state()}
+
+    def _named_state(self) -> Iterator[tuple[str, Tensor]]:
+        """Parameters and buffers, module by module (PyTorch's state_dict order)."""
+        seen: set[int] = set()
+        for mod_name, mod in self.named_modules():
+            for name, t in (*mod._parameters.items(), *mod._buffers.items()):
+                if t is not None and id(t) not in seen:
+                    seen.add(id(t))
+                    yield (f"{mod_name}.{name}" if mod_name else name), t
 
     def load_state_dict(self, state_dict: dict, strict: bool = True) -> LoadResult:
         r"""Copy arrays (or tensors) into the parameters with the same dotted names.
@@ -272,7 +345,7 @@ class Module:
             KeyError: (strict) keys missing from or unknown to this module.
             ShapeError: a value's shape differs from its parameter's.
         """
-        own = dict(self.named_parameters())
+        own = dict(self._named_state())
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
         if strict and (missing or unexpected):
@@ -289,7 +362,7 @@ class Module:
             for k, p in own.items():
                 if k not in state_dict:
                     continue
-                value = np.asarray(state_dict[k])
+                value = np.asarray(state_dict[k])  # a Tensor, an array or a list
                 if value.shape != p.shape:
                     raise ShapeError(message(
                         "load_state_dict", f"{k!r} expected shape {p.shape!r}, got {value.shape!r}",

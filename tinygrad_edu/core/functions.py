@@ -1,0 +1,113 @@
+"""`torch.exp(x)`, `torch.sum(x, dim)`, ...: PyTorch's functions, each the Tensor method.
+
+`tg.f(x, *args)` is `x.f(*args)` after making `x` a tensor, so there is one
+implementation of each op (the method) and one place to read it. Core layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .tensor import Tensor
+from .torch_api import allclose, equal, gather, isclose
+
+_METHODS = [
+    "exp",
+    "log",
+    "sin",
+    "cos",
+    "tanh",
+    "sigmoid",
+    "relu",
+    "sqrt",
+    "abs",
+    "erf",
+    "neg",
+    "square",
+    "reciprocal",
+    "pow",
+    "clamp",
+    "clip",
+    "matmul",
+    "mm",
+    "bmm",
+    "dot",
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "argmax",
+    "argmin",
+    "topk",
+    "norm",
+    "std",
+    "var",
+    "logsumexp",
+    "numel",
+    "flatten",
+    "squeeze",
+    "unsqueeze",
+    "transpose",
+    "permute",
+    "reshape",
+    "softmax",
+    "log_softmax",
+    "masked_fill",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "clone",
+    "detach",
+    "t",
+]
+
+
+def _method(name: str) -> Callable[..., Any]:
+    def fn(input: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: A002 - PyTorch's name
+        x = input if isinstance(input, Tensor) else Tensor(input)
+        return getattr(x, name)(*args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"`tg.{name}(x, ...)` is `x.{name}(...)`, as in PyTorch."
+    return fn
+
+
+for _name in _METHODS:
+    globals()[_name] = _method(_name)
+
+
+def is_tensor(obj: Any) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def maximum(a: Any, b: Any) -> Tensor:
+    """The larger of `a` and `b` elementwise; where they tie, each gets half the gradient."""
+    from .creation import where
+
+    a = a if isinstance(a, Tensor) else Tensor(a)
+    return where(a > b, a, where(a < b, b, (a + b) * 0.5))
+
+
+def minimum(a: Any, b: Any) -> Tensor:
+    """The smaller of `a` and `b` elementwise (ties share the gradient, as in PyTorch)."""
+    from .creation import where
+
+    a = a if isinstance(a, Tensor) else Tensor(a)
+    return where(a < b, a, where(a > b, b, (a + b) * 0.5))
+
+
+# NOTE: `from tinygrad_edu import *` must not replace Python's sum, max, min, abs and pow
+# in a learner's notebook, so those are attributes (tg.sum) but not in __all__
+SHADOWING = ("sum", "max", "min", "abs", "pow")
+__all__ = [
+    *(n for n in _METHODS if n not in SHADOWING),
+    "is_tensor",
+    "maximum",
+    "minimum",
+    "equal",
+    "allclose",
+    "isclose",
+    "gather",
+]

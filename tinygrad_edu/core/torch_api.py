@@ -1,0 +1,442 @@
+"""PyTorch's spellings of Tensor methods: `pow`, `sin`, `mm`, `norm`, `topk`, `size()`, `to`, ...
+
+`Tensor` inherits them from `TorchMethods`, so tensor.py keeps the numpy-flavoured core
+and this file holds what a PyTorch tutorial calls. Each method is built from the core's
+ops (only sin, cos and erf are new ops, in ops/trig.py), so graphs and gradients are the
+ones the core already checks. Where PyTorch and numpy disagree, PyTorch wins here.
+Core layer: numpy and the standard library only.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from . import source
+from .dtypes import _default, check_device, device
+from .errors import DataError, ShapeError, message
+from .ops.movement import Index
+from .ops.trig import Cos, Erf, Sin
+
+_Tensor: Any = None  # set by tensor.py once Tensor exists (tensor.py imports this module)
+
+
+class Size(tuple):
+    """`t.size()`: a tuple of sizes with PyTorch's `numel()`."""
+
+    def numel(self) -> int:
+        return math.prod(self)
+
+    def __repr__(self) -> str:
+        return f"Size({list(self)})"
+
+
+class SizeOrCount(int):
+    r"""`t.size`: numpy's element count (an int); called, PyTorch's `size()` / `size(dim)`.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> t = tg.zeros(2, 3)
+        >>> t.size, t.size(), t.size(1), t.size(-1)
+        (6, Size([2, 3]), 3, 3)
+    """
+
+    def __new__(cls, shape: tuple) -> SizeOrCount:
+        self = super().__new__(cls, math.prod(shape))
+        self._shape = shape
+        return self
+
+    def __call__(self, dim: int | None = None) -> Any:
+        if dim is None:
+            return Size(self._shape)
+        n = len(self._shape)
+        if not -n <= dim < n:
+            raise IndexError(
+                message(
+                    "size",
+                    f"dim {dim} is out of range for a tensor with {n} axes (shape {self._shape!r})",
+                    source.here(),
+                )
+            )
+        return self._shape[dim]
+
+
+class ValuesIndices(NamedTuple):
+    """What `max(dim)`, `min(dim)` and `topk` return, as PyTorch's named tuples do."""
+
+    values: Any
+    indices: Any
+
+
+def _dim(t: Any, dim: int, op: str) -> int:
+    n = max(t.ndim, 1)
+    if isinstance(dim, bool) or not isinstance(dim, numbers.Integral) or not -n <= dim < n:
+        raise ShapeError(
+            message(
+                op,
+                f"dim {dim!r} is out of range for a tensor with {t.ndim} axes (shape {t.shape!r})",
+                source.here(),
+                f"use a dim in -{n} .. {n - 1}",
+            )
+        )
+    return int(dim) % n
+
+
+def gather(t: Any, dim: int, index: Any) -> Any:
+    r"""`out[i][j] = t[index[i][j]][j]` for dim=0 (and so on), as `torch.gather`.
+
+    The gradient goes back to the gathered positions only (integer-array indexing).
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> tg.tensor([[1.0, 2.0], [3.0, 4.0]]).gather(1, tg.tensor([[1], [0]]).long())
+        tensor([[2.],
+                [3.]])
+    """
+    idx = np.asarray(index.data if isinstance(index, _Tensor) else index)
+    if idx.dtype.kind not in "iu":
+        raise DataError(
+            message(
+                "gather",
+                f"index must hold integers, got {idx.dtype}",
+                source.here(),
+                "convert it with .long()",
+            )
+        )
+    if t.ndim == 0:
+        return t[()] if idx.size else t.reshape(0)
+    dim = _dim(t, dim, "gather")
+    if idx.ndim != t.ndim:
+        raise ShapeError(
+            message(
+                "gather",
+                f"index has {idx.ndim} axes but the input has {t.ndim} (shape {t.shape!r})",
+                source.here(),
+                "give the index as many axes as the input (unsqueeze it)",
+            )
+        )
+    # an open grid over every axis, with `index` along `dim`: numpy's take_along_axis
+    grid = list(np.ogrid[tuple(slice(n) for n in idx.shape)])
+    grid[dim] = idx
+    return Index.apply(t, index=tuple(grid))
+
+
+def reduce_with_index(t: Any, op: str, dim: int, keepdim: bool) -> ValuesIndices:
+    """`t.max(dim)` / `t.min(dim)`: the extreme values and where they are (first on ties)."""
+    d = _dim(t, dim, op)
+    arg = np.argmax if op == "max" else np.argmin
+    if t.ndim == 0:
+        return ValuesIndices(t * 1, _Tensor._make(np.asarray(0)))
+    idx = arg(t.data, axis=d, keepdims=True)
+    values = gather(t, d, idx)
+    if not keepdim:
+        values, idx = values.squeeze(d), idx.squeeze(d)
+    return ValuesIndices(values, _Tensor._make(np.asarray(idx, dtype=np.int64)))
+
+
+def _same_dims(op: str, a: Any, b: Any, n: int, what: str) -> None:
+    if a.ndim != n or b.ndim != n:
+        raise ShapeError(
+            message(
+                op,
+                f"expected two {what}, got shapes {a.shape!r} and {b.shape!r}",
+                source.here(),
+                "use torch.matmul (or @) for other shapes",
+            )
+        )
+
+
+def _parse_to(t: Any, args: tuple, kwargs: dict) -> Any:
+    """The dtype asked for by `t.to(...)`: a dtype, a device, a tensor, or several."""
+    dtype = kwargs.get("dtype")
+    check_device(kwargs.get("device"), "to")
+    for a in args:
+        if isinstance(a, _Tensor):
+            dtype = a.dtype
+        elif isinstance(a, (str, device)):
+            check_device(a, "to")
+        elif a is not None:
+            dtype = a
+    return dtype
+
+
+class TorchMethods:
+    """Tensor methods under PyTorch's names and signatures (mixed into `Tensor`)."""
+
+    __slots__ = ()
+
+    # --- elementwise ----------------------------------------------------------------------
+
+    def pow(self, exponent: Any) -> Any:
+        return self**exponent
+
+    def sin(self) -> Any:
+        return Sin.apply(self)
+
+    def cos(self) -> Any:
+        return Cos.apply(self)
+
+    def erf(self) -> Any:
+        return Erf.apply(self)
+
+    def square(self) -> Any:
+        return self * self
+
+    def neg(self) -> Any:
+        return -self
+
+    def reciprocal(self) -> Any:
+        return 1.0 / self
+
+    def add(self, other: Any, *, alpha: Any = 1) -> Any:
+        return self + (other * alpha if alpha != 1 else other)
+
+    def sub(self, other: Any, *, alpha: Any = 1) -> Any:
+        return self - (other * alpha if alpha != 1 else other)
+
+    def mul(self, other: Any) -> Any:
+        return self * other
+
+    def div(self, other: Any) -> Any:
+        return self / other
+
+    def clamp(self, min: Any = None, max: Any = None) -> Any:  # noqa: A002 - PyTorch's names
+        return self.clip(min, max)
+
+    def clamp_min(self, min: Any) -> Any:  # noqa: A002
+        return self.clip(min, None)
+
+    def clamp_max(self, max: Any) -> Any:  # noqa: A002
+        return self.clip(None, max)
+
+    def masked_fill(self, mask: Any, value: Any) -> Any:
+        from .creation import where
+
+        return where(mask, value, self)
+
+    # --- products -------------------------------------------------------------------------
+
+    def matmul(self, other: Any) -> Any:
+        return self @ other
+
+    def mm(self, other: Any) -> Any:
+        """Matrix product of two 2-D tensors (no broadcasting), as `torch.mm`."""
+        _same_dims("mm", self, other, 2, "matrices (2-D tensors)")
+        return self @ other
+
+    def bmm(self, other: Any) -> Any:
+        """Batched matrix product of (b, n, m) and (b, m, p), as `torch.bmm`."""
+        _same_dims("bmm", self, other, 3, "batches of matrices (3-D tensors)")
+        return self @ other
+
+    def dot(self, other: Any) -> Any:
+        """Inner product of two 1-D tensors of one length, as `torch.dot`."""
+        _same_dims("dot", self, other, 1, "vectors (1-D tensors)")
+        return self @ other
+
+    # --- reductions -----------------------------------------------------------------------
+
+    def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Any:
+        r"""The vector p-norm over `dim` (all elements by default): 2 ("fro"), 1 or inf.
+
+        Example:
+            >>> import tinygrad_edu as tg
+            >>> tg.tensor([3.0, 4.0]).norm()
+            tensor(5.)
+        """
+        if p in ("fro", 2, 2.0):
+            return (self * self).sum(dim, keepdims=keepdim).sqrt()
+        if p in (1, 1.0):
+            return self.abs().sum(dim, keepdims=keepdim)
+        if p in (math.inf, float("inf"), "inf"):
+            return self.abs().max(axis=dim, keepdims=keepdim)
+        if isinstance(p, numbers.Real) and p > 0:
+            return (self.abs() ** p).sum(dim, keepdims=keepdim) ** (1.0 / p)
+        raise ValueError(
+            message("norm", f"p must be a positive number, 'fro' or inf, got {p!r}", source.here())
+        )
+
+    def var(
+        self,
+        dim: Any = None,
+        unbiased: bool = True,
+        keepdim: bool = False,
+        *,
+        correction: Any = None,
+    ) -> Any:
+        """Variance over `dim`, divided by n - 1 unless `unbiased=False` (PyTorch's default)."""
+        c = (1 if unbiased else 0) if correction is None else correction
+        centred = self - self.mean(dim, keepdims=True)
+        total = (centred * centred).sum(dim, keepdims=keepdim)
+        n = self.data.size // max(total.data.size, 1) if total.data.size else 0
+        return total / max(n - c, 0)
+
+    def std(
+        self,
+        dim: Any = None,
+        unbiased: bool = True,
+        keepdim: bool = False,
+        *,
+        correction: Any = None,
+    ) -> Any:
+        return self.var(dim, unbiased, keepdim, correction=correction).sqrt()
+
+    def logsumexp(self, dim: Any, keepdim: bool = False) -> Any:
+        """log(sum(exp(x))) over `dim`, shifted by the max so it never overflows."""
+        m = self.detach().max(axis=dim, keepdims=True)
+        out = (self - m).exp().sum(dim, keepdims=True).log() + m
+        return out if keepdim else out.squeeze(dim)
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
+        r"""The `k` largest (or smallest) values along `dim` and their indices, as `torch.topk`.
+
+        Example:
+            >>> import tinygrad_edu as tg
+            >>> tg.tensor([1.0, 5.0, 3.0]).topk(2)
+            ValuesIndices(values=tensor([5., 3.]), indices=tensor([1, 2], dtype=int64))
+        """
+        d = _dim(self, dim, "topk")
+        n = self.shape[d] if self.ndim else 1
+        if not 0 <= k <= n:
+            raise ValueError(
+                message("topk", f"k={k} is out of range for a dimension of size {n}", source.here())
+            )
+        keys = -self.data if largest else self.data
+        order = np.argsort(keys, axis=d, kind="stable") if self.ndim else np.zeros(1, np.int64)
+        idx = np.take(order, np.arange(k), axis=d) if self.ndim else order[:k]
+        return ValuesIndices(gather(self, d, idx), _Tensor._make(idx.astype(np.int64)))
+
+    def gather(self, dim: int, index: Any) -> Any:
+        return gather(self, dim, index)
+
+    # --- shape ----------------------------------------------------------------------------
+
+    def numel(self) -> int:
+        return int(self.data.size)
+
+    nelement = numel
+
+    def dim(self) -> int:
+        return self.ndim
+
+    def t(self) -> Any:
+        """The transpose of a matrix (a vector or a number comes back as it is)."""
+        if self.ndim > 2:
+            raise ShapeError(
+                message(
+                    "t",
+                    f"expects a tensor with at most 2 axes, got shape {self.shape!r}",
+                    source.here(),
+                    "use .transpose(a, b) or .permute(...)",
+                )
+            )
+        return self.transpose() if self.ndim == 2 else self
+
+    def view_as(self, other: Any) -> Any:
+        return self.view(other.shape)
+
+    def reshape_as(self, other: Any) -> Any:
+        return self.reshape(other.shape)
+
+    def expand_as(self, other: Any) -> Any:
+        return self.expand(other.shape)
+
+    # --- dtype and device -----------------------------------------------------------------
+
+    def long(self) -> Any:
+        return self.astype(np.int64)
+
+    def int(self) -> Any:
+        return self.astype(np.int32)
+
+    def bool(self) -> Any:
+        return self.astype(np.bool_)
+
+    def half(self) -> Any:
+        return self.astype(np.float16)
+
+    def type_as(self, other: Any) -> Any:
+        return self.astype(other.dtype)
+
+    def to(self, *args: Any, **kwargs: Any) -> Any:
+        r"""`t.to(dtype)`, `t.to("cpu")`, `t.to(other)`: a converted copy (or `t` itself).
+
+        Rules: as in PyTorch, the same tensor comes back when nothing changes; the only
+        device is the CPU, and asking for another is an error.
+
+        Example:
+            >>> import tinygrad_edu as tg
+            >>> tg.tensor([1.5]).to(tg.float32).dtype, tg.tensor([1.5]).to("cpu").dtype
+            (dtype('float32'), dtype('float64'))
+        """
+        dtype = _parse_to(self, args, kwargs)
+        if dtype is None or np.dtype(dtype) == self.dtype:
+            return self.clone() if kwargs.get("copy") else self
+        return self.astype(dtype)
+
+    def cpu(self) -> Any:
+        return self
+
+    def cuda(self, *args: Any, **kwargs: Any) -> Any:
+        check_device("cuda", "cuda")
+
+    @property
+    def device(self) -> device:
+        return device("cpu")
+
+    is_cuda = False
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.kind == "f"
+
+    # --- comparisons ----------------------------------------------------------------------
+
+    def equal(self, other: Any) -> bool:
+        return equal(self, other)
+
+    def allclose(
+        self, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+    ) -> bool:
+        return allclose(self, other, rtol, atol, equal_nan)
+
+    def isclose(
+        self, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+    ) -> Any:
+        return isclose(self, other, rtol, atol, equal_nan)
+
+
+def _values(x: Any) -> np.ndarray:
+    return x.data if isinstance(x, _Tensor) else np.asarray(x)
+
+
+def equal(a: Any, b: Any) -> bool:
+    r"""True when `a` and `b` have the same shape and the same values, as `torch.equal`.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> tg.equal(tg.tensor([1.0, 2.0]), tg.tensor([1.0, 2.0]))
+        True
+    """
+    x, y = _values(a), _values(b)
+    return x.shape == y.shape and bool(np.array_equal(x, y))
+
+
+def isclose(
+    a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Any:
+    """Elementwise |a - b| <= atol + rtol * |b|, a boolean tensor (`torch.isclose`)."""
+    return _Tensor._make(np.asarray(np.isclose(_values(a), _values(b), rtol, atol, equal_nan)))
+
+
+def allclose(
+    a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> bool:
+    """True when every element is close (`torch.allclose`, same tolerances)."""
+    return bool(np.allclose(_values(a), _values(b), rtol, atol, equal_nan))
+
+
+def default_float() -> np.dtype:
+    return _default[0]
