@@ -6,6 +6,10 @@
   model changes. An `if` on a traced value freezes a branch (`TracerWarning`).
 - `placeholder` and `Graph` build a graph first and feed it values later (`run`).
 - `cond` and `while_loop` keep data-dependent control flow inside the graph.
+- `compile(fn)` is a small torch.compile: it captures what it can, *breaks the graph*
+  where Python reads a tensor's value (and runs that Python between the graphs),
+  guards and recompiles with a stated reason, makes a changed size dynamic, refuses
+  breaks with `fullgraph=True`, and `explain()`s itself.
 - `StaticGraph.grad()` / `tg.static.grad` derive backward programs from each op's own
   backward rule; `save` / `load` export to JSON + .npz; `fold_constants` and
   `eliminate_dead_code` optimise.
@@ -15,6 +19,7 @@ even `nn`: a deployed graph loads without any layer code).
 """
 
 from ..core.errors import TracingError
+from .compile import CompiledFn, compile  # noqa: A004 - torch.compile's name, as tg.static.compile
 from .control_flow import cond, while_loop
 from .function import CacheInfo, StaticFunction, function
 from .io import FormatError, load
@@ -25,5 +30,6 @@ from .tracer import TracerWarning
 __all__ = [
     "trace", "StaticGraph", "placeholder", "Placeholder", "Graph", "FeedError", "cond",
     "while_loop", "function", "StaticFunction", "CacheInfo", "grad", "load", "FormatError",
-    "eliminate_dead_code", "fold_constants", "TracerWarning", "TracingError",
+    "eliminate_dead_code", "fold_constants", "TracerWarning", "TracingError", "compile",
+    "CompiledFn",
 ]

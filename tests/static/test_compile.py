@@ -1,0 +1,416 @@
+"""tg.static.compile: capture with graph breaks, guards that recompile with a reason,
+dynamic sizes, fullgraph, explain(). Every result is compared with running the same
+function eagerly, on several random inputs, values and gradients exactly."""
+
+import numpy as np
+import pytest
+
+import tinygrad_edu as tg
+from tests.static.static_helpers import line_of
+
+
+def rand(*shape, seed=0):
+    return tg.tensor(np.random.default_rng(seed).normal(size=shape))
+
+
+def same(a, b):
+    """Exactly equal results (Tensors, numbers or tuples of them)."""
+    if isinstance(a, tuple):
+        assert isinstance(b, tuple) and len(a) == len(b)
+        for x, y in zip(a, b):
+            same(x, y)
+        return
+    if isinstance(a, tg.Tensor):
+        assert isinstance(b, tg.Tensor)
+        assert a.shape == b.shape and a.dtype == b.dtype
+        np.testing.assert_array_equal(a.data, b.data)
+    else:
+        assert a == b and type(a) is type(b)
+
+
+def branchy(x):
+    s = x.sum()
+    if s > 0:
+        return x * 2
+    return -x
+
+
+def no_breaks(x, w):
+    h = (x @ w).tanh()
+    return (h * h).sum(), h
+
+
+def many_breaks(x):
+    scale = float(x.abs().max())  # a Python number read from a tensor
+    y = x / scale
+    steps = 0
+    while y.sum() < 4.0:  # a data-dependent loop: one break per test
+        y = y * 2 + 1
+        steps += 1
+    n = int((y > 0).sum())
+    return y * n, steps
+
+
+# --- results equal eager --------------------------------------------------------------
+
+
+def test_a_function_without_breaks_is_one_graph_replayed_for_new_values():
+    f = tg.static.compile(no_breaks)
+    for seed in range(5):
+        x, w = rand(4, 3, seed=seed), rand(3, 2, seed=seed + 10)
+        same(f(x, w), no_breaks(x, w))
+    e = f.explain()
+    assert (e.graph_count, e.break_count, len(e.compiles), f.replays) == (1, 0, 1, 4)
+    assert e.ops_per_graph == [("MatMul", "Tanh", "Mul", "Sum")]
+
+
+def test_a_break_splits_the_graph_and_each_branch_gets_its_own():
+    f = tg.static.compile(branchy)
+    for seed in range(8):
+        x = rand(3, seed=seed)
+        same(f(x), branchy(x))
+    e = f.explain()
+    assert e.graph_count == 3 and e.break_count == 1
+    assert e.ops_per_graph == [("Sum", "Compare"), ("Mul",), ("Neg",)]
+    assert sorted(e.breaks[0].outcomes) == [False, True]
+    assert e.breaks[0].site == line_of(branchy, "if s > 0")
+    assert len(e.compiles) == 2 and f.replays == 6  # one capture per branch, then replays
+
+
+def test_numbers_read_from_tensors_and_a_data_dependent_loop_match_eager():
+    f = tg.static.compile(many_breaks)
+    xs = [tg.tensor([0.5, -1.0, 2.0]), tg.tensor([1.0, 1.0, 1.0]), tg.tensor([-3.0, 1.0, 0.5])]
+    for x in xs + xs:  # the second round replays the paths the first round captured
+        same(f(x), many_breaks(x))
+    assert len(f.compiles) == 3 and f.replays == 3
+    e = f.explain()
+    kinds = [b.reason.split(":")[0].split()[0] for b in e.breaks]
+    assert "float()" in kinds and "int()" in kinds and "data-dependent" in kinds
+    assert line_of(many_breaks, "scale = float") in [b.site for b in e.breaks]
+    assert line_of(many_breaks, "while y.sum()") in [b.site for b in e.breaks]
+
+
+def test_a_replay_does_not_run_the_python_only_the_graphs():
+    calls = []
+
+    def f(x):
+        calls.append(1)  # a side effect: runs when capturing only
+        return x * 3 if x.sum() > 0 else x
+
+    cf = tg.static.compile(f)
+    for seed in range(6):
+        x = tg.tensor([1.0 + seed, 2.0])
+        same(cf(x), f(x))
+    assert len(calls) == 6 + 1  # six eager calls, one capture
+
+
+def test_a_python_number_returned_is_part_of_the_path():
+    def f(x):
+        return x + 1, int((x > 4).sum())
+
+    cf = tg.static.compile(f)
+    for x in [tg.tensor([1.0, 5.0]), tg.tensor([7.0, 5.0]), tg.tensor([2.0, 6.0])]:
+        same(cf(x), f(x))
+    assert len(cf.compiles) == 2  # the counts 1, 2, 1: the third call replays
+
+
+def test_a_cond_keeps_both_branches_in_one_graph_and_never_breaks():
+    def f(x):
+        return tg.static.cond(x.sum() > 0, lambda v: v * 2, lambda v: -v, x)
+
+    cf = tg.static.compile(f, fullgraph=True)
+    for seed in range(6):
+        x = rand(3, seed=seed)
+        same(cf(x), f(x))
+    e = cf.explain()
+    assert (e.graph_count, e.break_count, len(e.compiles)) == (1, 0, 1)
+    assert "cond" in e.ops_per_graph[0]
+
+
+# --- gradients ------------------------------------------------------------------------
+
+
+def make_net(seed=0):
+    np.random.seed(seed)
+    return tg.nn.Sequential(tg.nn.Linear(3, 4), tg.nn.Tanh(), tg.nn.Linear(4, 1))
+
+
+def test_gradients_through_graphs_and_breaks_equal_eager():
+    net = make_net()
+
+    def loss_fn(x, y):
+        loss = ((net(x) - y) ** 2).mean()
+        if loss > 0.5:  # a break between two graphs that both carry gradients
+            loss = loss * 0.5 + (net[0].weight ** 2).sum()
+        return loss
+
+    cf = tg.static.compile(loss_fn)
+    for seed in range(6):
+        x = tg.tensor(rand(5, 3, seed=seed).data, requires_grad=True)
+        y = rand(5, 1, seed=seed + 20) * (3 if seed % 2 else 0.1)
+        grads = []
+        for f in (loss_fn, cf):
+            net.zero_grad()
+            x.grad = None
+            loss = f(x, y)
+            loss.backward()
+            grads.append(
+                [loss.item(), x.grad.data.copy()] + [p.grad.data.copy() for p in net.parameters()]
+            )
+        for a, b in zip(*grads):
+            np.testing.assert_array_equal(a, b)
+    assert cf.replays >= 3
+
+
+def test_an_optimizer_step_between_calls_is_seen_without_recompiling():
+    net_c, net_e = make_net(), make_net()
+    x, y = rand(6, 3), rand(6, 1, seed=3)
+    cf = tg.static.compile(lambda x, y: ((net_c(x) - y) ** 2).mean())
+    opts = [tg.optim.SGD(net_c.parameters(), lr=0.1), tg.optim.SGD(net_e.parameters(), lr=0.1)]
+    for _ in range(4):
+        for f, opt in ((cf, opts[0]), (lambda x, y: ((net_e(x) - y) ** 2).mean(), opts[1])):
+            opt.zero_grad()
+            f(x, y).backward()
+            opt.step()
+    for a, b in zip(net_c.parameters(), net_e.parameters()):
+        np.testing.assert_array_equal(a.data, b.data)
+    assert len(cf.compiles) == 1
+
+
+def test_a_parameter_read_as_a_number_is_read_again_at_every_replay():
+    w = tg.tensor([1.0, -2.0])
+
+    def f(x):
+        return x * w if w.sum() > 0 else x - w
+
+    cf = tg.static.compile(f)
+    x = tg.tensor([3.0, 4.0])
+    same(cf(x), f(x))
+    w.data[:] = [2.0, 1.0]  # now the other branch: the replay must notice
+    same(cf(x), f(x))
+    w.data[:] = [0.0, -1.0]
+    same(cf(x), f(x))
+    assert len(cf.compiles) == 2 and cf.replays == 1
+
+
+# --- guards and recompiles ------------------------------------------------------------
+
+
+def test_a_shape_change_recompiles_with_the_reason_and_makes_the_dim_dynamic():
+    f = tg.static.compile(lambda x: (x * 2).sum())
+    f(rand(3))
+    f(rand(5))
+    assert f.compiles[1].reason == "x's shape changed from (3,) to (5,); x.shape[0] is now dynamic"
+
+
+def test_dtype_requires_grad_and_static_arguments_are_guarded():
+    def f(x, k):
+        return x * k
+
+    cf = tg.static.compile(f)
+    x = rand(3)
+    cf(x, 2)
+    cf(tg.tensor(x.data, requires_grad=True), 2)
+    cf(tg.tensor(x.data, requires_grad=True), 3)
+    cf(tg.tensor(x.data.astype(np.float32)), 3)
+    assert [c.reason for c in cf.compiles[1:]] == [
+        "x.requires_grad changed from False to True",
+        "argument 'k' changed from 2 to 3",
+        "x's dtype changed from float64 to float32",
+    ]
+    same(cf(x, 3), f(x, 3))
+
+
+def test_a_changed_model_or_global_recompiles_and_says_what_changed():
+    net = tg.nn.Sequential(tg.nn.Linear(2, 2))
+    cf = tg.static.compile(net)
+    x = rand(1, 2)
+    cf(x)
+    net.append(tg.nn.ReLU())
+    same(cf(x), net(x))
+    assert cf.compiles[-1].reason == (
+        "what the function read changed: sequential now has "
+        "sub-modules ['0', '1'], the last trace saw ['0']"
+    )
+
+
+SCALE = 2.0
+
+
+def scaled(x):
+    return x * SCALE
+
+
+def test_a_global_python_value_is_guarded():
+    global SCALE
+    cf = tg.static.compile(scaled)
+    x = rand(3)
+    cf(x)
+    SCALE = 3.0
+    try:
+        same(cf(x), scaled(x))
+    finally:
+        SCALE = 2.0
+    assert (
+        cf.compiles[-1].reason
+        == "what the function read changed: SCALE is 3.0, the last trace read 2.0"
+    )
+
+
+def test_an_outcome_never_seen_recompiles_with_the_break_line_and_values():
+    cf = tg.static.compile(branchy)
+    cf(tg.tensor([1.0, 2.0]))
+    cf(tg.tensor([-1.0, -2.0]))
+    site = line_of(branchy, "if s > 0")
+    assert cf.compiles[1].reason == (
+        f"the graph break at {site} gave False; the captured paths took True there"
+    )
+
+
+def test_a_captured_tensor_that_changed_shape_recompiles():
+    w = tg.tensor([1.0, 2.0])
+    cf = tg.static.compile(lambda x: x * w)
+    cf(tg.tensor([1.0, 1.0]))
+    w_new = tg.tensor([3.0, 4.0, 5.0])
+    w.data = w_new.data  # same tensor object, new shape: no guard on the module sees it
+    same(cf(tg.tensor([1.0, 1.0, 1.0])), tg.tensor([3.0, 4.0, 5.0]))
+    assert "captured tensor" in cf.compiles[-1].reason or "shape changed" in cf.compiles[-1].reason
+
+
+def test_after_eight_captures_calls_run_eagerly():
+    def f(x):
+        return x / float(x.max())  # a new number every call: a new path every call
+
+    cf = tg.static.compile(f)
+    for seed in range(10):
+        x = rand(3, seed=seed).abs() + 0.1
+        same(cf(x), f(x))
+    assert len(cf.compiles) == 8
+    assert "ran eagerly" in cf.explain().notes[-1]
+
+
+# --- dynamic sizes --------------------------------------------------------------------
+
+
+def loss_of(x, y):
+    return ((x - y) ** 2).mean()  # mean divides by the batch size: a number in the program
+
+
+def test_symbolic_sizes_avoid_a_third_compile_and_match_eager():
+    cf = tg.static.compile(loss_of)
+    for n in (3, 5, 7, 11, 4):
+        x, y = rand(n, 2, seed=n), rand(n, 2, seed=n + 1)
+        same(cf(x, y), loss_of(x, y))
+    assert len(cf.compiles) == 2
+    e = cf.explain()
+    assert [n.split(":")[0] for n in e.notes] == ["call 3", "call 4", "call 5"]
+    assert "re-specialised the graphs for x.shape[0]=7, y.shape[0]=7" in e.notes[0]
+    assert "x: a tensor of shape (s0, 2), float64" in e.guards[0]
+
+
+def test_dynamic_false_specialises_every_shape():
+    cf = tg.static.compile(loss_of, dynamic=False)
+    for n in (3, 5, 7):
+        x, y = rand(n, 2), rand(n, 2, seed=1)
+        same(cf(x, y), loss_of(x, y))
+    assert len(cf.compiles) == 3 and not cf.explain().notes
+
+
+def test_dynamic_true_needs_two_sizes_then_reuses_them():
+    cf = tg.static.compile(lambda x: (x * x).sum(), dynamic=True)
+    for n in (3, 5, 7, 9):
+        x = rand(n)
+        same(cf(x), (x * x).sum())
+    assert len(cf.compiles) == 2
+    assert cf.compiles[1].reason.startswith("new size x.shape[0]=5 of a dynamic dimension")
+
+
+def test_a_size_used_in_a_way_that_is_no_multiple_stays_specialised():
+    def f(x):
+        return x[: x.shape[0] - 1] * 2  # the stop is n - 1: not k * n
+
+    cf = tg.static.compile(f)
+    for n in (3, 5, 7):
+        x = rand(n)
+        same(cf(x), f(x))
+    assert len(cf.compiles) == 3
+    assert "differ in more than the size" in cf.compiles[2].reason
+
+
+def test_gradients_after_re_specialising_equal_eager():
+    net = make_net()
+    cf = tg.static.compile(lambda x: (net(x) ** 2).mean())
+    for n in (4, 6, 9):
+        grads = []
+        for f in (lambda x: (net(x) ** 2).mean(), cf):
+            net.zero_grad()
+            f(rand(n, 3, seed=n)).backward()
+            grads.append([p.grad.data.copy() for p in net.parameters()])
+        for a, b in zip(*grads):
+            np.testing.assert_array_equal(a, b)
+    assert len(cf.compiles) == 2
+
+
+# --- fullgraph and errors -------------------------------------------------------------
+
+
+def test_fullgraph_refuses_a_break_naming_its_line_and_suggesting_cond():
+    cf = tg.static.compile(branchy, fullgraph=True)
+    with pytest.raises(tg.static.TracingError) as err:
+        cf(tg.tensor([1.0, 2.0]))
+    assert str(err.value) == (
+        "tg.static.compile: fullgraph=True, but bool() of a traced tensor (value True) decides "
+        "Python control flow here: a graph break\n"
+        f"  built at: {line_of(branchy, 'if s > 0')}\n"
+        "  hint: keep both branches in the graph with tg.static.cond(pred, true_fn, false_fn, "
+        "*operands) (tg.where for elementwise choices), or drop fullgraph=True to allow graph "
+        "breaks"
+    )
+
+
+def test_fullgraph_refuses_a_number_read_from_a_tensor():
+    def f(x):
+        return x * x.sum().item()
+
+    with pytest.raises(tg.static.TracingError) as err:
+        tg.static.compile(f, fullgraph=True)(tg.tensor([1.0, 2.0]))
+    assert str(err.value).startswith(
+        "tg.static.compile: fullgraph=True, but item() of a traced tensor turns it into the "
+        "Python number 3.0 here: a graph break\n"
+    )
+
+
+def test_backward_inside_a_compiled_function_is_refused():
+    def f(w):
+        loss = (w * w).sum()
+        loss.backward()
+        return loss
+
+    with pytest.raises(tg.static.TracingError, match="backward\\(\\) or tg.grad\\(\\) ran inside"):
+        tg.static.compile(f)(tg.tensor([1.0, 2.0], requires_grad=True))
+
+
+# --- explain and drawing --------------------------------------------------------------
+
+
+def test_explain_reads_as_a_report_and_its_graphs_can_be_drawn():
+    cf = tg.static.compile(branchy)
+    cf(tg.tensor([1.0, 2.0]))
+    cf(tg.tensor([-1.0, -2.0]))
+    text = str(cf.explain())
+    assert text.splitlines()[0] == (
+        "tg.static.compile(branchy): 3 graphs, 1 graph break, "
+        "2 compiles, 2 calls (0 replayed from the graphs)"
+    )
+    for part in (
+        "graph 0: 2 ops: Sum, Compare",
+        "graph 2: 1 ops: Neg",
+        f"at: {line_of(branchy, 'if s > 0')}",
+        "outcomes seen: True, False",
+        "x: a tensor of shape (2,), float64, requires_grad=False",
+    ):
+        assert part in text
+    from tinygrad_edu.graph import build_graph
+
+    g = build_graph(cf.graphs[1])
+    assert [n.op for n in g.nodes if n.op] == ["Mul"]

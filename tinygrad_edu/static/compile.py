@@ -1,0 +1,402 @@
+"""`tg.static.compile`: capture what can be captured, break the graph where Python decides.
+
+A teaching-sized model of `torch.compile`. The first call runs the function eagerly
+under a capturing tracer (capture.py): the ops become graphs, and each place where a
+traced tensor turned into a Python value is a *graph break*. Later calls check the
+*guards* (argument shapes, dtypes, requires_grad, non-tensor arguments, and what the
+function read: module structure, attributes, closures, globals, via guards.py) and,
+when they hold, *replay* the graphs without running the Python: at each break the
+value the Python would read is read from the replayed result, and the graph for that
+outcome runs next. A failed guard, or an outcome no capture has seen, *recompiles*
+(captures again), and the reason is recorded. `explain()` tells the whole story.
+
+Sizes: after a recompile because a dimension changed, that dimension is *dynamic*
+(`dynamic=None`, as torch.compile's default); see symbolic.py for what that means here.
+
+Static layer: imports the core, numpy and the standard library only.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..core import source
+from ..core.errors import TracingError, message
+from ..core.grad_mode import is_grad_enabled
+from ..core.tensor import Tensor
+from . import guards, symbolic
+from .capture import CaptureTracer, Miss, PathTree, replay, results, split
+from .function import _is_array, _typed
+from .program import StaticGraph
+from .tracer import current
+
+MAX_CAPTURES = 8  # per cache entry, as torch.compile's recompile limit; then it runs eagerly
+
+
+@dataclass
+class Compile:
+    """One capture: at which call, and why."""
+
+    call: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"call {self.call}: {self.reason}"
+
+
+@dataclass
+class _Entry:
+    """Captures valid under one set of guards; one PathTree per size of the dynamic dims."""
+
+    key: tuple  # per argument: ("array", shape with None for dynamic dims, dtype, rg) / static
+    state: dict  # guards.state(): what else the function read
+    trees: dict = field(default_factory=dict)  # sizes of the dynamic dims -> PathTree
+
+    def captures(self) -> int:
+        return sum(len(t.paths) for t in self.trees.values())
+
+
+def _arg_names(fn: Any, n: int) -> list:
+    target = fn.forward if guards.is_module(fn) else fn
+    try:
+        params = [
+            p.name
+            for p in inspect.signature(target).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+    except (TypeError, ValueError):
+        params = []
+    return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
+
+
+def _part(x: Any, name: str) -> tuple:
+    """What the guards check of one argument."""
+    if _is_array(x):
+        arr = x.data if isinstance(x, Tensor) else np.asarray(x)
+        return ("array", tuple(arr.shape), arr.dtype.name, bool(getattr(x, "requires_grad", False)))
+    try:
+        hash(x)
+    except TypeError:
+        raise TracingError(
+            message(
+                "tg.static.compile",
+                f"argument {name!r} is a {type(x).__name__}, which is neither "
+                "a tensor nor hashable, so no guard can check it",
+                source.here(),
+                "pass tensors/arrays, or numbers, strings and tuples",
+            )
+        ) from None
+    return ("static", _typed(x), x)
+
+
+class CompiledFn:
+    """What `tg.static.compile` returns: call it like the function; `explain()` says how."""
+
+    def __init__(self, fn: Callable, fullgraph: bool, dynamic: bool | None) -> None:
+        if not guards.is_module(fn):
+            functools.update_wrapper(self, fn)
+        self.fn, self.fullgraph, self.dynamic = fn, fullgraph, dynamic
+        self.entries: list[_Entry] = []
+        self.dynamic_dims: dict[int, set] = {}  # argument position -> its dynamic dims
+        self.compiles: list[Compile] = []
+        self.notes: list[str] = []  # re-specialisations, eager fallbacks
+        self.calls = self.replays = 0
+        self._last: tuple | None = None  # (entry, sizes, parts) of the last call
+
+    @property
+    def name(self) -> str:
+        return getattr(self.fn, "__name__", None) or type(self.fn).__name__.lower()
+
+    # --- calling -------------------------------------------------------------------------
+
+    def __call__(self, *args: Any) -> Any:
+        if current() is not None:  # inside another trace: let it record the ops themselves
+            return self.fn(*args)
+        self.calls += 1
+        names = _arg_names(self.fn, len(args))
+        parts = [_part(a, n) for a, n in zip(args, names)]
+        if self.dynamic is True:
+            for i, p in enumerate(parts):
+                if p[0] == "array":
+                    self.dynamic_dims.setdefault(i, set()).update(range(len(p[1])))
+        statics = {n: a for a, n in zip(args, names) if not _is_array(a)}
+        now, labels = guards.state(self.fn, statics)
+        entry, reason = self._entry_for(parts, now, names)
+        sizes = self._sizes(parts)
+        tree = entry.trees.get(sizes)
+        if tree is None and reason is None:
+            tree, text = symbolic.respecialise(entry.trees, sizes, self._dim_names(names))
+            if tree is not None:
+                tree.parts = parts
+                entry.trees[sizes] = tree
+                self.notes.append(f"call {self.calls}: {text}")
+            else:
+                reason = text
+        if reason is None:
+            reason = tree.stale()
+        self._last = (entry, sizes, parts)
+        if reason is None:
+            out = self._replay(tree, args)
+            if not isinstance(out, Miss):
+                self.replays += 1
+                return out[0]
+            reason = _miss_reason(out)
+        return self._capture(entry, sizes, parts, args, names, labels, reason)
+
+    def _replay(self, tree: PathTree, args: tuple) -> Any:
+        arrays = [a for a in args if _is_array(a)]
+        with_grad = is_grad_enabled() and (
+            any(getattr(a, "requires_grad", False) for a in arrays)
+            or any(t.requires_grad for t in tree.lifted.values())
+        )
+        env: dict = {}
+        for vid, a in zip(tree.paths[0].inputs, arrays):
+            if with_grad:
+                env[vid] = a if isinstance(a, Tensor) else Tensor._make(np.asarray(a))
+            else:
+                env[vid] = a.data if isinstance(a, Tensor) else np.asarray(a)
+        for vid, t in tree.lifted.items():
+            env[vid] = t if with_grad else t.data
+        path = replay(tree, env, with_grad)
+        return path if isinstance(path, Miss) else (results(path, env),)
+
+    def _capture(
+        self,
+        entry: _Entry,
+        sizes: tuple,
+        parts: list,
+        args: tuple,
+        names: list,
+        labels: dict,
+        reason: str,
+    ) -> Any:
+        if entry.captures() >= MAX_CAPTURES:
+            self.notes.append(
+                f"call {self.calls}: ran eagerly, not captured: this entry already "
+                f"has {MAX_CAPTURES} captures ({reason})"
+            )
+            return self.fn(*args)
+        first_new = Tensor._make(np.zeros(0))._id  # tensors older than this came from outside
+
+        def lift(t: Tensor) -> str | None:
+            # a tensor from outside (a parameter, a closure's tensor): read at every call
+            if id(t) in labels or t._id < first_new:
+                return labels.get(id(t)) or t.name or "captured"
+            return None  # made inside the function: a constant
+
+        tr = CaptureTracer(self.fullgraph)
+        tr.lift = lift
+        call_args, arg_vars = list(args), []
+        for i, a in enumerate(args):
+            if _is_array(a):  # arrays and numpy numbers are passed as tensors, as in function
+                t = a if isinstance(a, Tensor) else Tensor._make(np.array(a))
+                arg_vars.append(tr.add_input(t, names[i]))
+                call_args[i] = t
+        with tr:
+            result = self.fn(*call_args)
+            path = split(tr, result, self.name, arg_vars)
+        tree = entry.trees.get(sizes)
+        if tree is None:
+            tree = entry.trees[sizes] = PathTree(self.name, parts)
+        dropped = tree.add(path)
+        self.compiles.append(Compile(self.calls, reason + (f"; {dropped}" if dropped else "")))
+        return result
+
+    # --- guards --------------------------------------------------------------------------
+
+    def _masked(self, parts: list) -> tuple:
+        out = []
+        for i, p in enumerate(parts):
+            dims = self.dynamic_dims.get(i)
+            if p[0] == "array" and dims:
+                shape = tuple(None if d in dims else n for d, n in enumerate(p[1]))
+                p = ("array", shape) + p[2:]
+            out.append(p)
+        return tuple(out)
+
+    def _dim_names(self, names: list) -> list:
+        """`x.shape[0]`, ... for the dynamic dims, in the order of `_sizes`."""
+        return [
+            f"{names[i]}.shape[{d}]"
+            for i in sorted(self.dynamic_dims)
+            for d in sorted(self.dynamic_dims[i])
+        ]
+
+    def _sizes(self, parts: list) -> tuple:
+        return tuple(
+            parts[i][1][d]
+            for i in sorted(self.dynamic_dims)
+            for d in sorted(self.dynamic_dims[i])
+            if parts[i][0] == "array"
+        )
+
+    def _entry_for(self, parts: list, now: dict, names: list) -> tuple[_Entry, str | None]:
+        """The cache entry whose guards hold, or a new one and why none did."""
+        key = self._masked(parts)
+        same_key = [e for e in self.entries if e.key == key]
+        for e in same_key:
+            if e.state == now:
+                return e, None
+        if same_key:
+            reason = "what the function read changed: " + guards.difference(now, same_key[-1].state)
+        else:
+            marked = dict((i, set(d)) for i, d in self.dynamic_dims.items())
+            reason = self._why(parts, names)
+            if marked != self.dynamic_dims:  # a dimension became dynamic: entries merge
+                self._rekey()
+                return self._entry_for(parts, now, names)[0], reason
+        entry = _Entry(key, now)
+        self.entries.append(entry)
+        return entry, reason
+
+    def _rekey(self) -> None:
+        """Regroup the captures by the guards as they are now (fewer sizes are checked)."""
+        old, self.entries = self.entries, []
+        for e in old:
+            for tree in e.trees.values():
+                key = self._masked(tree.parts)
+                entry = next((x for x in self.entries if x.key == key and x.state == e.state), None)
+                if entry is None:
+                    entry = _Entry(key, e.state)
+                    self.entries.append(entry)
+                entry.trees[self._sizes(tree.parts)] = tree
+
+    def _why(self, parts: list, names: list) -> str:
+        """Why no entry fits, compared with the last call; marks changed dims dynamic."""
+        if self._last is None:
+            return "first call: nothing was captured yet"
+        old = self._last[2]
+        if len(old) != len(parts):
+            return f"called with {len(parts)} arguments, the last call had {len(old)}"
+        shapes = [
+            (i, n, new[1], was[1])
+            for i, (n, new, was) in enumerate(zip(names, parts, old))
+            if new[0] == was[0] == "array" and new[1] != was[1]
+        ]
+        if shapes:
+            return self._shapes_changed(shapes)
+        for name, new, was in zip(names, parts, old):
+            if new == was:
+                continue
+            if new[0] == was[0] == "array":
+                if new[2] != was[2]:
+                    return f"{name}'s dtype changed from {was[2]} to {new[2]}"
+                return f"{name}.requires_grad changed from {was[3]} to {new[3]}"
+            if new[0] == was[0] == "static":
+                return f"argument {name!r} changed from {was[2]!r} to {new[2]!r}"
+            return f"argument {name!r} is now a {'tensor' if new[0] == 'array' else 'static value'}"
+        return "a combination of arguments not seen before"
+
+    def _shapes_changed(self, shapes: list) -> str:
+        """`x's shape changed from (3,) to (5,)`; with dynamic=None the dims become dynamic."""
+        text = ", ".join(
+            f"{name}'s shape changed from {was!r} to {new!r}" for _, name, new, was in shapes
+        )
+        marked = []
+        for i, name, new, was in shapes:
+            if self.dynamic is None and len(new) == len(was):
+                dims = {d for d, (a, b) in enumerate(zip(new, was)) if a != b}
+                fresh = sorted(dims - self.dynamic_dims.get(i, set()))
+                self.dynamic_dims.setdefault(i, set()).update(fresh)
+                marked += [f"{name}.shape[{d}]" for d in fresh]
+        if marked:
+            text += f"; {', '.join(marked)} {'is' if len(marked) == 1 else 'are'} now dynamic"
+        return text
+
+    # --- explaining ----------------------------------------------------------------------
+
+    @property
+    def graphs(self) -> list[StaticGraph]:
+        """The graphs of the last call's cache entry (`tg.draw(f.graphs[0])` draws one)."""
+        tree = self._tree()
+        return [r.graph for r in tree.regions() if r.eqns] if tree is not None else []
+
+    def _tree(self) -> PathTree | None:
+        if self._last is None:
+            return None
+        entry, sizes, _ = self._last
+        return entry.trees.get(sizes)
+
+    def explain(self) -> Any:
+        """A report: graphs and their ops, graph breaks and their lines, guards, recompiles."""
+        from .explain import explain
+
+        return explain(self)
+
+    def __repr__(self) -> str:
+        return (
+            f"tg.static.compile({self.name}, {len(self.compiles)} compiles, {self.replays} replays)"
+        )
+
+
+def _miss_reason(m: Miss) -> str:
+    seen = ", ".join(repr(s) for s in m.seen)
+    where = f" at {m.brk.site}" if m.brk.site is not None else ""
+    return f"the graph break{where} gave {m.outcome!r}; the captured paths took {seen} there"
+
+
+def compile(
+    fn: Callable | None = None,
+    *,
+    fullgraph: bool = False,  # noqa: A001 - torch's name
+    dynamic: bool | None = None,
+) -> Any:
+    r"""Compile `fn` into graphs, breaking the graph where Python decides on a tensor's value.
+
+    Rules: the first call runs `fn` eagerly (its result is the eager one) while capturing
+    its ops. Where a traced tensor becomes a Python value (`if t > 0`, `while`,
+    `float(t)`, `int(t)`, `t.item()`), the graph *breaks*: one graph ends, the value is
+    recorded, and a new graph starts. Later calls whose guards hold replay the graphs
+    without running `fn`'s Python: at each break the value is read from the replayed
+    result, and the graph that followed that value runs next; a value never seen
+    captures again. Guards: each tensor argument's shape, dtype and requires_grad, the
+    value of every other argument, and what `fn` read (module structure, attributes,
+    closure variables, globals; as `tg.static.function`). A failed guard recompiles and
+    `explain()` says why. Tensors from outside (parameters) are read at every call and
+    get gradients as eagerly. Python side effects (print, appending to a list) run only
+    when capturing. At most 8 captures per guard set; after that, calls run eagerly.
+
+    Args:
+        fn: a function (or `nn.Module`) of tensors returning Tensors, Python numbers or a
+            tuple of them; use as `tg.static.compile(fn)` or `@tg.static.compile(...)`.
+        fullgraph: a graph break raises `TracingError` naming its line (as
+            `torch.compile(fullgraph=True)` and `torch.export` refuse a data-dependent
+            `if`); use `tg.static.cond` to keep both branches in one graph.
+        dynamic: None (default): after a recompile because a size changed, that
+            dimension is dynamic: later sizes reuse the captured program. True: every
+            dimension is dynamic from the start. False: every new shape recompiles.
+
+    Returns:
+        A `CompiledFn`: call it like `fn`; `.explain()`, `.graphs`, `.compiles`.
+
+    Raises:
+        TracingError: with `fullgraph=True`, at the first graph break.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> @tg.static.compile
+        ... def f(x):
+        ...     s = x.sum()
+        ...     # a graph break: Python reads the tensor's value
+        ...     if s > 0:
+        ...         return x * 2
+        ...     return -x
+        >>> f(tg.tensor([1.0, 2.0])), f(tg.tensor([3.0, 4.0])), f(tg.tensor([-1.0, -2.0]))
+        (tensor([2., 4.]), tensor([6., 8.]), tensor([1., 2.]))
+        >>> e = f.explain()
+        >>> e.graph_count, e.break_count, e.ops_per_graph
+        (3, 1, [('Sum', 'Compare'), ('Mul',), ('Neg',)])
+        >>> e.breaks[0].outcomes, [c.call for c in e.compiles]
+        ([True, False], [1, 3])
+        >>> print(e.recompiles[0])
+        the graph break at <doctest tinygrad_edu.static.compile.compile[1]>, line 5: if s > 0: gave False; the captured paths took True there
+    """
+    if fn is None:
+        return lambda f: CompiledFn(f, fullgraph, dynamic)
+    return CompiledFn(fn, fullgraph, dynamic)
