@@ -78,13 +78,22 @@ def test_fast_layout_flags_are_used_for_big_graphs(monkeypatch):
 
 
 def test_missing_dot_raises_with_install_commands(monkeypatch):
-    monkeypatch.setattr(svg_mod.shutil, "which", lambda name: None)
+    monkeypatch.setattr(svg_mod.shutil, "which", lambda name, path=None: None)
     with pytest.raises(MissingDependencyError) as err:
         dot_to_svg("digraph G { a }")
     assert str(err.value) == MISSING
 
 
-def test_missing_dot_in_a_process_without_graphviz_on_path():
+def _python_in(folder: Path) -> str:
+    """A symlink to this interpreter in `folder`: a Python whose own folder holds no renderer."""
+    folder.mkdir(parents=True, exist_ok=True)
+    link = folder / "python"
+    link.symlink_to(sys.executable)
+    return str(link)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinked interpreter")
+def test_missing_dot_in_a_process_without_graphviz_anywhere(tmp_path):
     code = (
         "import tinygrad_edu as tg\n"
         "a = tg.tensor(2.0, requires_grad=True, name='a')\n"
@@ -94,8 +103,8 @@ def test_missing_dot_in_a_process_without_graphviz_on_path():
         "print(bundle['text/plain'])\n"
     )
     env = dict(os.environ, PATH="/nonexistent")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                         cwd=ROOT)
+    out = subprocess.run([_python_in(tmp_path / "bin"), "-c", code], capture_output=True,
+                         text=True, env=env, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert out.stdout == (
         "['text/plain']\n"
@@ -108,6 +117,62 @@ def test_missing_dot_in_a_process_without_graphviz_on_path():
         "            └── t1 (see above)\n"
         "\n" + MISSING + "\n"
     )
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinked interpreter, sh script")
+def test_renderer_beside_the_interpreter_is_found_without_path(tmp_path):
+    # `.venv/bin/jupyter lab` without `activate`: the venv's bin/ is not on PATH, but the
+    # kernel's interpreter lives there, and so does the graphviz-pure wheel's program
+    python = _python_in(tmp_path / "venv" / "bin")
+    fake = tmp_path / "venv" / "bin" / "graphviz-pure"
+    fake.write_text("#!/bin/sh\necho '<svg><text>drawn by the venv</text></svg>'\n")
+    fake.chmod(0o755)
+    code = (
+        "from tinygrad_edu.render.svg import dot_to_svg, find_dot\n"
+        "print(find_dot())\n"
+        "print(dot_to_svg('digraph G { a }'))\n"
+    )
+    env = dict(os.environ, PATH="/nonexistent")
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == f"{fake}\n<svg><text>drawn by the venv</text></svg>\n\n"
+
+
+def test_dot_on_path_wins_over_the_interpreter_folder(tmp_path, monkeypatch):
+    made = {}
+    for folder, name in (("path", "dot"), ("venv", "dot"), ("venv", "graphviz-pure")):
+        exe = tmp_path / folder / name
+        exe.parent.mkdir(exist_ok=True)
+        exe.write_text("#!/bin/sh\n")
+        exe.chmod(0o755)
+        made[folder, name] = str(exe)
+    monkeypatch.setattr(svg_mod.sys, "executable", str(tmp_path / "venv" / "python"))
+    monkeypatch.setenv("PATH", str(tmp_path / "path"))
+    assert svg_mod.find_dot() == made["path", "dot"]
+    monkeypatch.setenv("PATH", str(tmp_path / "elsewhere"))
+    assert svg_mod.find_dot() == made["venv", "dot"]
+    os.remove(made["venv", "dot"])
+    assert svg_mod.find_dot() == made["venv", "graphviz-pure"]
+
+
+@pytest.mark.skipif(not any(Path(d, "graphviz-pure").exists() or Path(d, "graphviz-pure.exe")
+                            .exists() for d in svg_mod.interpreter_dirs()),
+                    reason="the graphviz-pure wheel is not installed beside this interpreter")
+def test_the_installed_wheel_draws_in_a_process_without_path():
+    code = (
+        "import tinygrad_edu as tg\n"
+        "from tinygrad_edu.render.svg import find_dot\n"
+        "a = tg.tensor(2.0, requires_grad=True, name='a')\n"
+        "print(find_dot())\n"
+        "print(sorted(tg.draw(a * a)._repr_mimebundle_()))\n"
+    )
+    env = dict(os.environ, PATH="/nonexistent")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    where, kinds = out.stdout.splitlines()
+    assert os.path.dirname(where) in svg_mod.interpreter_dirs()
+    assert kinds == "['image/svg+xml', 'text/html', 'text/plain']"
 
 
 def test_timeout_is_a_friendly_error(tmp_path):
@@ -149,7 +214,8 @@ def test_graphviz_pure_is_the_fallback_when_dot_is_missing(monkeypatch):
     import shutil
 
     real = shutil.which
-    monkeypatch.setattr(svg_mod.shutil, "which", lambda name: None if name == "dot" else real(name))
+    monkeypatch.setattr(svg_mod.shutil, "which",
+                        lambda name, path=None: None if name == "dot" else real(name, path=path))
     assert svg_mod.find_dot().endswith("graphviz-pure")
     svg = dot_to_svg(render_cases.dot("escaping"))
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in texts(svg)
