@@ -1,6 +1,5 @@
 """SVG through Graphviz: labels (not coordinates), ids/classes, escaping, missing dot."""
 
-import configparser
 import os
 import re
 import subprocess
@@ -78,13 +77,22 @@ def test_fast_layout_flags_are_used_for_big_graphs(monkeypatch):
 
 
 def test_missing_dot_raises_with_install_commands(monkeypatch):
-    monkeypatch.setattr(svg_mod.shutil, "which", lambda name: None)
+    monkeypatch.setattr(svg_mod.shutil, "which", lambda name, path=None: None)
     with pytest.raises(MissingDependencyError) as err:
         dot_to_svg("digraph G { a }")
     assert str(err.value) == MISSING
 
 
-def test_missing_dot_in_a_process_without_graphviz_on_path():
+def _python_in(folder: Path) -> str:
+    """A symlink to this interpreter in `folder`: a Python whose own folder holds no renderer."""
+    folder.mkdir(parents=True, exist_ok=True)
+    link = folder / "python"
+    link.symlink_to(sys.executable)
+    return str(link)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinked interpreter")
+def test_missing_dot_in_a_process_without_graphviz_anywhere(tmp_path):
     code = (
         "import tinygrad_edu as tg\n"
         "a = tg.tensor(2.0, requires_grad=True, name='a')\n"
@@ -94,8 +102,8 @@ def test_missing_dot_in_a_process_without_graphviz_on_path():
         "print(bundle['text/plain'])\n"
     )
     env = dict(os.environ, PATH="/nonexistent")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                         cwd=ROOT)
+    out = subprocess.run([_python_in(tmp_path / "bin"), "-c", code], capture_output=True,
+                         text=True, env=env, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert out.stdout == (
         "['text/plain']\n"
@@ -110,6 +118,82 @@ def test_missing_dot_in_a_process_without_graphviz_on_path():
     )
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinked interpreter, sh script")
+def test_renderer_beside_the_interpreter_is_found_without_path(tmp_path):
+    # `.venv/bin/jupyter lab` without `activate`: the venv's bin/ is not on PATH, but the
+    # kernel's interpreter lives there, and so does the graphviz-pure wheel's program
+    python = _python_in(tmp_path / "venv" / "bin")
+    fake = tmp_path / "venv" / "bin" / "graphviz-pure"
+    fake.write_text("#!/bin/sh\necho '<svg><text>drawn by the venv</text></svg>'\n")
+    fake.chmod(0o755)
+    code = (
+        "from tinygrad_edu.render.svg import dot_to_svg, find_dot\n"
+        "print(find_dot())\n"
+        "print(dot_to_svg('digraph G { a }'))\n"
+    )
+    env = dict(os.environ, PATH="/nonexistent")
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == f"{fake}\n<svg><text>drawn by the venv</text></svg>\n\n"
+
+
+def test_dot_on_path_wins_over_the_interpreter_folder(tmp_path, monkeypatch):
+    monkeypatch.delenv("TINYGRAD_EDU_DOT", raising=False)
+    made = {}
+    for folder, name in (("path", "dot"), ("venv", "dot"), ("venv", "graphviz-pure")):
+        exe = tmp_path / folder / name
+        exe.parent.mkdir(exist_ok=True)
+        exe.write_text("#!/bin/sh\n")
+        exe.chmod(0o755)
+        made[folder, name] = str(exe)
+    monkeypatch.setattr(svg_mod.sys, "executable", str(tmp_path / "venv" / "python"))
+    monkeypatch.setenv("PATH", str(tmp_path / "path"))
+    assert svg_mod.find_dot() == made["path", "dot"]
+    monkeypatch.setenv("PATH", str(tmp_path / "elsewhere"))
+    assert svg_mod.find_dot() == made["venv", "dot"]
+    os.remove(made["venv", "dot"])
+    assert svg_mod.find_dot() == made["venv", "graphviz-pure"]
+
+
+def test_the_environment_can_pin_one_layout_program(tmp_path, monkeypatch):
+    pinned = tmp_path / "mydot"
+    pinned.write_text("#!/bin/sh\necho '<svg><text>pinned</text></svg>'\n")
+    pinned.chmod(0o755)
+    monkeypatch.setenv("TINYGRAD_EDU_DOT", str(pinned))
+    assert svg_mod.find_dot() == str(pinned)
+    assert dot_to_svg("digraph G { pinned }") == "<svg><text>pinned</text></svg>\n"
+    monkeypatch.setenv("TINYGRAD_EDU_DOT", str(tmp_path / "nodot"))
+    assert svg_mod.find_dot() is None  # never a silent switch to another renderer
+    with pytest.raises(MissingDependencyError) as err:
+        dot_to_svg("digraph G { other }")
+    assert str(err.value) == (
+        f"draw: TINYGRAD_EDU_DOT names the layout program '{tmp_path / 'nodot'}', which was "
+        "not found, so the graph cannot be laid out as a picture\n"
+        "  hint: set TINYGRAD_EDU_DOT to the path of Graphviz's dot (or graphviz-pure), or "
+        "unset it to use the one found on PATH"
+    )
+
+
+@pytest.mark.skipif(not any(Path(d, "graphviz-pure").exists() or Path(d, "graphviz-pure.exe")
+                            .exists() for d in svg_mod.interpreter_dirs()),
+                    reason="the graphviz-pure wheel is not installed beside this interpreter")
+def test_the_installed_wheel_draws_in_a_process_without_path():
+    code = (
+        "import tinygrad_edu as tg\n"
+        "from tinygrad_edu.render.svg import find_dot\n"
+        "a = tg.tensor(2.0, requires_grad=True, name='a')\n"
+        "print(find_dot())\n"
+        "print(sorted(tg.draw(a * a)._repr_mimebundle_()))\n"
+    )
+    env = dict(os.environ, PATH="/nonexistent")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    where, kinds = out.stdout.splitlines()
+    assert os.path.dirname(where) in svg_mod.interpreter_dirs()
+    assert kinds == "['image/svg+xml', 'text/html', 'text/plain']"
+
+
 def test_timeout_is_a_friendly_error(tmp_path):
     slow = tmp_path / "slowdot"
     slow.write_text("#!/bin/sh\nsleep 5\n")
@@ -121,10 +205,11 @@ def test_timeout_is_a_friendly_error(tmp_path):
 
 
 def _sanitize(svg: str) -> str:
-    cfg = configparser.ConfigParser()
-    cfg.read(ROOT / "tinygrad_edu/lesson/nbval_sanitize.cfg")
-    for section in cfg.sections():
-        svg = re.sub(cfg[section]["regex"], cfg[section]["replace"], svg)
+    # read the file the way nbval does (tests/lesson/test_nbval_sanitize.py has the rest)
+    plugin = pytest.importorskip("nbval.plugin")
+    text = (ROOT / "tinygrad_edu/lesson/nbval_sanitize.cfg").read_text()
+    for regex, replace in plugin.get_sanitize_patterns(text):
+        svg = re.sub(regex, replace, svg)
     return svg
 
 
@@ -137,8 +222,7 @@ def test_nbval_sanitizer_equalises_layouts_but_not_labels():
     raw = subprocess.run([svg_mod.find_dot(), "-Tsvg"], input=source, capture_output=True,
                          text=True, check=True).stdout  # with graphviz's version comment
     assert plain != mirrored and "Generated by graphviz version" in raw
-    assert _sanitize(plain) == _sanitize(mirrored) == _sanitize(raw).replace(
-        "<!-- graphviz -->\n", "")
+    assert _sanitize(plain) == _sanitize(mirrored) == _sanitize(raw)
     changed = svg_mod.dot_to_svg(source.replace("data [0, 0, 0, 0]", "data [0, 0, 0, 1]"))
     assert changed != plain and _sanitize(changed) != _sanitize(plain)
 
@@ -149,7 +233,8 @@ def test_graphviz_pure_is_the_fallback_when_dot_is_missing(monkeypatch):
     import shutil
 
     real = shutil.which
-    monkeypatch.setattr(svg_mod.shutil, "which", lambda name: None if name == "dot" else real(name))
+    monkeypatch.setattr(svg_mod.shutil, "which",
+                        lambda name, path=None: None if name == "dot" else real(name, path=path))
     assert svg_mod.find_dot().endswith("graphviz-pure")
     svg = dot_to_svg(render_cases.dot("escaping"))
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in texts(svg)

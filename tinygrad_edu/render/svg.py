@@ -1,8 +1,10 @@
 """DOT text -> SVG, by running Graphviz's `dot` program with a timeout.
 
 Uses the `dot` binary (Debian/Homebrew/conda graphviz); if it is missing, the
-`graphviz-pure` binary from PyPI (a dot-compatible port) when installed. Neither:
-`MissingDependencyError` naming the install commands. Big graphs get dot's
+`graphviz-pure` binary from PyPI (a dot-compatible port) when installed. Both are
+looked up on PATH and then beside the running interpreter, so a virtual environment
+that was never activated still draws; `TINYGRAD_EDU_DOT` names one program instead. Neither: `MissingDependencyError` naming the
+install commands. Big graphs get dot's
 fast-layout options. The SVG loses graphviz's version comment, so two machines with
 different Graphviz builds differ only in coordinates. Results are cached by source.
 Render layer: standard library only (no graphviz Python package needed).
@@ -14,11 +16,13 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from collections import OrderedDict
 
 from ..core.errors import MissingDependencyError, message
 
 PROGRAMS = ("dot", "graphviz-pure")  # tried in this order
+PIN_VARIABLE = "TINYGRAD_EDU_DOT"  # names the one layout program to use
 FAST_FLAGS = ("-Gsplines=line", "-Gmclimit=0.1", "-Gnslimit=1", "-Gnslimit1=1", "-Gnewrank=true")
 FAST_ABOVE = 120  # nodes; dot's layout time grows super-linearly beyond this
 INSTALL_HINT = (
@@ -33,10 +37,41 @@ class RenderError(RuntimeError):
     """`dot` failed or took too long on a graph."""
 
 
+def interpreter_dirs() -> list[str]:
+    """Folders beside the running Python where pip puts programs (a venv's bin/ or Scripts/).
+
+    Rules: `.venv/bin/jupyter lab`, or an IDE that starts the kernel by the interpreter's
+    path, runs Python without the venv's bin/ on PATH; the graphviz-pure wheel's program
+    sits there all the same. On Windows a base install keeps its programs in Scripts/
+    next to python.exe. The path is not resolved: a venv's python is a symlink whose
+    own folder is the venv's, not the base interpreter's.
+    """
+    here = os.path.dirname(os.path.abspath(sys.executable)) if sys.executable else ""
+    if not here:
+        return []
+    dirs = [here]
+    scripts = os.path.join(here, "Scripts")
+    if os.path.isdir(scripts):
+        dirs.append(scripts)
+    return dirs
+
+
 def find_dot() -> str | None:
-    """Path of the first layout program found (`dot`, then `graphviz-pure`), or None."""
+    """Path of the first layout program found (`dot`, then `graphviz-pure`), or None.
+
+    Rules: the environment variable `TINYGRAD_EDU_DOT` (a path or a program name),
+    when set, is the only program used: an instructor can pin the renderer that made a
+    lesson's saved drawings, and a Graphviz outside PATH can be named. Otherwise each
+    program is looked for on PATH first, then in `interpreter_dirs()`; a `dot`
+    anywhere wins over graphviz-pure (a Graphviz the learner installed is the one
+    they expect).
+    """
+    search = os.pathsep.join([os.environ.get("PATH", os.defpath), *interpreter_dirs()])
+    pinned = os.environ.get(PIN_VARIABLE)
+    if pinned:
+        return shutil.which(pinned, path=search)
     for name in PROGRAMS:
-        path = shutil.which(name)
+        path = shutil.which(name, path=search)
         if path:
             return path
     return None
@@ -44,6 +79,12 @@ def find_dot() -> str | None:
 
 def missing_message(op: str = "draw") -> str:
     """The text of the error (and of the text fallback) when no layout program is found."""
+    pinned = os.environ.get(PIN_VARIABLE)
+    if pinned:
+        return message(op, f"{PIN_VARIABLE} names the layout program {pinned!r}, which was "
+                       "not found, so the graph cannot be laid out as a picture", None,
+                       f"set {PIN_VARIABLE} to the path of Graphviz's dot (or graphviz-pure), "
+                       "or unset it to use the one found on PATH")
     return message(op, "Graphviz's `dot` program was not found, so the graph cannot be laid "
                    "out as a picture", None, INSTALL_HINT)
 
