@@ -364,8 +364,8 @@ class TG:
     clip = staticmethod(lambda t, lo, hi: t.clip(lo, hi))
     sum = staticmethod(lambda t, axis, keep: t.sum(axis, keepdims=keep))
     mean = staticmethod(lambda t, axis, keep: t.mean(axis, keepdims=keep))
-    max = staticmethod(lambda t, axis, keep: t.max(axis, keepdims=keep))
-    min = staticmethod(lambda t, axis, keep: t.min(axis, keepdims=keep))
+    max = staticmethod(lambda t, axis, keep: t.max(axis=axis, keepdims=keep))
+    min = staticmethod(lambda t, axis, keep: t.min(axis=axis, keepdims=keep))
     where = staticmethod(tg.where)
 
     @staticmethod

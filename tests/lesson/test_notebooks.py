@@ -16,7 +16,8 @@ LESSONS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 PLANNED = ["01_define_by_run", "02_backward", "03_static_vs_dynamic", "04_control_flow",
            "05_varying_sizes", "06_debugging", "07_changing_models", "08_myths_measured",
            "09_deployment", "10_train_end_to_end", "11_views_and_inplace",
-           "12_engine_from_scratch", "13_autograd_in_depth"]
+           "12_engine_from_scratch", "13_autograd_in_depth",
+           "14_graph_breaks"]
 ADDRESS = re.compile(r"\b0x[0-9a-f]{6,}\b")
 
 

@@ -635,6 +635,14 @@ class Tensor(torch_api.TorchMethods):
             return Min.apply(self, axis=_axis(axis, dim), keepdims=keepdims or keepdim)
         return torch_api.reduce_with_index(self, "min", dim, keepdim)
 
+    def amax(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        """PyTorch's `amax`: the maxima over `dim`, the gradient shared between ties."""
+        return Max.apply(self, axis=_axis(None, dim), keepdims=keepdim)
+
+    def amin(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        """PyTorch's `amin`: the minima over `dim`, the gradient shared between ties."""
+        return Min.apply(self, axis=_axis(None, dim), keepdims=keepdim)
+
     def argmax(self, axis: int | None = None, keepdims: bool = False, *, dim: int | None = None,
                keepdim: bool = False) -> Tensor:
         axis = _axis(axis, dim)

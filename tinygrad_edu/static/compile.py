@@ -341,7 +341,7 @@ def _miss_reason(m: Miss) -> str:
     return f"the graph break{where} gave {m.outcome!r}; the captured paths took {seen} there"
 
 
-def compile(
+def compile(  # noqa: A001 - the name torch.compile has; tg.static.compile, never bare
     fn: Callable | None = None,
     *,
     fullgraph: bool = False,  # noqa: A001 - torch's name
