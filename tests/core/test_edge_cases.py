@@ -68,8 +68,8 @@ EDGES = {
 
 class TG:
     clip = staticmethod(lambda t, lo, hi: t.clip(lo, hi))
-    amax = staticmethod(lambda t, axis: t.max(axis))
-    amin = staticmethod(lambda t, axis: t.min(axis))
+    amax = staticmethod(lambda t, axis: t.amax(axis))
+    amin = staticmethod(lambda t, axis: t.amin(axis))
 
 
 def _torch_lib(torch):
@@ -128,7 +128,7 @@ SMOOTH = {  # the same rules, away from their edges, against finite differences
     "abs": (lambda x: x.abs(), [-1.5, 0.5]),
     "clip": (lambda x: x.clip(-1.0, 1.0), [-2.0, 0.3, 2.0]),
     "max": (lambda x: x.max(), [1.0, 3.0, 2.0]),
-    "amax": (lambda x: x.reshape(2, 2).max(1), [1.0, 3.0, 2.0, -1.0]),
+    "amax": (lambda x: x.reshape(2, 2).amax(1), [1.0, 3.0, 2.0, -1.0]),
     "pow": (lambda x: x**3.0 + x**0.0 + 2.0**x, [-1.5, 0.5, 2.0]),
     "pow both": (lambda x: x ** (x * 0.5), [0.5, 1.5, 2.0]),
     "mul div": (lambda x: x * x / (x + 3.0) * 2.0, [0.5, -1.5]),

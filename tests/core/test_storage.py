@@ -153,7 +153,14 @@ def add_the_tensor_to_itself(lib):
     return val(x)
 
 
+def fill_an_expanded_tensor(lib):
+    x = zeros(lib, 1)
+    x.expand(3).fill_(2.0)  # one value written everywhere: not ambiguous
+    return val(x)
+
+
 CASES = {
+    fill_an_expanded_tensor: ([2],),
     augmented_assignment_through_indices: ([7, 12, 18], [28, 144, 216], [14], 4),
     write_a_row_of_an_expanded_tensor: ([6, 7, 8],),
     add_the_tensor_to_itself: ([2, 2, 2],),
@@ -240,7 +247,16 @@ def write_a_column_of_an_expanded_tensor(lib):
     grid[:, 0] = 9.0
 
 
+def zero_an_expanded_view_in_a_graph(lib):
+    y = leaf(lib, [1.5]) * 1
+    y.expand(3).zero_()  # PyTorch refuses this one in backward; we refuse at the line
+    (y * 3).sum().backward()
+
+
 REFUSED = {
+    zero_an_expanded_view_in_a_graph: (
+        "zero_: this tensor (shape (3,)) is a broadcast view: several of its elements are one "
+        "number in memory"),
     shifted_copy_onto_itself: (
         "setitem: the value being written shares some of its numbers with this tensor "
         "(shape (5,)), the tensor being written, so the result would depend on the order of "

@@ -79,8 +79,10 @@ def refresh(view: Any) -> None:
 def inplace(t: Any, op: str, fn: Callable[[Any], Any]) -> Any:
     """Apply `t = fn(t)` in place: the numbers change in `t`'s storage (and so in its base
     and every other view of it), the version counter goes up, and the graph says so."""
-    check_writable(t, op)
     recording = _state.enabled
+    # one value written everywhere is fine; its gradient through a broadcast view is not
+    # (PyTorch's backward refuses it), so with a graph it is refused here, at the line
+    check_writable(t, op, uniform=not (recording and t._requires_grad))
     of = t._view
     if recording:
         _refuse_leaf_change(t, op)
@@ -161,12 +163,16 @@ def _produced(node: Any, t: Any) -> None:
     node._out_ref = t if _function._config["retain_outputs"] else weakref.ref(t)
 
 
-def check_writable(t: Any, op: str, region: np.ndarray | None = None) -> None:
+def check_writable(t: Any, op: str, region: np.ndarray | None = None,
+                   uniform: bool = True) -> None:
     """Refuse to write where the numbers cannot take it: into a broadcast view, where one
     number in memory stands for several elements (PyTorch refuses too), or into a
-    read-only numpy array. `region` is the part written, when not all of `t`."""
+    read-only numpy array. `region` is the part written, when not all of `t`.
+    `fill_` and `zero_` write one value everywhere, which is not ambiguous: allowed
+    unless `uniform` is False."""
     arr = t.data if region is None else region
-    if arr.size and any(step == 0 and n > 1 for step, n in zip(arr.strides, arr.shape)):
+    one_value = uniform and op in ("fill_", "zero_")
+    if not one_value and arr.size and any(step == 0 and n > 1 for step, n in zip(arr.strides, arr.shape)):
         raise InplaceError(message(
             op, f"{t._label()} is a broadcast view: several of its elements are one number in "
             "memory, so changing them in place is ambiguous", source.here(),

@@ -104,10 +104,14 @@ class Pow(Function):
         na, nb = ctx.needs_input_grad
         # d(a^b)/da = b a^(b-1); NOTE: PyTorch takes it as 0 where b == 0, also at a == 0
         # (where the formula gives 0 * inf = nan): x ** 0 is the constant 1
-        if na and ctx.zero_power:
+        if not na:
+            ga = None
+        elif ctx.zero_power:
             ga = np.zeros(data(g).shape, data(g).dtype)
+        elif np.ndim(data(b)) == 0:  # a nonzero number exponent (x ** 3): the formula alone
+            ga = g * b * a ** (b - 1)
         else:
-            ga = where(data(b) == 0, 0.0, g * b * a ** (b - 1)) if na else None
+            ga = where(data(b) == 0, 0.0, g * b * a ** (b - 1))
         # d(a^b)/db = a^b ln a; NOTE: 0 where a == 0 and b >= 0, as PyTorch (ln 0 = -inf),
         # and g outside the selection, as there: a nan from above stays nan
         gb = g * where((data(a) == 0) & (data(b) >= 0), 0.0, out * log(a)) if nb else None
