@@ -231,14 +231,16 @@ def _both(program):
         import torch
     except ImportError:
         return out
-    out.append(program(torch, lambda v: torch.tensor(v, dtype=torch.float64,
-                                                     requires_grad=True)))
+    out.append(program(torch, lambda v: torch.tensor(v, dtype=torch.float64, requires_grad=True)))
     return out
 
 
 def _grad_of(t):
-    return None if t.grad is None else np.asarray(t.grad.detach() if hasattr(t.grad, "detach")
-                                                  else t.grad).tolist()
+    return (
+        None
+        if t.grad is None
+        else np.asarray(t.grad.detach() if hasattr(t.grad, "detach") else t.grad).tolist()
+    )
 
 
 def test_number_over_tensor_saves_its_result_not_the_tensor():
@@ -250,6 +252,7 @@ def test_number_over_tensor_saves_its_result_not_the_tensor():
         h.add_(1.0)
         y.sum().backward()
         return _grad_of(x), type(y.grad_fn).__name__
+
     for grad, node in _both(program):
         assert grad == [-2.0, -0.5] and node.startswith("Mul")
 
@@ -257,10 +260,10 @@ def test_number_over_tensor_saves_its_result_not_the_tensor():
 def test_second_derivative_of_a_reciprocal_at_zero_is_pytorchs():
     def program(lib, make):
         x = make([0.0, 2.0])
-        (g,) = (tg.grad if lib is tg else lib.autograd.grad)((0.5 / x).sum(), x,
-                                                             create_graph=True)
+        (g,) = (tg.grad if lib is tg else lib.autograd.grad)((0.5 / x).sum(), x, create_graph=True)
         (g * g).sum().backward()
         return _grad_of(x)
+
     results = _both(program)
     assert results[0] == [-INF, -0.03125]  # 2 g g' = 2 (-0.5/x^2)(1/x^3)
     assert all(r == results[0] for r in results)
@@ -269,29 +272,30 @@ def test_second_derivative_of_a_reciprocal_at_zero_is_pytorchs():
 def test_fill_sends_zeros_back_even_under_an_infinite_gradient():
     def program(lib, make):
         x = make([0.25])
-        h = x ** 0.5
+        h = x**0.5
         h.fill_(0.0)
         (x / h).sum().backward()  # d/dh = -x / h^2 = -inf, then fill_: 0, not nan
         return _grad_of(x)
+
     assert all(r == [INF] for r in _both(program))
 
 
 def test_x_to_the_number_zero_has_a_constant_zero_slope():
     def program(lib, make):
         x = make([0.0, 1.5])
-        (g,) = (tg.grad if lib is tg else lib.autograd.grad)((x**0.0).sum(), x,
-                                                             create_graph=True)
+        (g,) = (tg.grad if lib is tg else lib.autograd.grad)((x**0.0).sum(), x, create_graph=True)
         return g.tolist(), g.requires_grad
+
     assert all(r == ([0.0, 0.0], False) for r in _both(program))
 
 
 def test_nan_from_above_stays_nan_through_d_pow_d_exponent():
     def program(lib, make):
         x = make([1.5])
-        (g,) = (tg.grad if lib is tg else lib.autograd.grad)((0.0**x).sum(), x,
-                                                             create_graph=True)
+        (g,) = (tg.grad if lib is tg else lib.autograd.grad)((0.0**x).sum(), x, create_graph=True)
         (g * g).sum().backward()
         return _grad_of(x)
+
     results = _both(program)
     assert np.isnan(results[0][0]) and all(np.isnan(r[0]) for r in results)
 
@@ -308,6 +312,7 @@ def test_retain_grad_follows_the_tensor_through_inplace_changes():
         base.add_(1.0)  # v's node is cut again: it keeps retaining
         ((y * y).sum() + (v * v).sum()).backward()
         return _grad_of(y), _grad_of(v)
+
     assert all(r == ([12.0, 16.0], [8.0]) for r in _both(program))
 
 
@@ -319,6 +324,7 @@ def test_a_hook_on_a_view_does_not_see_the_gradient_of_its_inplace_change():
         v.add_(1.0)  # PyTorch computes the new values from the base, not through v's node
         (v * v).sum().backward()
         return _grad_of(x)
+
     assert all(r == [16.0, 0.0] for r in _both(program))
 
 
@@ -350,3 +356,29 @@ def test_an_empty_view_of_an_empty_copy_can_be_written_through():
     t = (-x[np.array([False])]).transpose(1, 0)  # (1, 0): a view on no numbers at all
     t.fill_(1.5)
     assert t.shape == (1, 0)
+
+
+def test_filling_a_broadcast_view_works_and_only_its_gradient_is_refused():
+    # PyTorch fills an expanded view (one value for all) and refuses in backward, only
+    # where a gradient has to pass the fill
+    x = tg.tensor([[1.5]], requires_grad=True)
+    e = (x + x).expand(2, 3)
+    e.zero_()
+    assert e.tolist() == [[0.0] * 3] * 2
+    x.min().backward()  # no gradient passes the fill: fine
+    assert x.grad.tolist() == [[1.0]]
+    with pytest.raises(tg.InplaceError, match="CopySlices.backward: a broadcast view"):
+        e.sum().backward()
+
+
+def test_second_derivative_of_a_division_at_zero_is_pytorchs():
+    def program(lib, make):
+        a, b = make([0.75]), make([0.0])
+        grads = (tg.grad if lib is tg else lib.autograd.grad)(
+            ((a / b) ** 3.0).sum(), [a, b], create_graph=True
+        )
+        sum((g * g).sum() for g in grads).backward()
+        return _grad_of(b)
+
+    results = _both(program)
+    assert all(r == results[0] for r in results) and results[0] != [float("nan")]

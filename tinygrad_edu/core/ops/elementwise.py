@@ -59,8 +59,9 @@ class Div(Function):
     def backward(ctx, g):
         a, b = ctx.saved_tensors
         na, nb = ctx.needs_input_grad
-        # d(a/b)/da = 1/b, d(a/b)/db = -a/b^2
-        return (g / b if na else None), (-g * a / (b * b) if nb else None)
+        # d(a/b)/da = 1/b, d(a/b)/db = -a/b^2, written as PyTorch does, -(a/b)/b, so the
+        # infinities and nans of a second derivative at b = 0 are PyTorch's
+        return (g / b if na else None), (-g * (a / b / b) if nb else None)
 
 
 class Reciprocal(Function):
