@@ -32,6 +32,11 @@ KNOWN: dict[tuple[str, str], str] = {
         r"\(setitem\):? \(?InplaceError: setitem: the value being written shares .* \(shape \(1,?( 1,?)*\)\)",
     ): "t[mask] = t on a one-element tensor: PyTorch accepts it (and refuses every larger "
     "case), tinygrad refuses all index_put_ overlaps alike (an error, never a wrong value)",
+    (
+        "tg-raised",
+        r"\(setitem\): InplaceError: setitem: .* is a broadcast view",
+    ): "t[index_array] = v into an expanded tensor: deprecated in PyTorch (it warns 'Use of "
+    "index_put_ on expanded tensors is deprecated', then writes); tinygrad refuses it",
 }
 
 

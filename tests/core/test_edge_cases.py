@@ -382,3 +382,17 @@ def test_second_derivative_of_a_division_at_zero_is_pytorchs():
 
     results = _both(program)
     assert all(r == results[0] for r in results) and results[0] != [float("nan")]
+
+
+def test_a_hook_on_a_relu_output_runs_again_in_double_backward():
+    # PyTorch's relu backward keeps its saved output in the graph (slope 0), so the second
+    # backward reaches it and runs its hook: x.grad is [0, 1, 1], not None
+    def program(lib, make):
+        x = make([-1.1, 1.4, 0.6])
+        y = x.relu()
+        y.register_hook(lambda g: g + 1.0)
+        (g,) = (tg.grad if lib is tg else lib.autograd.grad)(y.sum(), x, create_graph=True)
+        (g * g).sum().backward()
+        return _grad_of(x)
+
+    assert all(r == [0.0, 1.0, 1.0] for r in _both(program))

@@ -724,6 +724,7 @@ class Tensor:
         basic = isinstance(region, np.ndarray) and region.base is not None
         if not basic:
             region = None  # integer arrays or masks: numpy wrote nothing yet, check it all
+            views.check_writable(self, "setitem")  # into a broadcast view: refused first
         views.check_overlap(self, value, "setitem", region, same_ok=basic)
         if _state.enabled and (self.requires_grad or (isinstance(value, Tensor)
                                                       and value.requires_grad)):

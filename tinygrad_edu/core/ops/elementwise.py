@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..function import Function
-from .common import data, log, needs, where
+from .common import data, log, needs, where, zero_slope
 
 
 class Add(Function):
@@ -165,7 +165,7 @@ class ReLU(Function):
         (out,) = ctx.saved_tensors
         # NOTE: relu'(0) is taken as 0, like PyTorch; selected, not multiplied by a mask, so an
         # infinite gradient from above (sqrt(relu(x)) at x <= 0) gives 0, not 0 * inf = nan
-        return (where(data(out) <= 0, 0.0, g),)
+        return (zero_slope(where(data(out) <= 0, 0.0, g), out),)
 
 
 class Sigmoid(Function):
@@ -193,7 +193,7 @@ class Abs(Function):
         # NOTE: |a|'(0) is taken as 0, and |nan|' as 0, like PyTorch (its sgn(nan) is 0); a
         # product, as in PyTorch, so sqrt(abs(x)) at 0 gives inf * 0 = nan there too
         sign = np.sign(data(a))
-        return (g * np.where(np.isnan(sign), 0.0, sign).astype(sign.dtype),)
+        return (zero_slope(g * np.where(np.isnan(sign), 0.0, sign).astype(sign.dtype), a),)
 
 
 class Sqrt(Function):
@@ -227,7 +227,7 @@ class Clip(Function):
             inside &= x <= ctx.hi
         # 1 inside [lo, hi] (bounds included, as PyTorch's clamp), 0 where the value was
         # clipped or is nan: selected, so an infinite gradient from above stays 0 there
-        return (where(inside, g, 0.0),)
+        return (zero_slope(where(inside, g, 0.0), a),)
 
 
 class Where(Function):
