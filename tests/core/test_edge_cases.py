@@ -396,3 +396,59 @@ def test_a_hook_on_a_relu_output_runs_again_in_double_backward():
         return _grad_of(x)
 
     assert all(r == [0.0, 1.0, 1.0] for r in _both(program))
+
+
+# a detach() shares its base's numbers and version counter, as in PyTorch: a change in
+# place through it (or through a view of it) is a change of every saved alias
+DETACHED = {  # name -> (program on a leaf x, does PyTorch raise?)
+    "detach().add_ after y was saved": (
+        lambda x: (lambda y: (lambda z: (y.detach().add_(1.0), z.backward()))((y * y).sum()))(
+            x * 1.0
+        ),
+        True,
+    ),
+    "a view of a detach() written": (
+        lambda x: (lambda y: (lambda z: (y.detach()[1:].add_(1.0), z.backward()))((y * y).sum()))(
+            x * 1.0
+        ),
+        True,
+    ),
+    "a detach() of a view written": (
+        lambda x: (
+            lambda y: (lambda z: (y[0:2].detach().__setitem__(0, 5.0), z.backward()))((y * y).sum())
+        )(x * 1.0),
+        True,
+    ),
+    "a saved leaf changed through detach()": (
+        lambda x: (lambda z: (x.detach().mul_(2.0), z.backward()))((x * x).sum()),
+        True,
+    ),
+    "a saved output changed through detach()": (
+        lambda x: (lambda e: (e.detach().add_(1.0), e.sum().backward()))(x.exp()),
+        True,
+    ),
+    "a leaf changed through detach() before use": (
+        lambda x: (x.detach().add_(1.0), (x * x).sum().backward()),
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", DETACHED)
+@pytest.mark.parametrize("lib", ["tg", "torch"])
+def test_detach_shares_the_version_counter(name, lib):
+    program, raises = DETACHED[name]
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        x, error = (
+            torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True),
+            RuntimeError,
+        )
+    else:
+        x, error = tg.tensor([1.0, 2.0, 3.0], requires_grad=True), tg.InplaceError
+    if raises:
+        with pytest.raises(error, match="modified (in place|by an inplace operation)"):
+            program(x)
+    else:
+        program(x)
+        assert np.asarray(x.grad.tolist()).tolist() == [4.0, 6.0, 8.0]
