@@ -452,3 +452,30 @@ def test_detach_shares_the_version_counter(name, lib):
     else:
         program(x)
         assert np.asarray(x.grad.tolist()).tolist() == [4.0, 6.0, 8.0]
+
+
+@pytest.mark.parametrize("op", ["max", "amax", "clip"])
+def test_a_hook_on_the_input_of_a_comparison_op_does_not_run_in_double_backward(op):
+    # max and clip compute a boolean mask: PyTorch's graph stops there, so the hook on
+    # their input sees only the first backward's gradient
+    def program(lib, make):
+        x = make([0.5, 2.0, -0.3])
+        h = x * 1.0
+        h.register_hook(lambda g: g + 1.0)
+        y = {
+            "max": lambda: h.max(),
+            "amax": lambda: h.max(0) if lib is tg else h.amax(0),
+            "clip": lambda: (h.clip(-0.1, 1.0) if lib is tg else h.clamp(-0.1, 1.0)).sum(),
+        }[op]()
+        (g,) = (tg.grad if lib is tg else lib.autograd.grad)(y, x, create_graph=True)
+        if g.requires_grad:
+            (g * g).sum().backward()
+        return _grad_of(x)
+
+    assert all(r is None for r in _both(program))
+
+
+def test_a_mask_that_selects_nothing_writes_nothing_even_from_an_alias():
+    x = tg.tensor([-0.5, 1.5])
+    x[np.array([False, False])] = x[0:2:2]  # PyTorch: no write, so no overlap to refuse
+    assert x.tolist() == [-0.5, 1.5]

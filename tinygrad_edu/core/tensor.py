@@ -722,10 +722,14 @@ class Tensor:
             raise ShapeError(message("setitem", f"{e} (tensor shape {self.shape!r})",
                                      source.here(), index_hint(e))) from None
         basic = isinstance(region, np.ndarray) and region.base is not None
-        if not basic:
+        if not basic and np.size(region) == 0:
+            pass  # a mask or index array that selects nothing writes nothing: no overlap
+        elif not basic:
             region = None  # integer arrays or masks: numpy wrote nothing yet, check it all
             views.check_writable(self, "setitem")  # into a broadcast view: refused first
-        views.check_overlap(self, value, "setitem", region, same_ok=basic)
+            views.check_overlap(self, value, "setitem", region, same_ok=False)
+        else:
+            views.check_overlap(self, value, "setitem", region)
         if _state.enabled and (self.requires_grad or (isinstance(value, Tensor)
                                                       and value.requires_grad)):
             views.inplace(self, "setitem",

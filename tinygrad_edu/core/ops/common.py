@@ -63,9 +63,11 @@ def where(cond: np.ndarray, a: Any, b: Any) -> Any:
 def zero_slope(g: Any, x: Any) -> Any:
     """`g`, recorded (under create_graph) as depending on the saved `x` with slope 0.
 
-    PyTorch computes the masks of relu, abs, clip and max from a saved tensor inside the
-    graph, so a second backward reaches that tensor (with zeros) and runs its hooks; with
-    this, so does ours. On plain arrays (the usual backward) it is `g` itself.
+    PyTorch's backward of relu (threshold_backward of its output) and abs (times sgn of its
+    input) are differentiable functions of a saved tensor, so a second backward reaches
+    that tensor (with zeros) and runs its hooks; with this, so does ours. (Clip and max
+    compare, and a comparison cuts the graph in PyTorch too.) On plain arrays (the usual
+    backward) it is `g` itself.
     """
     if is_array(g) or is_array(x) or x is None or not x.requires_grad:
         return g

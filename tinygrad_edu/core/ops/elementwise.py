@@ -227,7 +227,7 @@ class Clip(Function):
             inside &= x <= ctx.hi
         # 1 inside [lo, hi] (bounds included, as PyTorch's clamp), 0 where the value was
         # clipped or is nan: selected, so an infinite gradient from above stays 0 there
-        return (zero_slope(where(inside, g, 0.0), a),)
+        return (where(inside, g, 0.0),)
 
 
 class Where(Function):

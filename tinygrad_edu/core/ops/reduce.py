@@ -12,7 +12,7 @@ import numpy as np
 from .. import source
 from ..errors import message
 from ..function import Function
-from .common import broadcast_to, data, exp, where, zero_slope
+from .common import broadcast_to, data, exp, where
 
 
 def _kept_shape(shape: tuple, axis, keepdims: bool, g_shape: tuple) -> tuple:
@@ -61,12 +61,12 @@ class Max(Function):
             # selected, so an infinite gradient stays 0 at the losers
             hit = np.isnan(x) if np.isnan(best).any() else x == best
             share = g.reshape(kept) / hit.sum()
-            return (zero_slope(where(hit, share, 0.0), a),)
+            return (where(hit, share, 0.0),)
         # NOTE: PyTorch's amax(dim): the share is multiplied by the mask, so a row whose max
         # is nan (no element equals it) gets nan everywhere
         hit = x == best
         share = (hit / hit.sum(axis=ctx.axis, keepdims=True)).astype(data(g).dtype)
-        return (zero_slope(g.reshape(kept) * share, a),)
+        return (g.reshape(kept) * share,)
 
 
     @classmethod
