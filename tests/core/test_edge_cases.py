@@ -475,7 +475,14 @@ def test_a_hook_on_the_input_of_a_comparison_op_does_not_run_in_double_backward(
     assert all(r is None for r in _both(program))
 
 
-def test_a_mask_that_selects_nothing_writes_nothing_even_from_an_alias():
+def test_one_number_through_a_mask_is_a_fill_and_never_an_overlap():
+    # PyTorch turns t[mask] = v with a one-element v into masked_fill_ (no overlap check);
+    # with more elements it is index_put_, which refuses any overlap, even selecting nothing
     x = tg.tensor([-0.5, 1.5])
-    x[np.array([False, False])] = x[0:2:2]  # PyTorch: no write, so no overlap to refuse
-    assert x.tolist() == [-0.5, 1.5]
+    x[np.array([False, False])] = x[0:2:2]
+    y = tg.tensor([[2.0]])
+    y[np.array([True])] = y
+    assert x.tolist() == [-0.5, 1.5] and y.tolist() == [[2.0]]
+    z = tg.tensor([[[-0.6], [1.7], [0.5]]])
+    with pytest.raises(tg.InplaceError, match="shares some of its numbers"):
+        z[np.array([False])] = z

@@ -722,8 +722,8 @@ class Tensor:
             raise ShapeError(message("setitem", f"{e} (tensor shape {self.shape!r})",
                                      source.here(), index_hint(e))) from None
         basic = isinstance(region, np.ndarray) and region.base is not None
-        if not basic and np.size(region) == 0:
-            pass  # a mask or index array that selects nothing writes nothing: no overlap
+        if _is_mask(index) and np.size(_array_of(value, self)) == 1:
+            pass  # one number into a mask's places: PyTorch's masked_fill_, no overlap check
         elif not basic:
             region = None  # integer arrays or masks: numpy wrote nothing yet, check it all
             views.check_writable(self, "setitem")  # into a broadcast view: refused first
@@ -834,6 +834,10 @@ def _index(index: Any) -> Any:
     if isinstance(index, list):
         return np.asarray(index)
     return index
+
+
+def _is_mask(index: Any) -> bool:
+    return isinstance(index, np.ndarray) and index.dtype == np.bool_
 
 
 def _int_index(arr: np.ndarray) -> np.ndarray:
