@@ -27,12 +27,18 @@ import differential as dt  # noqa: E402
 
 # (kind, a regular expression on the mismatch's detail) -> why the difference is accepted
 KNOWN: dict[tuple[str, str], str] = {
-    ("error-step", r"\((zero_|fill_)\) \(InplaceError: \w+: .* is a broadcast view"):
-        "fill_/zero_ on a broadcast view: tinygrad refuses it at the line that does it; "
-        "PyTorch fills (one value for all) and raises later, in backward (both refuse)",
-    ("tg-raised", r"setitem: the value being written shares .* \(shape \(1(, 1)*\)\)"):
-        "t[mask] = t on a one-element tensor: PyTorch accepts it (and refuses every larger "
-        "case), tinygrad refuses all index_put_ overlaps alike (an error, never a wrong value)",
+    (
+        "tg-raised",
+        r"InplaceError: \w+: the value being written shares some of its numbers",
+    ): "an in-place op whose operand shares some numbers with a non-contiguous target: "
+    "PyTorch checks overlap only where it is cheap (contiguous memory) and otherwise "
+    "computes in memory order; tinygrad refuses every partial overlap (an error, never "
+    "an order-dependent value)",
+    (
+        "tg-raised",
+        r"\(setitem\): InplaceError: setitem: .* is a broadcast view",
+    ): "t[index_array] = v into an expanded tensor: deprecated in PyTorch (it warns 'Use of "
+    "index_put_ on expanded tensors is deprecated', then writes); tinygrad refuses it",
 }
 
 
@@ -40,7 +46,7 @@ def known(m: dt.Mismatch) -> str | None:
     import re
 
     for (kind, pattern), reason in KNOWN.items():
-        if m.kind == kind and re.search(pattern, m.detail):
+        if re.fullmatch(kind, m.kind) and re.search(pattern, m.detail):
             return reason
     return None
 

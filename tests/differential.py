@@ -174,7 +174,7 @@ class _Gen:
             axes = self.rng.sample(range(len(shape)), self.rng.randint(1, len(shape)))
             axis = axes[0] - len(shape) * self.rng.randint(0, 1) if len(axes) == 1 else tuple(axes)
         keep = self.rng.random() < 0.3 and (axis is not None or op in ("sum", "mean"))
-        out = np.sum(np.empty(shape), axis=axis, keepdims=keep).shape
+        out = np.sum(np.zeros(shape), axis=axis, keepdims=keep).shape
         self.add(op, [a], {"axis": axis, "keepdims": keep}, out, self.grad[a])
 
     def matmul(self) -> None:
@@ -192,7 +192,7 @@ class _Gen:
         if sa[-1] != (sb[-2] if len(sb) > 1 else sb[0]):
             args = [a, b]
             sa, sb = self.shapes[a], self.shapes[b]
-        out = np.matmul(np.empty(sa), np.empty(sb)).shape
+        out = np.matmul(np.zeros(sa), np.zeros(sb)).shape
         self.add("matmul", args, {}, out, self.grad[a] or self.grad[b])
 
     def index(self, shape: tuple, write: bool = False) -> Any:
@@ -225,7 +225,7 @@ class _Gen:
         if a is None:
             return
         idx = self.index(self.shapes[a])
-        self.add("getitem", [a], {"index": idx}, np.empty(self.shapes[a])[idx].shape, self.grad[a])
+        self.add("getitem", [a], {"index": idx}, np.zeros(self.shapes[a])[idx].shape, self.grad[a])
 
     def view(self) -> None:
         a = self.pick()
@@ -240,7 +240,7 @@ class _Gen:
             choices = [(-1,), (1,) + shape, shape + (1,)]
             choices += [(d, size // d) for d in range(2, size) if size % d == 0]
             kw["shape"] = self.rng.choice(choices)
-            out = np.empty(shape).reshape(kw["shape"]).shape
+            out = np.zeros(shape).reshape(kw["shape"]).shape
         elif op in ("transpose", "permute", "T"):
             if len(shape) < 2:
                 return
@@ -267,7 +267,7 @@ class _Gen:
             kw["shape"] = out
         elif op == "unsqueeze":
             kw["dim"] = self.rng.randint(-len(shape) - 1, len(shape))
-            out = np.expand_dims(np.empty(shape), kw["dim"]).shape
+            out = np.expand_dims(np.zeros(shape), kw["dim"]).shape
         elif op == "squeeze":
             if not shape:
                 return
@@ -289,7 +289,7 @@ class _Gen:
             if not shape:
                 return
             kw["index"] = self.index(shape, write=True)
-            region = np.empty(shape)[kw["index"]].shape
+            region = np.zeros(shape)[kw["index"]].shape
         if op in ("add_", "sub_", "mul_", "setitem") and self.rng.random() < 0.6:
             ids = [
                 i

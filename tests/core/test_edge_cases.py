@@ -231,14 +231,16 @@ def _both(program):
         import torch
     except ImportError:
         return out
-    out.append(program(torch, lambda v: torch.tensor(v, dtype=torch.float64,
-                                                     requires_grad=True)))
+    out.append(program(torch, lambda v: torch.tensor(v, dtype=torch.float64, requires_grad=True)))
     return out
 
 
 def _grad_of(t):
-    return None if t.grad is None else np.asarray(t.grad.detach() if hasattr(t.grad, "detach")
-                                                  else t.grad).tolist()
+    return (
+        None
+        if t.grad is None
+        else np.asarray(t.grad.detach() if hasattr(t.grad, "detach") else t.grad).tolist()
+    )
 
 
 def test_number_over_tensor_saves_its_result_not_the_tensor():
@@ -250,6 +252,7 @@ def test_number_over_tensor_saves_its_result_not_the_tensor():
         h.add_(1.0)
         y.sum().backward()
         return _grad_of(x), type(y.grad_fn).__name__
+
     for grad, node in _both(program):
         assert grad == [-2.0, -0.5] and node.startswith("Mul")
 
@@ -257,10 +260,10 @@ def test_number_over_tensor_saves_its_result_not_the_tensor():
 def test_second_derivative_of_a_reciprocal_at_zero_is_pytorchs():
     def program(lib, make):
         x = make([0.0, 2.0])
-        (g,) = (tg.grad if lib is tg else lib.autograd.grad)((0.5 / x).sum(), x,
-                                                             create_graph=True)
+        (g,) = (tg.grad if lib is tg else lib.autograd.grad)((0.5 / x).sum(), x, create_graph=True)
         (g * g).sum().backward()
         return _grad_of(x)
+
     results = _both(program)
     assert results[0] == [-INF, -0.03125]  # 2 g g' = 2 (-0.5/x^2)(1/x^3)
     assert all(r == results[0] for r in results)
@@ -269,29 +272,30 @@ def test_second_derivative_of_a_reciprocal_at_zero_is_pytorchs():
 def test_fill_sends_zeros_back_even_under_an_infinite_gradient():
     def program(lib, make):
         x = make([0.25])
-        h = x ** 0.5
+        h = x**0.5
         h.fill_(0.0)
         (x / h).sum().backward()  # d/dh = -x / h^2 = -inf, then fill_: 0, not nan
         return _grad_of(x)
+
     assert all(r == [INF] for r in _both(program))
 
 
 def test_x_to_the_number_zero_has_a_constant_zero_slope():
     def program(lib, make):
         x = make([0.0, 1.5])
-        (g,) = (tg.grad if lib is tg else lib.autograd.grad)((x**0.0).sum(), x,
-                                                             create_graph=True)
+        (g,) = (tg.grad if lib is tg else lib.autograd.grad)((x**0.0).sum(), x, create_graph=True)
         return g.tolist(), g.requires_grad
+
     assert all(r == ([0.0, 0.0], False) for r in _both(program))
 
 
 def test_nan_from_above_stays_nan_through_d_pow_d_exponent():
     def program(lib, make):
         x = make([1.5])
-        (g,) = (tg.grad if lib is tg else lib.autograd.grad)((0.0**x).sum(), x,
-                                                             create_graph=True)
+        (g,) = (tg.grad if lib is tg else lib.autograd.grad)((0.0**x).sum(), x, create_graph=True)
         (g * g).sum().backward()
         return _grad_of(x)
+
     results = _both(program)
     assert np.isnan(results[0][0]) and all(np.isnan(r[0]) for r in results)
 
@@ -308,6 +312,7 @@ def test_retain_grad_follows_the_tensor_through_inplace_changes():
         base.add_(1.0)  # v's node is cut again: it keeps retaining
         ((y * y).sum() + (v * v).sum()).backward()
         return _grad_of(y), _grad_of(v)
+
     assert all(r == ([12.0, 16.0], [8.0]) for r in _both(program))
 
 
@@ -319,6 +324,7 @@ def test_a_hook_on_a_view_does_not_see_the_gradient_of_its_inplace_change():
         v.add_(1.0)  # PyTorch computes the new values from the base, not through v's node
         (v * v).sum().backward()
         return _grad_of(x)
+
     assert all(r == [16.0, 0.0] for r in _both(program))
 
 
@@ -350,3 +356,133 @@ def test_an_empty_view_of_an_empty_copy_can_be_written_through():
     t = (-x[np.array([False])]).transpose(1, 0)  # (1, 0): a view on no numbers at all
     t.fill_(1.5)
     assert t.shape == (1, 0)
+
+
+def test_filling_a_broadcast_view_works_and_only_its_gradient_is_refused():
+    # PyTorch fills an expanded view (one value for all) and refuses in backward, only
+    # where a gradient has to pass the fill
+    x = tg.tensor([[1.5]], requires_grad=True)
+    e = (x + x).expand(2, 3)
+    e.zero_()
+    assert e.tolist() == [[0.0] * 3] * 2
+    x.min().backward()  # no gradient passes the fill: fine
+    assert x.grad.tolist() == [[1.0]]
+    with pytest.raises(tg.InplaceError, match="CopySlices.backward: a broadcast view"):
+        e.sum().backward()
+
+
+def test_second_derivative_of_a_division_at_zero_is_pytorchs():
+    def program(lib, make):
+        a, b = make([0.75]), make([0.0])
+        grads = (tg.grad if lib is tg else lib.autograd.grad)(
+            ((a / b) ** 3.0).sum(), [a, b], create_graph=True
+        )
+        sum((g * g).sum() for g in grads).backward()
+        return _grad_of(b)
+
+    results = _both(program)
+    assert all(r == results[0] for r in results) and results[0] != [float("nan")]
+
+
+def test_a_hook_on_a_relu_output_runs_again_in_double_backward():
+    # PyTorch's relu backward keeps its saved output in the graph (slope 0), so the second
+    # backward reaches it and runs its hook: x.grad is [0, 1, 1], not None
+    def program(lib, make):
+        x = make([-1.1, 1.4, 0.6])
+        y = x.relu()
+        y.register_hook(lambda g: g + 1.0)
+        (g,) = (tg.grad if lib is tg else lib.autograd.grad)(y.sum(), x, create_graph=True)
+        (g * g).sum().backward()
+        return _grad_of(x)
+
+    assert all(r == [0.0, 1.0, 1.0] for r in _both(program))
+
+
+# a detach() shares its base's numbers and version counter, as in PyTorch: a change in
+# place through it (or through a view of it) is a change of every saved alias
+DETACHED = {  # name -> (program on a leaf x, does PyTorch raise?)
+    "detach().add_ after y was saved": (
+        lambda x: (lambda y: (lambda z: (y.detach().add_(1.0), z.backward()))((y * y).sum()))(
+            x * 1.0
+        ),
+        True,
+    ),
+    "a view of a detach() written": (
+        lambda x: (lambda y: (lambda z: (y.detach()[1:].add_(1.0), z.backward()))((y * y).sum()))(
+            x * 1.0
+        ),
+        True,
+    ),
+    "a detach() of a view written": (
+        lambda x: (
+            lambda y: (lambda z: (y[0:2].detach().__setitem__(0, 5.0), z.backward()))((y * y).sum())
+        )(x * 1.0),
+        True,
+    ),
+    "a saved leaf changed through detach()": (
+        lambda x: (lambda z: (x.detach().mul_(2.0), z.backward()))((x * x).sum()),
+        True,
+    ),
+    "a saved output changed through detach()": (
+        lambda x: (lambda e: (e.detach().add_(1.0), e.sum().backward()))(x.exp()),
+        True,
+    ),
+    "a leaf changed through detach() before use": (
+        lambda x: (x.detach().add_(1.0), (x * x).sum().backward()),
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", DETACHED)
+@pytest.mark.parametrize("lib", ["tg", "torch"])
+def test_detach_shares_the_version_counter(name, lib):
+    program, raises = DETACHED[name]
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        x, error = (
+            torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True),
+            RuntimeError,
+        )
+    else:
+        x, error = tg.tensor([1.0, 2.0, 3.0], requires_grad=True), tg.InplaceError
+    if raises:
+        with pytest.raises(error, match="modified (in place|by an inplace operation)"):
+            program(x)
+    else:
+        program(x)
+        assert np.asarray(x.grad.tolist()).tolist() == [4.0, 6.0, 8.0]
+
+
+@pytest.mark.parametrize("op", ["max", "amax", "clip"])
+def test_a_hook_on_the_input_of_a_comparison_op_does_not_run_in_double_backward(op):
+    # max and clip compute a boolean mask: PyTorch's graph stops there, so the hook on
+    # their input sees only the first backward's gradient
+    def program(lib, make):
+        x = make([0.5, 2.0, -0.3])
+        h = x * 1.0
+        h.register_hook(lambda g: g + 1.0)
+        y = {
+            "max": lambda: h.max(),
+            "amax": lambda: h.max(0) if lib is tg else h.amax(0),
+            "clip": lambda: (h.clip(-0.1, 1.0) if lib is tg else h.clamp(-0.1, 1.0)).sum(),
+        }[op]()
+        (g,) = (tg.grad if lib is tg else lib.autograd.grad)(y, x, create_graph=True)
+        if g.requires_grad:
+            (g * g).sum().backward()
+        return _grad_of(x)
+
+    assert all(r is None for r in _both(program))
+
+
+def test_one_number_through_a_mask_is_a_fill_and_never_an_overlap():
+    # PyTorch turns t[mask] = v with a one-element v into masked_fill_ (no overlap check);
+    # with more elements it is index_put_, which refuses any overlap, even selecting nothing
+    x = tg.tensor([-0.5, 1.5])
+    x[np.array([False, False])] = x[0:2:2]
+    y = tg.tensor([[2.0]])
+    y[np.array([True])] = y
+    assert x.tolist() == [-0.5, 1.5] and y.tolist() == [[2.0]]
+    z = tg.tensor([[[-0.6], [1.7], [0.5]]])
+    with pytest.raises(tg.InplaceError, match="shares some of its numbers"):
+        z[np.array([False])] = z

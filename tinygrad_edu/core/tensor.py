@@ -760,9 +760,14 @@ class Tensor(torch_api.TorchMethods):
             raise ShapeError(message("setitem", f"{e} (tensor shape {self.shape!r})",
                                      source.here(), index_hint(e))) from None
         basic = isinstance(region, np.ndarray) and region.base is not None
-        if not basic:
+        if _is_mask(index) and np.size(_array_of(value, self)) == 1:
+            pass  # one number into a mask's places: PyTorch's masked_fill_, no overlap check
+        elif not basic:
             region = None  # integer arrays or masks: numpy wrote nothing yet, check it all
-        views.check_overlap(self, value, "setitem", region, same_ok=basic)
+            views.check_writable(self, "setitem")  # into a broadcast view: refused first
+            views.check_overlap(self, value, "setitem", region, same_ok=False)
+        else:
+            views.check_overlap(self, value, "setitem", region)
         if _state.enabled and (self.requires_grad or (isinstance(value, Tensor)
                                                       and value.requires_grad)):
             views.inplace(self, "setitem",
@@ -886,6 +891,10 @@ def _slice_name(name: str, index: Any) -> str | None:
         else:
             return None
     return f"{name}[{', '.join(parts)}]"
+
+
+def _is_mask(index: Any) -> bool:
+    return isinstance(index, np.ndarray) and index.dtype == np.bool_
 
 
 def _int_index(arr: np.ndarray) -> np.ndarray:

@@ -30,7 +30,7 @@ from . import source
 from .errors import DataError, InplaceError, ShapeError, message
 from .function import Function
 from .grad_mode import _state, _using_grad
-from .ops.common import is_array, where
+from .ops.common import data, is_array, where
 
 
 class ViewOf:
@@ -79,10 +79,10 @@ def refresh(view: Any) -> None:
 def inplace(t: Any, op: str, fn: Callable[[Any], Any]) -> Any:
     """Apply `t = fn(t)` in place: the numbers change in `t`'s storage (and so in its base
     and every other view of it), the version counter goes up, and the graph says so."""
+    # NOTE: filling a broadcast view is allowed, as in PyTorch (one value for all the elements
+    # that share a number); its gradient is refused in CopySlices.backward, as PyTorch does
+    check_writable(t, op, fill=op in ("fill_", "zero_"))
     recording = _state.enabled
-    # one value written everywhere is fine; its gradient through a broadcast view is not
-    # (PyTorch's backward refuses it), so with a graph it is refused here, at the line
-    check_writable(t, op, uniform=not (recording and t._requires_grad))
     of = t._view
     if recording:
         _refuse_leaf_change(t, op)
@@ -163,16 +163,13 @@ def _produced(node: Any, t: Any) -> None:
     node._out_ref = t if _function._config["retain_outputs"] else weakref.ref(t)
 
 
-def check_writable(t: Any, op: str, region: np.ndarray | None = None,
-                   uniform: bool = True) -> None:
+def check_writable(t: Any, op: str, region: np.ndarray | None = None, fill: bool = False) -> None:
     """Refuse to write where the numbers cannot take it: into a broadcast view, where one
     number in memory stands for several elements (PyTorch refuses too), or into a
-    read-only numpy array. `region` is the part written, when not all of `t`.
-    `fill_` and `zero_` write one value everywhere, which is not ambiguous: allowed
-    unless `uniform` is False."""
+    read-only numpy array. `region` is the part written, when not all of `t`; `fill`: the
+    same value goes everywhere (fill_, zero_), which a broadcast view can take."""
     arr = t.data if region is None else region
-    one_value = uniform and op in ("fill_", "zero_")
-    if not one_value and arr.size and any(step == 0 and n > 1 for step, n in zip(arr.strides, arr.shape)):
+    if not fill and _broadcast(arr):
         raise InplaceError(message(
             op, f"{t._label()} is a broadcast view: several of its elements are one number in "
             "memory, so changing them in place is ambiguous", source.here(),
@@ -182,6 +179,11 @@ def check_writable(t: Any, op: str, region: np.ndarray | None = None,
             op, f"the numpy array behind {t._label()} is read-only, so it cannot be changed in "
             "place", source.here(),
             "make a tensor with its own copy of the numbers: tg.tensor(array) copies"))
+
+
+def _broadcast(arr: np.ndarray) -> bool:
+    """Do several elements of `arr` share one number in memory (a zero stride)?"""
+    return arr.size > 0 and any(step == 0 and n > 1 for step, n in zip(arr.strides, arr.shape))
 
 
 def check_overlap(t: Any, other: Any, op: str, region: np.ndarray | None = None,
@@ -279,6 +281,14 @@ class CopySlices(Function):
 
     @staticmethod
     def backward(ctx, g):
+        if _broadcast(_window(np.empty(data(g).shape), ctx.view)):
+            # NOTE: a broadcast view was filled in place: which element's gradient reaches the
+            # shared number is ambiguous, so PyTorch refuses here too (not at the fill)
+            raise InplaceError(message(
+                "CopySlices.backward", "a broadcast view (from expand or broadcast_to) was "
+                "filled in place, and several of its elements share one number in memory, so "
+                "the gradient of the fill has no single place to go", ctx.site,
+                "fill a .clone() of the expanded tensor instead"))
         # the window's numbers came from `value`, the rest from the old base
         if is_array(g):
             g_base = np.array(g, order="K", copy=True)

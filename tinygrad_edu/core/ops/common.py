@@ -60,6 +60,22 @@ def where(cond: np.ndarray, a: Any, b: Any) -> Any:
     return Where.apply(cond, a, b)
 
 
+def zero_slope(g: Any, x: Any) -> Any:
+    """`g`, recorded (under create_graph) as depending on the saved `x` with slope 0.
+
+    PyTorch's backward of relu (threshold_backward of its output) and abs (times sgn of its
+    input) are differentiable functions of a saved tensor, so a second backward reaches
+    that tensor (with zeros) and runs its hooks; with this, so does ours. (Clip and max
+    compare, and a comparison cuts the graph in PyTorch too.) On plain arrays (the usual
+    backward) it is `g` itself.
+    """
+    if is_array(g) or is_array(x) or x is None or not x.requires_grad:
+        return g
+    from .elementwise import Where
+
+    return Where.apply(np.zeros((), dtype=bool), x, g)  # picks g; sends x exact zeros
+
+
 def needs(ctx: Any, n: int) -> tuple:
     """Which of the `n` inputs want a gradient, read in `forward` to save only what backward
     will use (as PyTorch does). A static replay's forward does not know yet: all of them."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..function import Function
-from .common import data, log, needs, where
+from .common import data, log, needs, where, zero_slope
 
 
 class Add(Function):
@@ -59,8 +59,9 @@ class Div(Function):
     def backward(ctx, g):
         a, b = ctx.saved_tensors
         na, nb = ctx.needs_input_grad
-        # d(a/b)/da = 1/b, d(a/b)/db = -a/b^2
-        return (g / b if na else None), (-g * a / (b * b) if nb else None)
+        # d(a/b)/da = 1/b, d(a/b)/db = -a/b^2, written as PyTorch does, -(a/b)/b, so the
+        # infinities and nans of a second derivative at b = 0 are PyTorch's
+        return (g / b if na else None), (-g * (a / b / b) if nb else None)
 
 
 class Reciprocal(Function):
@@ -168,7 +169,7 @@ class ReLU(Function):
         (out,) = ctx.saved_tensors
         # NOTE: relu'(0) is taken as 0, like PyTorch; selected, not multiplied by a mask, so an
         # infinite gradient from above (sqrt(relu(x)) at x <= 0) gives 0, not 0 * inf = nan
-        return (where(data(out) <= 0, 0.0, g),)
+        return (zero_slope(where(data(out) <= 0, 0.0, g), out),)
 
 
 class Sigmoid(Function):
@@ -196,7 +197,7 @@ class Abs(Function):
         # NOTE: |a|'(0) is taken as 0, and |nan|' as 0, like PyTorch (its sgn(nan) is 0); a
         # product, as in PyTorch, so sqrt(abs(x)) at 0 gives inf * 0 = nan there too
         sign = np.sign(data(a))
-        return (g * np.where(np.isnan(sign), 0.0, sign).astype(sign.dtype),)
+        return (zero_slope(g * np.where(np.isnan(sign), 0.0, sign).astype(sign.dtype), a),)
 
 
 class Sqrt(Function):
