@@ -24,8 +24,8 @@ def tensor(data: Any, requires_grad: bool = False, name: str | None = None,
 
     Example:
         >>> import tinygrad_edu as tg
-        >>> tg.tensor([[1, 2], [3, 4]]).dtype
-        dtype('float64')
+        >>> tg.tensor([[1, 2], [3, 4]]).dtype, tg.tensor([1.0, 2]).dtype
+        (dtype('int64'), dtype('float64'))
     """
     check_device(device, "tensor")
     return Tensor(data, requires_grad=requires_grad, name=name, dtype=dtype)
@@ -98,32 +98,34 @@ def _leaf(arr: np.ndarray, requires_grad: bool, name: str | None) -> Tensor:
 # unless set), device ("cpu" only), requires_grad; `name` labels the tensor in graphs
 
 
-def zeros(*shape: Any, requires_grad: bool = False, name: str | None = None,
+def zeros(*shape: Any, size: Any = None, requires_grad: bool = False, name: str | None = None,
           dtype: Any = None, device: Any = None) -> Tensor:
     """A tensor of zeros: `tg.zeros(2, 3)` or `tg.zeros((2, 3))`."""
     dt = _float(dtype, "zeros", device)
-    return _leaf(np.zeros(_shape(shape, "zeros"), dtype=dt), requires_grad, name)
+    return _leaf(np.zeros(_shape(shape if size is None else (size,), "zeros"), dtype=dt), requires_grad, name)
 
 
-def ones(*shape: Any, requires_grad: bool = False, name: str | None = None,
+def ones(*shape: Any, size: Any = None, requires_grad: bool = False, name: str | None = None,
          dtype: Any = None, device: Any = None) -> Tensor:
     """A tensor of ones."""
     dt = _float(dtype, "ones", device)
-    return _leaf(np.ones(_shape(shape, "ones"), dtype=dt), requires_grad, name)
+    return _leaf(np.ones(_shape(shape if size is None else (size,), "ones"), dtype=dt), requires_grad, name)
 
 
-def empty(*shape: Any, requires_grad: bool = False, name: str | None = None,
+def empty(*shape: Any, size: Any = None, requires_grad: bool = False, name: str | None = None,
           dtype: Any = None, device: Any = None) -> Tensor:
     """PyTorch's uninitialised tensor; here zeros, so a lesson never shows stale memory."""
     dt = _float(dtype, "empty", device)
-    return _leaf(np.zeros(_shape(shape, "empty"), dtype=dt), requires_grad, name)
+    return _leaf(np.zeros(_shape(shape if size is None else (size,), "empty"), dtype=dt), requires_grad, name)
 
 
 def full(shape: Any, value: float, requires_grad: bool = False, name: str | None = None,
          dtype: Any = None, device: Any = None) -> Tensor:
-    """A tensor filled with `value` (a bool value gives bool, otherwise a float dtype)."""
+    """A tensor filled with `value` (an int value gives int64 and a bool bool, as PyTorch)."""
     if dtype is None and isinstance(value, (bool, np.bool_)):
         dtype = np.bool_
+    elif dtype is None and isinstance(value, (int, np.integer)):
+        dtype = np.int64  # PyTorch infers the dtype from the fill value
     dt = _float(dtype, "full", device)
     return _leaf(np.full(_shape((shape,), "full"), value, dtype=dt), requires_grad, name)
 
@@ -135,19 +137,19 @@ def eye(n: int, m: int | None = None, requires_grad: bool = False, name: str | N
     return _leaf(np.eye(n, m, dtype=dt), requires_grad, name)
 
 
-def randn(*shape: Any, requires_grad: bool = False, name: str | None = None,
+def randn(*shape: Any, size: Any = None, requires_grad: bool = False, name: str | None = None,
           dtype: Any = None, device: Any = None, generator: Any = None) -> Tensor:
     """Standard normal samples (numpy's global generator: seed it for repeatable runs)."""
     dt = _float(dtype, "randn", device)
-    arr = np.asarray(_rng(generator).standard_normal(_shape(shape, "randn")))
+    arr = np.asarray(_rng(generator).standard_normal(_shape(shape if size is None else (size,), "randn")))
     return _leaf(arr.astype(dt, copy=False), requires_grad, name)
 
 
-def rand(*shape: Any, requires_grad: bool = False, name: str | None = None,
+def rand(*shape: Any, size: Any = None, requires_grad: bool = False, name: str | None = None,
          dtype: Any = None, device: Any = None, generator: Any = None) -> Tensor:
     """Uniform samples in [0, 1)."""
     dt = _float(dtype, "rand", device)
-    arr = np.asarray(_rng(generator).random_sample(_shape(shape, "rand")))
+    arr = np.asarray(_rng(generator).random_sample(_shape(shape if size is None else (size,), "rand")))
     return _leaf(arr.astype(dt, copy=False), requires_grad, name)
 
 
@@ -173,8 +175,9 @@ def randperm(n: int, *, dtype: Any = np.int64, device: Any = None,
 
 def arange(start: float, stop: float | None = None, step: float = 1, requires_grad: bool = False,
            name: str | None = None, dtype: Any = None, device: Any = None) -> Tensor:
-    """Evenly spaced values, like `np.arange` (float64 by default, as all Python numbers)."""
-    dt = _float(dtype, "arange", device)
+    """Evenly spaced values, like `np.arange`: int64 when all bounds are ints, as PyTorch."""
+    whole = all(isinstance(v, (int, np.integer)) for v in (start, stop, step) if v is not None)
+    dt = _float(np.int64 if dtype is None and whole else dtype, "arange", device)
     arr = np.arange(start, stop, step, dtype=dt) if stop is not None else \
         np.arange(start, dtype=dt)
     return _leaf(arr, requires_grad, name)

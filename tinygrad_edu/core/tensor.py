@@ -1,9 +1,10 @@
 """Tensor: a numpy array plus what autograd needs (requires_grad, grad, grad_fn, name).
 
 Operators and methods are one-liners over the ops in `core/ops/`; the graph is built
-by `Function.apply` alone. Python numbers become float64; numpy arrays keep their
-floating dtype, and a Python scalar in an op takes the tensor's dtype (no silent
-float32 -> float64 promotion). Core layer: numpy and the standard library only.
+by `Function.apply` alone. Python floats become float64 (`tg.set_default_dtype` can make
+it float32), Python ints int64 and bools bool, as in PyTorch; numpy arrays keep their
+dtype, and a Python scalar in an op takes the tensor's dtype (no silent float32 ->
+float64 promotion). Core layer: numpy and the standard library only.
 """
 
 from __future__ import annotations
@@ -49,8 +50,10 @@ def _to_array(data: Any, dtype: Any, op: str) -> np.ndarray:
             arr = np.array(data)
             if dtype is not None and arr.dtype.kind in "fiub":
                 arr = arr.astype(dtype, copy=False)
-            elif arr.dtype.kind in "fiu":
-                arr = arr.astype(_default_dtype[0], copy=False)  # TODO(#17): ints as int64
+            elif arr.dtype.kind == "f":
+                arr = arr.astype(_default_dtype[0], copy=False)  # float64 unless set otherwise
+            elif arr.dtype.kind in "iu":
+                arr = arr.astype(np.int64, copy=False)  # Python ints: int64, as in PyTorch
         except (ValueError, TypeError) as e:
             raise DataError(_bad_data(op, data, e)) from None
         except RecursionError:
@@ -120,7 +123,8 @@ class Tensor(torch_api.TorchMethods):
         data: a number, a nested list of numbers, a numpy array or a Tensor (copied).
         requires_grad: record operations on this tensor for autograd.
         name: a label shown in graphs and error messages.
-        dtype: a numpy dtype; default float64 for Python data, kept for numpy arrays.
+        dtype: a numpy dtype; default float64 for Python floats, int64 for Python ints,
+            kept for numpy arrays.
 
     Example:
         >>> import tinygrad_edu as tg
@@ -323,10 +327,13 @@ class Tensor(torch_api.TorchMethods):
 
     def __repr__(self) -> str:
         # equal digits per element, at most 4, like PyTorch: tensor([0.5000, 0.2500])
+        # booleans padded to the widest value present, as PyTorch: [True, True], [ True, False]
+        width = 5 if self.data.dtype == np.bool_ and not self.data.all() else 4
         body = np.array2string(self.data, separator=", ", prefix="tensor(", precision=4,
-                               floatmode="maxprec_equal")
+                               floatmode="maxprec_equal",
+                               formatter={"bool": lambda v: str(v).rjust(width)})
         extra = []
-        if self.data.dtype not in (np.float64, np.bool_):
+        if self.data.dtype not in (_default_dtype[0], np.int64, np.bool_):  # as PyTorch shows
             extra.append(f"dtype={self.data.dtype}")
         if self.grad_fn is not None:
             extra.append(f"grad_fn=<{self.grad_fn.name}>")
