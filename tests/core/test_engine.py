@@ -348,6 +348,14 @@ def test_python_floats_become_float64_and_ints_int64_as_in_pytorch():
     assert (tg.tensor([1, 2]) / 2).dtype == np.float64  # true division gives floats
     with pytest.raises(tg.DataError, match="only floating-point tensors can require grad"):
         tg.tensor([1, 2], requires_grad=True)  # PyTorch refuses it too
+    assert tg.Tensor([1, 2]).dtype == np.float64  # the class makes floats, as torch.Tensor
+    assert tg.Tensor(np.arange(2)).dtype == np.int64  # arrays keep their dtype
+    with pytest.raises(tg.DataError) as e:
+        tg.Tensor(2, 3)
+    assert str(e.value).startswith(
+        "Tensor: Tensor(2, 3) reads as sizes, but here the second argument is requires_grad "
+        "(PyTorch's Tensor(2, 3) makes an uninitialised tensor of that shape)")
+    assert "hint: use tg.zeros(2, 3) or tg.empty(...)" in str(e.value)
 
 
 def test_numpy_arrays_keep_their_floating_dtype():

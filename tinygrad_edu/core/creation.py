@@ -15,7 +15,7 @@ from .dtypes import check_device, get_default_dtype
 from .errors import DataError, message
 from .ops.elementwise import Where
 from .ops.movement import Cat, Stack
-from .tensor import Tensor, _dtype, _operand, _sizes
+from .tensor import Tensor, _dtype, _operand, _sizes, _to_array
 
 
 def tensor(data: Any, requires_grad: bool = False, name: str | None = None,
@@ -28,6 +28,9 @@ def tensor(data: Any, requires_grad: bool = False, name: str | None = None,
         (dtype('int64'), dtype('float64'))
     """
     check_device(device, "tensor")
+    if dtype is None and not isinstance(data, (np.ndarray, Tensor)):
+        # Python ints stay int64 here (Tensor(...), the class, makes floats, as in PyTorch)
+        data = _to_array(data, None, "tensor")
     return Tensor(data, requires_grad=requires_grad, name=name, dtype=dtype)
 
 

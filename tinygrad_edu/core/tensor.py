@@ -143,7 +143,17 @@ class Tensor(torch_api.TorchMethods):
 
     def __init__(self, data: Any, requires_grad: bool = False, name: str | None = None,
                  dtype: Any = None) -> None:
+        if isinstance(requires_grad, numbers.Integral) and not isinstance(requires_grad,
+                                                                         (bool, np.bool_)):
+            raise DataError(message(
+                "Tensor", f"Tensor({data!r}, {requires_grad!r}) reads as sizes, but here the "
+                "second argument is requires_grad (PyTorch's Tensor(2, 3) makes an "
+                "uninitialised tensor of that shape)", source.here(),
+                f"use tg.zeros({data!r}, {requires_grad!r}) or tg.empty(...)"))
         arr = _to_array(data, dtype, "tensor")
+        if dtype is None and arr.dtype.kind in "iu" and not isinstance(data, (np.ndarray, Tensor)):
+            # the class makes floats, as torch.Tensor([1, 2]) does; tg.tensor keeps int64
+            arr = arr.astype(_default_dtype[0])
         if requires_grad and arr.dtype.kind != "f":
             raise DataError(
                 message("tensor", f"only floating-point tensors can require grad, got {arr.dtype}",
