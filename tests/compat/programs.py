@@ -466,6 +466,308 @@ y = torch.randn(())
 print(y.shape, y.dim(), torch.rand(2, 3).shape)
 """
 
+TENSORS_TUTORIAL = """
+import numpy as np
+import torch
+
+data = [[1, 2], [3, 4]]
+x_data = torch.tensor(data)
+np_array = np.array(data)
+x_np = torch.from_numpy(np_array)
+x_ones = torch.ones_like(x_data)
+print(f"Ones Tensor: \\n {x_ones} \\n")
+x_rand = torch.rand_like(x_data, dtype=torch.float)
+print(x_rand.shape, x_rand.dtype == torch.float32)
+shape = (2, 3,)
+print(torch.zeros(shape))
+tensor = torch.ones(4, 4)
+print(f"First row: {tensor[0]}")
+print(f"First column: {tensor[:, 0]}")
+print(f"Last column: {tensor[..., -1]}")
+tensor[:, 1] = 0
+print(tensor)
+t1 = torch.cat([tensor, tensor, tensor], dim=1)
+print(t1.shape)
+y1 = tensor @ tensor.T
+y2 = tensor.matmul(tensor.T)
+y3 = torch.rand_like(y1)
+torch.matmul(tensor, tensor.T, out=y3)
+print(torch.equal(y1, y2), torch.equal(y1, y3))
+z1 = tensor * tensor
+z2 = tensor.mul(tensor)
+print(torch.equal(z1, z2))
+agg = tensor.sum()
+agg_item = agg.item()
+print(agg_item, type(agg_item))
+tensor.add_(5)
+print(tensor)
+t = torch.ones(5)
+n = t.numpy()
+t.add_(1)
+print(f"n: {n}")
+n2 = np.ones(5)
+t2 = torch.from_numpy(n2)
+np.add(n2, 1, out=n2)
+print(f"t: {t2}")
+print(x_np.tolist(), x_data.dtype == torch.int64)
+"""
+
+BUILD_MODEL_TUTORIAL = """
+import torch
+from torch import nn
+
+device = "cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu"
+print(f"Using {device} device")
+
+
+class NeuralNetwork(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.flatten = nn.Flatten()
+        self.linear_relu_stack = nn.Sequential(
+            nn.Linear(8 * 8, 32),
+            nn.ReLU(),
+            nn.Linear(32, 32),
+            nn.ReLU(),
+            nn.Linear(32, 10),
+        )
+
+    def forward(self, x):
+        x = self.flatten(x)
+        logits = self.linear_relu_stack(x)
+        return logits
+
+
+model = NeuralNetwork().to(device)
+X = torch.rand(1, 8, 8, device=device)
+logits = model(X)
+pred_probab = nn.Softmax(dim=1)(logits)
+y_pred = pred_probab.argmax(1)
+print(y_pred.shape, round(pred_probab.sum().item(), 6))
+input_image = torch.rand(3, 8, 8)
+flat_image = nn.Flatten()(input_image)
+print(flat_image.size())
+layer1 = nn.Linear(in_features=8 * 8, out_features=20)
+hidden1 = layer1(flat_image)
+print(hidden1.size())
+hidden1 = nn.ReLU()(hidden1)
+print(bool((hidden1 >= 0).all()))
+seq_modules = nn.Sequential(nn.Flatten(), layer1, nn.ReLU(), nn.Linear(20, 10))
+logits = seq_modules(input_image)
+print(logits.shape)
+for name, param in model.named_parameters():
+    print(f"Layer: {name} | Size: {param.size()}")
+"""
+
+OPTIMIZATION_LOOP = """
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+torch.manual_seed(0)
+n = 256
+X = torch.randn(n, 1, 4, 4)
+y = (X.flatten(1).sum(1) > 0).long()
+training_data = TensorDataset(X[:192], y[:192])
+test_data = TensorDataset(X[192:], y[192:])
+learning_rate = 1e-1
+batch_size = 32
+epochs = 30
+train_dataloader = DataLoader(training_data, batch_size=batch_size, shuffle=True)
+test_dataloader = DataLoader(test_data, batch_size=batch_size)
+model = nn.Sequential(nn.Flatten(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 2))
+loss_fn = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=learning_rate)
+
+
+def train_loop(dataloader, model, loss_fn, optimizer):
+    size = len(dataloader.dataset)
+    model.train()
+    for batch, (X, y) in enumerate(dataloader):
+        pred = model(X)
+        loss = loss_fn(pred, y)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        if batch % 100 == 0:
+            loss, current = loss.item(), batch * batch_size + len(X)
+            print(current, size, loss > 0)
+
+
+def test_loop(dataloader, model, loss_fn):
+    model.eval()
+    size = len(dataloader.dataset)
+    num_batches = len(dataloader)
+    test_loss, correct = 0, 0
+    with torch.no_grad():
+        for X, y in dataloader:
+            pred = model(X)
+            test_loss += loss_fn(pred, y).item()
+            correct += (pred.argmax(1) == y).type(torch.float).sum().item()
+    test_loss /= num_batches
+    correct /= size
+    return correct
+
+
+for t in range(epochs):
+    train_loop(train_dataloader, model, loss_fn, optimizer)
+print(test_loop(test_dataloader, model, loss_fn) > 0.8, len(test_dataloader))
+"""
+
+AUTOGRAD_TUTORIAL = """
+import torch
+
+x = torch.ones(5)
+y = torch.zeros(3)
+w = torch.ones(5, 3, requires_grad=True)
+b = torch.full((3,), 0.5, requires_grad=True)
+z = torch.matmul(x, w) + b
+loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)
+print(z.grad_fn is not None, loss.grad_fn is not None)
+loss.backward()
+print(w.grad)
+print(b.grad)
+z = torch.matmul(x, w) + b
+print(z.requires_grad)
+with torch.no_grad():
+    z = torch.matmul(x, w) + b
+print(z.requires_grad)
+z = torch.matmul(x, w) + b
+z_det = z.detach()
+print(z_det.requires_grad)
+inp = torch.eye(4, 5, requires_grad=True)
+out = (inp + 1).pow(2).t()
+out.backward(torch.ones_like(out), retain_graph=True)
+print(f"First call\\n{inp.grad}")
+out.backward(torch.ones_like(out), retain_graph=True)
+print(f"\\nSecond call\\n{inp.grad}")
+inp.grad.zero_()
+out.backward(torch.ones_like(out), retain_graph=True)
+print(f"\\nCall after zeroing gradients\\n{inp.grad}")
+"""
+
+NN_REALLY = """
+import math
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn, optim
+from torch.utils.data import DataLoader, TensorDataset
+
+rng = np.random.default_rng(0)
+x_np = rng.random((120, 64), dtype=np.float32)
+y_np = (x_np[:, :32].sum(1) > x_np[:, 32:].sum(1)).astype(np.int64)
+x_train, y_train, x_valid, y_valid = map(
+    torch.tensor, (x_np[:96], y_np[:96], x_np[96:], y_np[96:]))
+n, c = x_train.shape
+print(n, c, x_train.dtype == torch.float32, y_train.min().item(), y_train.max().item())
+
+weights = torch.tensor(np.linspace(-0.1, 0.1, 64 * 2, dtype=np.float32).reshape(64, 2))
+weights.requires_grad_()
+bias = torch.zeros(2, requires_grad=True)
+
+
+def log_softmax(x):
+    return x - x.exp().sum(-1).log().unsqueeze(-1)
+
+
+def model(xb):
+    return log_softmax(xb @ weights + bias)
+
+
+def nll(input, target):
+    return -input[range(target.shape[0]), target].mean()
+
+
+def accuracy(out, yb):
+    preds = torch.argmax(out, dim=1)
+    return (preds == yb).float().mean()
+
+
+loss_func = nll
+bs = 32
+xb, yb = x_train[0:bs], y_train[0:bs]
+preds = model(xb)
+print(preds[0].shape, f"{loss_func(preds, yb).item():.4f}", f"{accuracy(preds, yb).item():.4f}")
+lr = 0.5
+for epoch in range(3):
+    for i in range((n - 1) // bs + 1):
+        start_i = i * bs
+        xb = x_train[start_i:start_i + bs]
+        yb = y_train[start_i:start_i + bs]
+        loss = loss_func(model(xb), yb)
+        loss.backward()
+        with torch.no_grad():
+            weights -= weights.grad * lr
+            bias -= bias.grad * lr
+            weights.grad.zero_()
+            bias.grad.zero_()
+print(f"{loss_func(model(xb), yb).item():.4f}", f"{accuracy(model(xb), yb).item():.4f}")
+print(f"{F.cross_entropy(xb @ weights + bias, yb).item():.4f}")
+
+
+class Mnist_Logistic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weights = nn.Parameter(torch.zeros(64, 2))
+        self.bias = nn.Parameter(torch.zeros(2))
+
+    def forward(self, xb):
+        return xb @ self.weights + self.bias
+
+
+model = Mnist_Logistic()
+for epoch in range(3):
+    for i in range((n - 1) // bs + 1):
+        xb, yb = x_train[i * bs:i * bs + bs], y_train[i * bs:i * bs + bs]
+        loss = F.cross_entropy(model(xb), yb)
+        loss.backward()
+        with torch.no_grad():
+            for p in model.parameters():
+                p -= p.grad * lr
+            model.zero_grad()
+print(f"{F.cross_entropy(model(xb), yb).item():.4f}")
+
+train_ds = TensorDataset(x_train, y_train)
+valid_ds = TensorDataset(x_valid, y_valid)
+train_dl = DataLoader(train_ds, batch_size=bs)
+valid_dl = DataLoader(valid_ds, batch_size=bs * 2)
+
+
+class Lambda(nn.Module):
+    def __init__(self, func):
+        super().__init__()
+        self.func = func
+
+    def forward(self, x):
+        return self.func(x)
+
+
+torch.manual_seed(0)
+cnn = nn.Sequential(
+    Lambda(lambda x: x.view(-1, 1, 8, 8)),
+    nn.Conv2d(1, 4, kernel_size=3, stride=2, padding=1),
+    nn.ReLU(),
+    nn.Conv2d(4, 2, kernel_size=3, stride=2, padding=1),
+    nn.ReLU(),
+    nn.AdaptiveAvgPool2d(1),
+    Lambda(lambda x: x.view(x.size(0), -1)),
+)
+opt = optim.SGD(cnn.parameters(), lr=0.1, momentum=0.9)
+for epoch in range(2):
+    cnn.train()
+    for xb, yb in train_dl:
+        loss = F.cross_entropy(cnn(xb), yb)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+    cnn.eval()
+    with torch.no_grad():
+        valid_loss = sum(F.cross_entropy(cnn(xb), yb) for xb, yb in valid_dl)
+    print(epoch, valid_loss.item() > 0, cnn(x_valid).shape)
+print(F.avg_pool2d(x_train[:2].view(-1, 1, 8, 8), 4).shape)
+"""
+
 PROGRAMS = {
     "poly_numpy_style": POLY_NUMPY_STYLE,
     "poly_autograd": POLY_AUTOGRAD,
@@ -480,4 +782,9 @@ PROGRAMS = {
     "autograd_mechanics": AUTOGRAD_MECHANICS,
     "logistic_regression": LOGISTIC_REGRESSION,
     "tensor_basics": TENSOR_BASICS,
+    "tensors_tutorial": TENSORS_TUTORIAL,
+    "build_model_tutorial": BUILD_MODEL_TUTORIAL,
+    "optimization_loop": OPTIMIZATION_LOOP,
+    "autograd_tutorial": AUTOGRAD_TUTORIAL,
+    "nn_really": NN_REALLY,
 }

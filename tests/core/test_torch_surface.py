@@ -281,3 +281,16 @@ def test_star_import_keeps_python_builtins():
     for name in ("float", "int", "bool", "sum", "max", "min", "abs", "pow"):
         assert name not in scope
     assert tg.float is tg.float32 and tg.sum(tg.ones(2)).item() == 2.0
+
+
+def test_out_keyword_and_type_names():
+    a = tg.tensor([[1.0, 2.0], [3.0, 4.0]])
+    out = tg.zeros(2, 2)
+    assert tg.matmul(a, a, out=out) is out
+    np.testing.assert_array_equal(out.numpy(), (a @ a).numpy())
+    ta = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64)
+    assert a.type() == ta.type() == "torch.DoubleTensor"
+    assert tg.tensor([1, 2]).type() == torch.tensor([1, 2]).type() == "torch.LongTensor"
+    assert (a > 2).type(tg.float).dtype == np.float32
+    assert a.contiguous() is a and a.T.contiguous().data.flags.c_contiguous
+    assert a.T.contiguous().view(4).tolist() == ta.T.contiguous().view(4).tolist()

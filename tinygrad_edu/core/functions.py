@@ -65,9 +65,10 @@ _METHODS = [
 
 
 def _method(name: str) -> Callable[..., Any]:
-    def fn(input: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: A002 - PyTorch's name
+    def fn(input: Any, *args: Any, out: Any = None, **kwargs: Any) -> Any:  # noqa: A002
         x = input if isinstance(input, Tensor) else Tensor(input)
-        return getattr(x, name)(*args, **kwargs)
+        result = getattr(x, name)(*args, **kwargs)
+        return result if out is None else out.copy_(result)  # `out=`: written into `out`
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"`tg.{name}(x, ...)` is `x.{name}(...)`, as in PyTorch."

@@ -164,6 +164,11 @@ def _parse_to(t: Any, args: tuple, kwargs: dict) -> Any:
     return dtype
 
 
+_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+               "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
+               "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+
+
 class TorchMethods:
     """Tensor methods under PyTorch's names and signatures (mixed into `Tensor`)."""
 
@@ -380,6 +385,12 @@ class TorchMethods:
 
     def half(self) -> Any:
         return self.astype(np.float16)
+
+    def type(self, dtype: Any = None) -> Any:
+        """`t.type(torch.float)` converts; `t.type()` names the type ('torch.FloatTensor')."""
+        if dtype is not None:
+            return self.astype(dtype)
+        return f"torch.{_TYPE_NAMES.get(self.dtype.name, self.dtype.name)}"
 
     def type_as(self, other: Any) -> Any:
         return self.astype(other.dtype)
