@@ -768,6 +768,109 @@ for epoch in range(2):
 print(F.avg_pool2d(x_train[:2].view(-1, 1, 8, 8), 4).shape)
 """
 
+D2L_FROM_SCRATCH = """
+import random
+import torch
+
+random.seed(0)
+torch.manual_seed(0)
+
+
+def synthetic_data(w, b, num_examples):
+    X = torch.normal(0, 1, (num_examples, len(w)))
+    y = torch.matmul(X, w) + b
+    y += torch.normal(0, 0.01, y.shape)
+    return X, y.reshape((-1, 1))
+
+
+true_w = torch.tensor([2, -3.4])
+true_b = 4.2
+features, labels = synthetic_data(true_w, true_b, 1000)
+print(features.shape, labels.shape)
+
+
+def data_iter(batch_size, features, labels):
+    num_examples = len(features)
+    indices = list(range(num_examples))
+    random.shuffle(indices)
+    for i in range(0, num_examples, batch_size):
+        batch_indices = torch.tensor(indices[i: min(i + batch_size, num_examples)])
+        yield features[batch_indices], labels[batch_indices]
+
+
+w = torch.normal(0, 0.01, size=(2, 1), requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+
+
+def linreg(X, w, b):
+    return torch.matmul(X, w) + b
+
+
+def squared_loss(y_hat, y):
+    return (y_hat - y.reshape(y_hat.shape)) ** 2 / 2
+
+
+def sgd(params, lr, batch_size):
+    with torch.no_grad():
+        for param in params:
+            param -= lr * param.grad / batch_size
+            param.grad.zero_()
+
+
+lr, num_epochs, batch_size = 0.03, 3, 10
+for epoch in range(num_epochs):
+    for X, y in data_iter(batch_size, features, labels):
+        l = squared_loss(linreg(X, w, b), y)
+        l.sum().backward()
+        sgd([w, b], lr, batch_size)
+    with torch.no_grad():
+        train_l = squared_loss(linreg(features, w, b), labels)
+        print(f"epoch {epoch + 1}, loss small: {float(train_l.mean()) < 0.01}")
+print(bool((true_w - w.reshape(true_w.shape)).abs().max() < 0.01), abs(true_b - b.item()) < 0.01)
+
+X = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+print(X.sum(0, keepdim=True), X.sum(1, keepdim=True))
+
+
+def softmax(X):
+    X_exp = torch.exp(X)
+    partition = X_exp.sum(1, keepdim=True)
+    return X_exp / partition
+
+
+y = torch.tensor([0, 2])
+y_hat = torch.tensor([[0.1, 0.3, 0.6], [0.3, 0.2, 0.5]])
+print(y_hat[[0, 1], y])
+
+
+def cross_entropy(y_hat, y):
+    return -torch.log(y_hat[range(len(y_hat)), y])
+
+
+print(cross_entropy(y_hat, y))
+
+
+def accuracy(y_hat, y):
+    if len(y_hat.shape) > 1 and y_hat.shape[1] > 1:
+        y_hat = y_hat.argmax(axis=1)
+    cmp = y_hat.type(y.dtype) == y
+    return float(cmp.type(y.dtype).sum())
+
+
+print(accuracy(y_hat, y) / len(y))
+print(softmax(X).sum(1))
+
+
+def relu(X):
+    a = torch.zeros_like(X)
+    return torch.max(X, a)
+
+
+print(relu(torch.tensor([[-1.0, 2.0], [3.0, -4.0]])))
+W1 = torch.nn.Parameter(torch.randn(4, 3, requires_grad=True) * 0.01)
+print(W1.requires_grad, W1.is_leaf, W1.shape)
+"""
+
 PROGRAMS = {
     "poly_numpy_style": POLY_NUMPY_STYLE,
     "poly_autograd": POLY_AUTOGRAD,
@@ -787,4 +890,5 @@ PROGRAMS = {
     "optimization_loop": OPTIMIZATION_LOOP,
     "autograd_tutorial": AUTOGRAD_TUTORIAL,
     "nn_really": NN_REALLY,
+    "d2l_from_scratch": D2L_FROM_SCRATCH,
 }

@@ -67,6 +67,8 @@ UNARY = [
     ),
     ("masked_fill", lambda t: t.masked_fill(t > 0.5, 0.0), lambda t: t.masked_fill(t > 0.5, 0.0)),
     ("maximum", lambda t: tg.maximum(t, t[0]), lambda t: torch.maximum(t, t[0])),
+    ("max-of-two", lambda t: tg.max(t, t * 0.0), lambda t: torch.max(t, t * 0.0)),
+    ("min-of-two-ties", lambda t: t.min(t.clamp(max=0.5)), lambda t: t.min(t.clamp(max=0.5))),
     ("add-alpha", lambda t: t.add(t * t, alpha=2.0), lambda t: t.add(t * t, alpha=2.0)),
     (
         "tanh-fn",
@@ -294,3 +296,11 @@ def test_out_keyword_and_type_names():
     assert (a > 2).type(tg.float).dtype == np.float32
     assert a.contiguous() is a and a.T.contiguous().data.flags.c_contiguous
     assert a.T.contiguous().view(4).tolist() == ta.T.contiguous().view(4).tolist()
+
+
+def test_normal_draws_with_the_given_mean_and_spread():
+    x = tg.normal(3.0, 0.5, (20000,))
+    assert x.dtype == tg.get_default_dtype() and abs(x.mean().item() - 3.0) < 0.02
+    assert abs(x.std().item() - 0.5) < 0.02
+    per = tg.normal(tg.tensor([0.0, 100.0]), 1e-9)
+    np.testing.assert_allclose(per.numpy(), [0.0, 100.0], atol=1e-6)

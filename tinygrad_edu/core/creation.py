@@ -156,6 +156,24 @@ def rand(*shape: Any, size: Any = None, requires_grad: bool = False, name: str |
     return _leaf(arr.astype(dt, copy=False), requires_grad, name)
 
 
+def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None,
+           dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    r"""Normal samples: `normal(0, 1, (2, 3))`, or one per element of tensor `mean`/`std`.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> tg.normal(0.0, 0.01, (2, 3)).shape
+        (2, 3)
+    """
+    m = np.asarray(mean.data if isinstance(mean, Tensor) else mean, dtype=float)
+    s = np.asarray(std.data if isinstance(std, Tensor) else std, dtype=float)
+    shape = _shape((size,), "normal") if size is not None else np.broadcast_shapes(m.shape, s.shape)
+    like = mean if isinstance(mean, Tensor) else std if isinstance(std, Tensor) else None
+    dt = _float(dtype if dtype is not None or like is None else like.dtype, "normal", device)
+    arr = np.asarray(_rng(generator).normal(m, s, shape))
+    return _leaf(arr.astype(dt, copy=False), requires_grad, None)
+
+
 def randint(low: int, high: int | None = None, size: Any = None, *, dtype: Any = np.int64,
             device: Any = None, generator: Any = None) -> Tensor:
     """Random integers in [low, high) (or [0, low) given one bound), int64 as in PyTorch."""
@@ -327,6 +345,6 @@ def where(condition: Any, a: Any, b: Any) -> Tensor:
 
 
 __all__ = ["tensor", "from_numpy", "as_tensor", "zeros", "ones", "empty", "full", "eye", "randn",
-           "rand", "randint", "randperm", "arange", "linspace", "zeros_like", "ones_like",
+           "rand", "normal", "randint", "randperm", "arange", "linspace", "zeros_like", "ones_like",
            "empty_like", "full_like", "randn_like", "rand_like", "manual_seed", "Generator",
            "cat", "stack", "where"]

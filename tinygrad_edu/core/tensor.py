@@ -629,12 +629,16 @@ class Tensor(torch_api.TorchMethods):
     # sends the gradient to the one index, where `axis=` shares it between ties
     def max(self, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
             keepdims: bool = False) -> Any:
+        if isinstance(dim, Tensor):  # torch.max(a, b): elementwise, as torch.maximum
+            return torch_api.maximum(self, dim)
         if dim is None or keepdims or isinstance(dim, (tuple, list)):  # numpy's spelling
             return Max.apply(self, axis=_axis(axis, dim), keepdims=keepdims or keepdim)
         return torch_api.reduce_with_index(self, "max", dim, keepdim)
 
     def min(self, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
             keepdims: bool = False) -> Any:
+        if isinstance(dim, Tensor):  # torch.min(a, b): elementwise, as torch.minimum
+            return torch_api.minimum(self, dim)
         if dim is None or keepdims or isinstance(dim, (tuple, list)):  # numpy's spelling
             return Min.apply(self, axis=_axis(axis, dim), keepdims=keepdims or keepdim)
         return torch_api.reduce_with_index(self, "min", dim, keepdim)

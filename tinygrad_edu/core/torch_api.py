@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import source
-from .dtypes import _default, check_device, device
+from .dtypes import check_device, device
 from .errors import DataError, ShapeError, message
 from .ops.elementwise import Fill
 from .ops.movement import Index
@@ -472,5 +472,17 @@ def allclose(
     return bool(np.allclose(_values(a), _values(b), rtol, atol, equal_nan))
 
 
-def default_float() -> np.dtype:
-    return _default[0]
+def maximum(a: Any, b: Any) -> Any:
+    """The larger of `a` and `b` elementwise; where they tie, each gets half the gradient."""
+    from .creation import where
+
+    a = a if isinstance(a, _Tensor) else _Tensor(a)
+    return where(a > b, a, where(a < b, b, (a + b) * 0.5))
+
+
+def minimum(a: Any, b: Any) -> Any:
+    """The smaller of `a` and `b` elementwise (ties share the gradient, as in PyTorch)."""
+    from .creation import where
+
+    a = a if isinstance(a, _Tensor) else _Tensor(a)
+    return where(a < b, a, where(a > b, b, (a + b) * 0.5))
