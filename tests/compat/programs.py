@@ -871,6 +871,27 @@ W1 = torch.nn.Parameter(torch.randn(4, 3, requires_grad=True) * 0.01)
 print(W1.requires_grad, W1.is_leaf, W1.shape)
 """
 
+KARPATHY_STYLE_MLP = """
+import torch
+
+torch.manual_seed(0)
+xs = torch.tensor([[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]])
+ys = torch.tensor([1.0, -1.0, -1.0, 1.0])
+model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 4),
+                            torch.nn.Tanh(), torch.nn.Linear(4, 1), torch.nn.Tanh())
+first = None
+for k in range(100):
+    ypred = model(xs).squeeze(1)
+    loss = ((ypred - ys) ** 2).sum()
+    first = loss.item() if first is None else first
+    model.zero_grad()
+    loss.backward()
+    for p in model.parameters():
+        p.data += -0.05 * p.grad
+print(loss.item() < 0.1 * first, ypred.shape, [round(v) for v in ypred.tolist()])
+print(sum(p.numel() for p in model.parameters()))
+"""
+
 PROGRAMS = {
     "poly_numpy_style": POLY_NUMPY_STYLE,
     "poly_autograd": POLY_AUTOGRAD,
@@ -891,4 +912,5 @@ PROGRAMS = {
     "autograd_tutorial": AUTOGRAD_TUTORIAL,
     "nn_really": NN_REALLY,
     "d2l_from_scratch": D2L_FROM_SCRATCH,
+    "karpathy_style_mlp": KARPATHY_STYLE_MLP,
 }

@@ -304,3 +304,21 @@ def test_normal_draws_with_the_given_mean_and_spread():
     assert abs(x.std().item() - 0.5) < 0.02
     per = tg.normal(tg.tensor([0.0, 100.0]), 1e-9)
     np.testing.assert_allclose(per.numpy(), [0.0, 100.0], atol=1e-6)
+
+
+def test_data_minus_equals_updates_the_numbers_as_in_pytorch():
+    w = tg.tensor([1.0, 2.0], requires_grad=True)
+    tw = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    for p in (w, tw):
+        (p * p).sum().backward()
+        p.data -= 0.1 * p.grad  # .data is the array here, a detached tensor in PyTorch
+        p.data += -0.1 * p.grad
+    np.testing.assert_allclose(w.numpy(), tw.detach().numpy())
+    assert w.is_leaf and w.requires_grad
+    a = np.ones(2)
+    assert isinstance(a + w, tg.Tensor) and (a * w).grad_fn is not None
+    assert (a < w).tolist() == [False, True]
+    with pytest.raises(TypeError) as e:
+        np.exp(w)
+    assert str(e.value).startswith("np.exp: numpy cannot compute np.exp of a Tensor: the "
+                                   "result would leave the graph")

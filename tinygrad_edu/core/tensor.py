@@ -138,8 +138,24 @@ class Tensor(torch_api.TorchMethods):
     # `_view`: a views.ViewOf for a view of another tensor's storage, else None
     __slots__ = ("data", "_grad", "_requires_grad", "_grad_fn", "name", "_vc", "_id",
                  "_accumulator", "_retains_grad", "_hooks", "_view", "__weakref__")
-    __array_ufunc__ = None  # `ndarray + Tensor` must call Tensor.__radd__, not numpy
     __array_priority__ = 1000
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """numpy meeting a Tensor: `array + t` is `t.__radd__(array)` (a Tensor in the graph),
+        and `array -= t` changes the array's numbers in place, outside the graph, so that
+        PyTorch's `p.data -= lr * p.grad` works on `.data` (here the numpy array)."""
+        out = kwargs.get("out")
+        if (method == "__call__" and out is not None and len(kwargs) == 1 and len(out) == 1
+                and len(inputs) == 2 and inputs[0] is out[0]):
+            return ufunc(inputs[0], _array_of(inputs[1], self), out=out)
+        name = _REFLECTED.get(ufunc)
+        if method == "__call__" and name and not kwargs and len(inputs) == 2 and inputs[1] is self:
+            return getattr(self, name)(inputs[0])
+        fn = f"np.{getattr(ufunc, '__name__', ufunc)}"
+        raise TypeError(message(fn, f"numpy cannot compute {fn} of a Tensor: the result would "
+                                "leave the graph, so backward() could not reach it",
+                                source.here(), f"use the tensor's own op (t.exp(), t.sin(), ...), "
+                                f"or {fn}(t.numpy()) for plain numbers"))
 
     def __init__(self, data: Any, requires_grad: bool = False, name: str | None = None,
                  dtype: Any = None) -> None:
@@ -784,6 +800,12 @@ class _HookHandle:
     def __repr__(self) -> str:
         return "<hook handle>"
 
+
+# numpy's ufunc for `array <op> tensor` -> the Tensor method that computes it
+_REFLECTED = {np.add: "__radd__", np.subtract: "__rsub__", np.multiply: "__rmul__",
+              np.true_divide: "__rtruediv__", np.power: "__rpow__", np.matmul: "__rmatmul__",
+              np.less: "__gt__", np.less_equal: "__ge__", np.greater: "__lt__",
+              np.greater_equal: "__le__", np.equal: "__eq__", np.not_equal: "__ne__"}
 
 _constants: dict = {}  # (number, dtype) -> read-only 0-d array
 
