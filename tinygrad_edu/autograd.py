@@ -130,6 +130,10 @@ class Function(core.Function):
         pass  # gradients reaching backward are always materialised
 
 
+# a base class for learners' ops, not an op of the package: static export must not find it
+core.function.OPS.pop("Function", None)
+
+
 class _Functional:
     """`tg.autograd.functional.jacobian` / `hessian`, built on `tg.grad`."""
 

@@ -337,10 +337,25 @@ def test_inplace_on_leaf_in_no_grad_is_allowed_and_bumps_the_version():
 
 # --- dtype rules ------------------------------------------------------------------------------
 
-def test_python_data_becomes_float64():
-    assert tg.tensor([1, 2, 3]).dtype == np.float64
+def test_python_floats_become_float64_and_ints_int64_as_in_pytorch():
+    assert tg.tensor([1, 2, 3]).dtype == np.int64
+    assert tg.tensor([1, 2.0]).dtype == np.float64  # one float makes it floating
     assert tg.tensor(2.5).dtype == np.float64
     assert tg.tensor([[1.0, 2.0]]).dtype == np.float64
+    assert tg.tensor([True, False]).dtype == np.bool_
+    assert tg.arange(5).dtype == np.int64 and tg.arange(5.0).dtype == np.float64
+    assert tg.arange(0, 1, 0.5).dtype == np.float64 and tg.full((2,), 3).dtype == np.int64
+    assert (tg.tensor([1, 2]) / 2).dtype == np.float64  # true division gives floats
+    with pytest.raises(tg.DataError, match="only floating-point tensors can require grad"):
+        tg.tensor([1, 2], requires_grad=True)  # PyTorch refuses it too
+    assert tg.Tensor([1, 2]).dtype == np.float64  # the class makes floats, as torch.Tensor
+    assert tg.Tensor(np.arange(2)).dtype == np.int64  # arrays keep their dtype
+    with pytest.raises(tg.DataError) as e:
+        tg.Tensor(2, 3)
+    assert str(e.value).startswith(
+        "Tensor: Tensor(2, 3) reads as sizes, but here the second argument is requires_grad "
+        "(PyTorch's Tensor(2, 3) makes an uninitialised tensor of that shape)")
+    assert "hint: use tg.zeros(2, 3) or tg.empty(...)" in str(e.value)
 
 
 def test_numpy_arrays_keep_their_floating_dtype():

@@ -67,6 +67,8 @@ UNARY = [
     ),
     ("masked_fill", lambda t: t.masked_fill(t > 0.5, 0.0), lambda t: t.masked_fill(t > 0.5, 0.0)),
     ("maximum", lambda t: tg.maximum(t, t[0]), lambda t: torch.maximum(t, t[0])),
+    ("max-of-two", lambda t: tg.max(t, t * 0.0), lambda t: torch.max(t, t * 0.0)),
+    ("min-of-two-ties", lambda t: t.min(t.clamp(max=0.5)), lambda t: t.min(t.clamp(max=0.5))),
     ("add-alpha", lambda t: t.add(t * t, alpha=2.0), lambda t: t.add(t * t, alpha=2.0)),
     (
         "tanh-fn",
@@ -281,3 +283,42 @@ def test_star_import_keeps_python_builtins():
     for name in ("float", "int", "bool", "sum", "max", "min", "abs", "pow"):
         assert name not in scope
     assert tg.float is tg.float32 and tg.sum(tg.ones(2)).item() == 2.0
+
+
+def test_out_keyword_and_type_names():
+    a = tg.tensor([[1.0, 2.0], [3.0, 4.0]])
+    out = tg.zeros(2, 2)
+    assert tg.matmul(a, a, out=out) is out
+    np.testing.assert_array_equal(out.numpy(), (a @ a).numpy())
+    ta = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64)
+    assert a.type() == ta.type() == "torch.DoubleTensor"
+    assert tg.tensor([1, 2]).type() == torch.tensor([1, 2]).type() == "torch.LongTensor"
+    assert (a > 2).type(tg.float).dtype == np.float32
+    assert a.contiguous() is a and a.T.contiguous().data.flags.c_contiguous
+    assert a.T.contiguous().view(4).tolist() == ta.T.contiguous().view(4).tolist()
+
+
+def test_normal_draws_with_the_given_mean_and_spread():
+    x = tg.normal(3.0, 0.5, (20000,))
+    assert x.dtype == tg.get_default_dtype() and abs(x.mean().item() - 3.0) < 0.02
+    assert abs(x.std().item() - 0.5) < 0.02
+    per = tg.normal(tg.tensor([0.0, 100.0]), 1e-9)
+    np.testing.assert_allclose(per.numpy(), [0.0, 100.0], atol=1e-6)
+
+
+def test_data_minus_equals_updates_the_numbers_as_in_pytorch():
+    w = tg.tensor([1.0, 2.0], requires_grad=True)
+    tw = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    for p in (w, tw):
+        (p * p).sum().backward()
+        p.data -= 0.1 * p.grad  # .data is the array here, a detached tensor in PyTorch
+        p.data += -0.1 * p.grad
+    np.testing.assert_allclose(w.numpy(), tw.detach().numpy())
+    assert w.is_leaf and w.requires_grad
+    a = np.ones(2)
+    assert isinstance(a + w, tg.Tensor) and (a * w).grad_fn is not None
+    assert (a < w).tolist() == [False, True]
+    with pytest.raises(TypeError) as e:
+        np.exp(w)
+    assert str(e.value).startswith("np.exp: numpy cannot compute np.exp of a Tensor: the "
+                                   "result would leave the graph")

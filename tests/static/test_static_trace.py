@@ -48,6 +48,9 @@ OP_TABLE = {
     "Min": (lambda a: a.min(), [(3, 2)], False),
     "Softmax": (lambda a: a.softmax(axis=-1), [(2, 3)], False),
     "LogSoftmax": (lambda a: a.log_softmax(axis=0), [(2, 3)], False),
+    "Sin": (lambda a: a.sin(), [(2, 3)], False),
+    "Cos": (lambda a: a.cos(), [(2, 3)], False),
+    "Erf": (lambda a: a.erf(), [(2, 3)], False),
 }
 
 

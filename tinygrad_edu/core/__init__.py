@@ -18,6 +18,7 @@ from .creation import (
                        full_like,
                        linspace,
                        manual_seed,
+                       normal,
                        ones,
                        ones_like,
                        rand,
@@ -81,7 +82,7 @@ __all__ = [
     "ShapeError", "GraphFreedError", "InplaceError", "BackwardError", "DataError",
     "GradcheckError", "TracingError", "MissingDependencyError",
     # PyTorch's names (issue 17): makers, dtypes, devices, modes, files, torch.f(x) functions
-    "empty", "full", "eye", "randint", "randperm", "linspace", "empty_like", "full_like",
+    "empty", "full", "eye", "normal", "randint", "randperm", "linspace", "empty_like", "full_like",
     "rand_like", "Generator", "Size", "set_grad_enabled", "inference_mode", "save", "load",
     "device", "cuda", "backends", "get_default_dtype", "set_default_dtype", "float16", "half",
     "float32", "float64", "double", "int8", "uint8", "int16", "short", "int32", "int64", "long",

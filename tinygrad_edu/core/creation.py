@@ -15,7 +15,7 @@ from .dtypes import check_device, get_default_dtype
 from .errors import DataError, message
 from .ops.elementwise import Where
 from .ops.movement import Cat, Stack
-from .tensor import Tensor, _dtype, _operand, _sizes
+from .tensor import Tensor, _dtype, _operand, _sizes, _to_array
 
 
 def tensor(data: Any, requires_grad: bool = False, name: str | None = None,
@@ -24,10 +24,13 @@ def tensor(data: Any, requires_grad: bool = False, name: str | None = None,
 
     Example:
         >>> import tinygrad_edu as tg
-        >>> tg.tensor([[1, 2], [3, 4]]).dtype
-        dtype('float64')
+        >>> tg.tensor([[1, 2], [3, 4]]).dtype, tg.tensor([1.0, 2]).dtype
+        (dtype('int64'), dtype('float64'))
     """
     check_device(device, "tensor")
+    if dtype is None and not isinstance(data, (np.ndarray, Tensor)):
+        # Python ints stay int64 here (Tensor(...), the class, makes floats, as in PyTorch)
+        data = _to_array(data, None, "tensor")
     return Tensor(data, requires_grad=requires_grad, name=name, dtype=dtype)
 
 
@@ -98,32 +101,34 @@ def _leaf(arr: np.ndarray, requires_grad: bool, name: str | None) -> Tensor:
 # unless set), device ("cpu" only), requires_grad; `name` labels the tensor in graphs
 
 
-def zeros(*shape: Any, requires_grad: bool = False, name: str | None = None,
+def zeros(*shape: Any, size: Any = None, requires_grad: bool = False, name: str | None = None,
           dtype: Any = None, device: Any = None) -> Tensor:
     """A tensor of zeros: `tg.zeros(2, 3)` or `tg.zeros((2, 3))`."""
     dt = _float(dtype, "zeros", device)
-    return _leaf(np.zeros(_shape(shape, "zeros"), dtype=dt), requires_grad, name)
+    return _leaf(np.zeros(_shape(shape if size is None else (size,), "zeros"), dtype=dt), requires_grad, name)
 
 
-def ones(*shape: Any, requires_grad: bool = False, name: str | None = None,
+def ones(*shape: Any, size: Any = None, requires_grad: bool = False, name: str | None = None,
          dtype: Any = None, device: Any = None) -> Tensor:
     """A tensor of ones."""
     dt = _float(dtype, "ones", device)
-    return _leaf(np.ones(_shape(shape, "ones"), dtype=dt), requires_grad, name)
+    return _leaf(np.ones(_shape(shape if size is None else (size,), "ones"), dtype=dt), requires_grad, name)
 
 
-def empty(*shape: Any, requires_grad: bool = False, name: str | None = None,
+def empty(*shape: Any, size: Any = None, requires_grad: bool = False, name: str | None = None,
           dtype: Any = None, device: Any = None) -> Tensor:
     """PyTorch's uninitialised tensor; here zeros, so a lesson never shows stale memory."""
     dt = _float(dtype, "empty", device)
-    return _leaf(np.zeros(_shape(shape, "empty"), dtype=dt), requires_grad, name)
+    return _leaf(np.zeros(_shape(shape if size is None else (size,), "empty"), dtype=dt), requires_grad, name)
 
 
 def full(shape: Any, value: float, requires_grad: bool = False, name: str | None = None,
          dtype: Any = None, device: Any = None) -> Tensor:
-    """A tensor filled with `value` (a bool value gives bool, otherwise a float dtype)."""
+    """A tensor filled with `value` (an int value gives int64 and a bool bool, as PyTorch)."""
     if dtype is None and isinstance(value, (bool, np.bool_)):
         dtype = np.bool_
+    elif dtype is None and isinstance(value, (int, np.integer)):
+        dtype = np.int64  # PyTorch infers the dtype from the fill value
     dt = _float(dtype, "full", device)
     return _leaf(np.full(_shape((shape,), "full"), value, dtype=dt), requires_grad, name)
 
@@ -135,20 +140,38 @@ def eye(n: int, m: int | None = None, requires_grad: bool = False, name: str | N
     return _leaf(np.eye(n, m, dtype=dt), requires_grad, name)
 
 
-def randn(*shape: Any, requires_grad: bool = False, name: str | None = None,
+def randn(*shape: Any, size: Any = None, requires_grad: bool = False, name: str | None = None,
           dtype: Any = None, device: Any = None, generator: Any = None) -> Tensor:
     """Standard normal samples (numpy's global generator: seed it for repeatable runs)."""
     dt = _float(dtype, "randn", device)
-    arr = np.asarray(_rng(generator).standard_normal(_shape(shape, "randn")))
+    arr = np.asarray(_rng(generator).standard_normal(_shape(shape if size is None else (size,), "randn")))
     return _leaf(arr.astype(dt, copy=False), requires_grad, name)
 
 
-def rand(*shape: Any, requires_grad: bool = False, name: str | None = None,
+def rand(*shape: Any, size: Any = None, requires_grad: bool = False, name: str | None = None,
          dtype: Any = None, device: Any = None, generator: Any = None) -> Tensor:
     """Uniform samples in [0, 1)."""
     dt = _float(dtype, "rand", device)
-    arr = np.asarray(_rng(generator).random_sample(_shape(shape, "rand")))
+    arr = np.asarray(_rng(generator).random_sample(_shape(shape if size is None else (size,), "rand")))
     return _leaf(arr.astype(dt, copy=False), requires_grad, name)
+
+
+def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None,
+           dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    r"""Normal samples: `normal(0, 1, (2, 3))`, or one per element of tensor `mean`/`std`.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> tg.normal(0.0, 0.01, (2, 3)).shape
+        (2, 3)
+    """
+    m = np.asarray(mean.data if isinstance(mean, Tensor) else mean, dtype=float)
+    s = np.asarray(std.data if isinstance(std, Tensor) else std, dtype=float)
+    shape = _shape((size,), "normal") if size is not None else np.broadcast_shapes(m.shape, s.shape)
+    like = mean if isinstance(mean, Tensor) else std if isinstance(std, Tensor) else None
+    dt = _float(dtype if dtype is not None or like is None else like.dtype, "normal", device)
+    arr = np.asarray(_rng(generator).normal(m, s, shape))
+    return _leaf(arr.astype(dt, copy=False), requires_grad, None)
 
 
 def randint(low: int, high: int | None = None, size: Any = None, *, dtype: Any = np.int64,
@@ -173,8 +196,9 @@ def randperm(n: int, *, dtype: Any = np.int64, device: Any = None,
 
 def arange(start: float, stop: float | None = None, step: float = 1, requires_grad: bool = False,
            name: str | None = None, dtype: Any = None, device: Any = None) -> Tensor:
-    """Evenly spaced values, like `np.arange` (float64 by default, as all Python numbers)."""
-    dt = _float(dtype, "arange", device)
+    """Evenly spaced values, like `np.arange`: int64 when all bounds are ints, as PyTorch."""
+    whole = all(isinstance(v, (int, np.integer)) for v in (start, stop, step) if v is not None)
+    dt = _float(np.int64 if dtype is None and whole else dtype, "arange", device)
     arr = np.arange(start, stop, step, dtype=dt) if stop is not None else \
         np.arange(start, dtype=dt)
     return _leaf(arr, requires_grad, name)
@@ -321,6 +345,6 @@ def where(condition: Any, a: Any, b: Any) -> Tensor:
 
 
 __all__ = ["tensor", "from_numpy", "as_tensor", "zeros", "ones", "empty", "full", "eye", "randn",
-           "rand", "randint", "randperm", "arange", "linspace", "zeros_like", "ones_like",
+           "rand", "normal", "randint", "randperm", "arange", "linspace", "zeros_like", "ones_like",
            "empty_like", "full_like", "randn_like", "rand_like", "manual_seed", "Generator",
            "cat", "stack", "where"]

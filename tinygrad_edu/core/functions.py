@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .tensor import Tensor
-from .torch_api import allclose, equal, gather, isclose
+from .torch_api import allclose, equal, gather, isclose, maximum, minimum
 
 _METHODS = [
     "exp",
@@ -65,9 +65,10 @@ _METHODS = [
 
 
 def _method(name: str) -> Callable[..., Any]:
-    def fn(input: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: A002 - PyTorch's name
+    def fn(input: Any, *args: Any, out: Any = None, **kwargs: Any) -> Any:  # noqa: A002
         x = input if isinstance(input, Tensor) else Tensor(input)
-        return getattr(x, name)(*args, **kwargs)
+        result = getattr(x, name)(*args, **kwargs)
+        return result if out is None else out.copy_(result)  # `out=`: written into `out`
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"`tg.{name}(x, ...)` is `x.{name}(...)`, as in PyTorch."
@@ -80,22 +81,6 @@ for _name in _METHODS:
 
 def is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
-
-
-def maximum(a: Any, b: Any) -> Tensor:
-    """The larger of `a` and `b` elementwise; where they tie, each gets half the gradient."""
-    from .creation import where
-
-    a = a if isinstance(a, Tensor) else Tensor(a)
-    return where(a > b, a, where(a < b, b, (a + b) * 0.5))
-
-
-def minimum(a: Any, b: Any) -> Tensor:
-    """The smaller of `a` and `b` elementwise (ties share the gradient, as in PyTorch)."""
-    from .creation import where
-
-    a = a if isinstance(a, Tensor) else Tensor(a)
-    return where(a < b, a, where(a > b, b, (a + b) * 0.5))
 
 
 # NOTE: `from tinygrad_edu import *` must not replace Python's sum, max, min, abs and pow

@@ -1,9 +1,10 @@
 """Tensor: a numpy array plus what autograd needs (requires_grad, grad, grad_fn, name).
 
 Operators and methods are one-liners over the ops in `core/ops/`; the graph is built
-by `Function.apply` alone. Python numbers become float64; numpy arrays keep their
-floating dtype, and a Python scalar in an op takes the tensor's dtype (no silent
-float32 -> float64 promotion). Core layer: numpy and the standard library only.
+by `Function.apply` alone. Python floats become float64 (`tg.set_default_dtype` can make
+it float32), Python ints int64 and bools bool, as in PyTorch; numpy arrays keep their
+dtype, and a Python scalar in an op takes the tensor's dtype (no silent float32 ->
+float64 promotion). Core layer: numpy and the standard library only.
 """
 
 from __future__ import annotations
@@ -49,8 +50,10 @@ def _to_array(data: Any, dtype: Any, op: str) -> np.ndarray:
             arr = np.array(data)
             if dtype is not None and arr.dtype.kind in "fiub":
                 arr = arr.astype(dtype, copy=False)
-            elif arr.dtype.kind in "fiu":
-                arr = arr.astype(_default_dtype[0], copy=False)  # TODO(#17): ints as int64
+            elif arr.dtype.kind == "f":
+                arr = arr.astype(_default_dtype[0], copy=False)  # float64 unless set otherwise
+            elif arr.dtype.kind in "iu":
+                arr = arr.astype(np.int64, copy=False)  # Python ints: int64, as in PyTorch
         except (ValueError, TypeError) as e:
             raise DataError(_bad_data(op, data, e)) from None
         except RecursionError:
@@ -120,7 +123,8 @@ class Tensor(torch_api.TorchMethods):
         data: a number, a nested list of numbers, a numpy array or a Tensor (copied).
         requires_grad: record operations on this tensor for autograd.
         name: a label shown in graphs and error messages.
-        dtype: a numpy dtype; default float64 for Python data, kept for numpy arrays.
+        dtype: a numpy dtype; default float64 for Python floats, int64 for Python ints,
+            kept for numpy arrays.
 
     Example:
         >>> import tinygrad_edu as tg
@@ -134,12 +138,38 @@ class Tensor(torch_api.TorchMethods):
     # `_view`: a views.ViewOf for a view of another tensor's storage, else None
     __slots__ = ("data", "_grad", "_requires_grad", "_grad_fn", "name", "_vc", "_id",
                  "_accumulator", "_retains_grad", "_hooks", "_view", "__weakref__")
-    __array_ufunc__ = None  # `ndarray + Tensor` must call Tensor.__radd__, not numpy
     __array_priority__ = 1000
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """numpy meeting a Tensor: `array + t` is `t.__radd__(array)` (a Tensor in the graph),
+        and `array -= t` changes the array's numbers in place, outside the graph, so that
+        PyTorch's `p.data -= lr * p.grad` works on `.data` (here the numpy array)."""
+        out = kwargs.get("out")
+        if (method == "__call__" and out is not None and len(kwargs) == 1 and len(out) == 1
+                and len(inputs) == 2 and inputs[0] is out[0]):
+            return ufunc(inputs[0], _array_of(inputs[1], self), out=out)
+        name = _REFLECTED.get(ufunc)
+        if method == "__call__" and name and not kwargs and len(inputs) == 2 and inputs[1] is self:
+            return getattr(self, name)(inputs[0])
+        fn = f"np.{getattr(ufunc, '__name__', ufunc)}"
+        raise TypeError(message(fn, f"numpy cannot compute {fn} of a Tensor: the result would "
+                                "leave the graph, so backward() could not reach it",
+                                source.here(), f"use the tensor's own op (t.exp(), t.sin(), ...), "
+                                f"or {fn}(t.numpy()) for plain numbers"))
 
     def __init__(self, data: Any, requires_grad: bool = False, name: str | None = None,
                  dtype: Any = None) -> None:
+        if isinstance(requires_grad, numbers.Integral) and not isinstance(requires_grad,
+                                                                         (bool, np.bool_)):
+            raise DataError(message(
+                "Tensor", f"Tensor({data!r}, {requires_grad!r}) reads as sizes, but here the "
+                "second argument is requires_grad (PyTorch's Tensor(2, 3) makes an "
+                "uninitialised tensor of that shape)", source.here(),
+                f"use tg.zeros({data!r}, {requires_grad!r}) or tg.empty(...)"))
         arr = _to_array(data, dtype, "tensor")
+        if dtype is None and arr.dtype.kind in "iu" and not isinstance(data, (np.ndarray, Tensor)):
+            # the class makes floats, as torch.Tensor([1, 2]) does; tg.tensor keeps int64
+            arr = arr.astype(_default_dtype[0])
         if requires_grad and arr.dtype.kind != "f":
             raise DataError(
                 message("tensor", f"only floating-point tensors can require grad, got {arr.dtype}",
@@ -324,10 +354,13 @@ class Tensor(torch_api.TorchMethods):
 
     def __repr__(self) -> str:
         # equal digits per element, at most 4, like PyTorch: tensor([0.5000, 0.2500])
+        # booleans padded to the widest value present, as PyTorch: [True, True], [ True, False]
+        width = 5 if self.data.dtype == np.bool_ and not self.data.all() else 4
         body = np.array2string(self.data, separator=", ", prefix="tensor(", precision=4,
-                               floatmode="maxprec_equal")
+                               floatmode="maxprec_equal",
+                               formatter={"bool": lambda v: str(v).rjust(width)})
         extra = []
-        if self.data.dtype not in (np.float64, np.bool_):
+        if self.data.dtype not in (_default_dtype[0], np.int64, np.bool_):  # as PyTorch shows
             extra.append(f"dtype={self.data.dtype}")
         if self.grad_fn is not None:
             extra.append(f"grad_fn=<{self.grad_fn.name}>")
@@ -625,12 +658,16 @@ class Tensor(torch_api.TorchMethods):
     # sends the gradient to the one index, where `axis=` shares it between ties
     def max(self, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
             keepdims: bool = False) -> Any:
+        if isinstance(dim, Tensor):  # torch.max(a, b): elementwise, as torch.maximum
+            return torch_api.maximum(self, dim)
         if dim is None or keepdims or isinstance(dim, (tuple, list)):  # numpy's spelling
             return Max.apply(self, axis=_axis(axis, dim), keepdims=keepdims or keepdim)
         return torch_api.reduce_with_index(self, "max", dim, keepdim)
 
     def min(self, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
             keepdims: bool = False) -> Any:
+        if isinstance(dim, Tensor):  # torch.min(a, b): elementwise, as torch.minimum
+            return torch_api.minimum(self, dim)
         if dim is None or keepdims or isinstance(dim, (tuple, list)):  # numpy's spelling
             return Min.apply(self, axis=_axis(axis, dim), keepdims=keepdims or keepdim)
         return torch_api.reduce_with_index(self, "min", dim, keepdim)
@@ -795,6 +832,12 @@ class _HookHandle:
     def __repr__(self) -> str:
         return "<hook handle>"
 
+
+# numpy's ufunc for `array <op> tensor` -> the Tensor method that computes it
+_REFLECTED = {np.add: "__radd__", np.subtract: "__rsub__", np.multiply: "__rmul__",
+              np.true_divide: "__rtruediv__", np.power: "__rpow__", np.matmul: "__rmatmul__",
+              np.less: "__gt__", np.less_equal: "__ge__", np.greater: "__lt__",
+              np.greater_equal: "__le__", np.equal: "__eq__", np.not_equal: "__ne__"}
 
 _constants: dict = {}  # (number, dtype) -> read-only 0-d array
 

@@ -16,8 +16,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import source
-from .dtypes import _default, check_device, device
+from .dtypes import check_device, device
 from .errors import DataError, ShapeError, message
+from .ops.elementwise import Fill
 from .ops.movement import Index
 from .ops.trig import Cos, Erf, Sin
 
@@ -163,6 +164,11 @@ def _parse_to(t: Any, args: tuple, kwargs: dict) -> Any:
     return dtype
 
 
+_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+               "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
+               "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+
+
 class TorchMethods:
     """Tensor methods under PyTorch's names and signatures (mixed into `Tensor`)."""
 
@@ -211,6 +217,24 @@ class TorchMethods:
 
     def clamp_max(self, max: Any) -> Any:  # noqa: A002
         return self.clip(None, max)
+
+    def copy_(self, src: Any) -> Any:
+        """Write `src`'s numbers (broadcast, converted to this dtype) into this tensor, in place.
+
+        As in PyTorch, the gradient flows to `src`; the old values stop mattering.
+        """
+        src = src if isinstance(src, _Tensor) else _Tensor(src)
+        if src.dtype != self.dtype:
+            src = src.astype(self.dtype)
+        return self._inplace("copy_", lambda t: Fill.apply(t, value=0.0) + src, src)
+
+    def uniform_(self, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Any:
+        """Fill in place with uniform samples in [a, b) (numpy's global generator)."""
+        return self.copy_(_Tensor._make(np.random.uniform(a, b, self.shape)))
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Any:
+        """Fill in place with normal samples (numpy's global generator)."""
+        return self.copy_(_Tensor._make(np.random.normal(mean, std, self.shape)))
 
     def masked_fill(self, mask: Any, value: Any) -> Any:
         from .creation import where
@@ -296,7 +320,7 @@ class TorchMethods:
         Example:
             >>> import tinygrad_edu as tg
             >>> tg.tensor([1.0, 5.0, 3.0]).topk(2)
-            ValuesIndices(values=tensor([5., 3.]), indices=tensor([1, 2], dtype=int64))
+            ValuesIndices(values=tensor([5., 3.]), indices=tensor([1, 2]))
         """
         d = _dim(self, dim, "topk")
         n = self.shape[d] if self.ndim else 1
@@ -335,6 +359,10 @@ class TorchMethods:
             )
         return self.transpose() if self.ndim == 2 else self
 
+    def contiguous(self) -> Any:
+        """Itself when its numbers are laid out in order; else a copy that is (`view` needs it)."""
+        return self if self.data.flags.c_contiguous else self.clone()
+
     def view_as(self, other: Any) -> Any:
         return self.view(other.shape)
 
@@ -357,6 +385,12 @@ class TorchMethods:
 
     def half(self) -> Any:
         return self.astype(np.float16)
+
+    def type(self, dtype: Any = None) -> Any:
+        """`t.type(torch.float)` converts; `t.type()` names the type ('torch.FloatTensor')."""
+        if dtype is not None:
+            return self.astype(dtype)
+        return f"torch.{_TYPE_NAMES.get(self.dtype.name, self.dtype.name)}"
 
     def type_as(self, other: Any) -> Any:
         return self.astype(other.dtype)
@@ -438,5 +472,17 @@ def allclose(
     return bool(np.allclose(_values(a), _values(b), rtol, atol, equal_nan))
 
 
-def default_float() -> np.dtype:
-    return _default[0]
+def maximum(a: Any, b: Any) -> Any:
+    """The larger of `a` and `b` elementwise; where they tie, each gets half the gradient."""
+    from .creation import where
+
+    a = a if isinstance(a, _Tensor) else _Tensor(a)
+    return where(a > b, a, where(a < b, b, (a + b) * 0.5))
+
+
+def minimum(a: Any, b: Any) -> Any:
+    """The smaller of `a` and `b` elementwise (ties share the gradient, as in PyTorch)."""
+    from .creation import where
+
+    a = a if isinstance(a, _Tensor) else _Tensor(a)
+    return where(a < b, a, where(a > b, b, (a + b) * 0.5))

@@ -131,6 +131,19 @@ class Sequential(Module):
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
 
+    def __setitem__(self, idx: int, module: Module) -> None:
+        """`seq[2] = nn.Linear(...)` replaces the module at that position (keeping its name)."""
+        key = list(self._modules)[self._position(idx)]
+        self.add_module(key, module)
+
+    def _position(self, idx: int) -> int:
+        n = len(self._modules)
+        if not -n <= idx < n:
+            raise IndexError(message(
+                "Sequential", f"index {idx} is out of range for {n} modules",
+                source.here(), f"valid indices are 0 to {n - 1} (or -1 for the last)"))
+        return idx % n
+
     def __getitem__(self, idx: int | slice) -> Any:
         items = list(self._modules.items())
         if isinstance(idx, slice):

@@ -45,7 +45,7 @@ class TensorDataset(Dataset):
         >>> import tinygrad_edu as tg
         >>> ds = tg.utils.data.TensorDataset(tg.arange(6.0).reshape(3, 2), tg.tensor([0, 1, 0]))
         >>> len(ds), ds[1]
-        (3, (tensor([2., 3.]), tensor(1.)))
+        (3, (tensor([2., 3.]), tensor(1)))
     """
 
     def __init__(self, *tensors: Tensor) -> None:

@@ -1,0 +1,916 @@
+"""PyTorch programs in the style of the courses learners arrive with, written once as plain
+PyTorch code (`import torch`), for `test_programs.py` to run under torch and tinygrad_edu.
+
+Our own programs, modelled on the topics of: "Learning PyTorch with Examples" (a cubic
+fitted to sin(x) by hand, with autograd, with a custom Function, with nn and optim),
+"A Gentle Introduction to torch.autograd", d2l's automatic-differentiation chapter,
+micrograd's tests, a tiny CNN, a char-RNN step and a DataLoader training loop. Each
+prints what it computes; random draws differ between the libraries, so programs that
+draw at random print facts that hold for any draw (shapes, "the loss went down").
+"""
+
+POLY_NUMPY_STYLE = """
+import math
+import torch
+
+dtype = torch.float
+device = torch.device("cpu")
+x = torch.linspace(-math.pi, math.pi, 2000, device=device, dtype=dtype)
+y = torch.sin(x)
+a = torch.tensor(0.1, device=device, dtype=dtype)
+b = torch.tensor(-0.2, device=device, dtype=dtype)
+c = torch.tensor(0.3, device=device, dtype=dtype)
+d = torch.tensor(0.05, device=device, dtype=dtype)
+learning_rate = 1e-6
+for t in range(500):
+    y_pred = a + b * x + c * x ** 2 + d * x ** 3
+    loss = (y_pred - y).pow(2).sum().item()
+    if t % 100 == 99:
+        print(t, round(loss, 3))
+    grad_y_pred = 2.0 * (y_pred - y)
+    grad_a = grad_y_pred.sum()
+    grad_b = (grad_y_pred * x).sum()
+    grad_c = (grad_y_pred * x ** 2).sum()
+    grad_d = (grad_y_pred * x ** 3).sum()
+    a -= learning_rate * grad_a
+    b -= learning_rate * grad_b
+    c -= learning_rate * grad_c
+    d -= learning_rate * grad_d
+print(f"y = {a.item():.4f} + {b.item():.4f} x + {c.item():.4f} x^2 + {d.item():.4f} x^3")
+"""
+
+POLY_AUTOGRAD = """
+import math
+import torch
+
+dtype = torch.float64
+x = torch.linspace(-math.pi, math.pi, 2000, dtype=dtype)
+y = torch.sin(x)
+a = torch.full((), 0.1, dtype=dtype, requires_grad=True)
+b = torch.full((), -0.2, dtype=dtype, requires_grad=True)
+c = torch.zeros((), dtype=dtype, requires_grad=True)
+d = torch.ones((), dtype=dtype, requires_grad=True)
+learning_rate = 1e-6
+for t in range(800):
+    y_pred = a + b * x + c * x ** 2 + d * x ** 3
+    loss = (y_pred - y).pow(2).sum()
+    if t % 200 == 199:
+        print(t, f"{loss.item():.3f}")
+    loss.backward()
+    with torch.no_grad():
+        a -= learning_rate * a.grad
+        b -= learning_rate * b.grad
+        c -= learning_rate * c.grad
+        d -= learning_rate * d.grad
+        a.grad = None
+        b.grad = None
+        c.grad = None
+        d.grad = None
+print(f"y = {a.item():.4f} + {b.item():.4f} x + {c.item():.4f} x^2 + {d.item():.4f} x^3")
+print(a.requires_grad, a.is_leaf, loss.requires_grad, loss.grad_fn is not None)
+"""
+
+POLY_CUSTOM_FUNCTION = """
+import math
+import torch
+
+
+class LegendrePolynomial3(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        return 0.5 * (5 * input ** 3 - 3 * input)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        return grad_output * 1.5 * (5 * input ** 2 - 1)
+
+
+dtype = torch.float
+x = torch.linspace(-math.pi, math.pi, 2000, dtype=dtype)
+y = torch.sin(x)
+a = torch.full((), 0.0, dtype=dtype, requires_grad=True)
+b = torch.full((), -1.0, dtype=dtype, requires_grad=True)
+c = torch.full((), 0.0, dtype=dtype, requires_grad=True)
+d = torch.full((), 0.3, dtype=dtype, requires_grad=True)
+learning_rate = 5e-6
+for t in range(600):
+    P3 = LegendrePolynomial3.apply
+    y_pred = a + b * P3(c + d * x)
+    loss = (y_pred - y).pow(2).sum()
+    if t % 200 == 199:
+        print(t, round(loss.item(), 2))
+    loss.backward()
+    with torch.no_grad():
+        for p in (a, b, c, d):
+            p -= learning_rate * p.grad
+            p.grad = None
+print(f"y = {a.item():.4f} + {b.item():.4f} * P3({c.item():.4f} + {d.item():.4f} x)")
+"""
+
+POLY_NN_OPTIM = """
+import math
+import torch
+from torch import nn
+
+x = torch.linspace(-math.pi, math.pi, 2000)
+y = torch.sin(x)
+p = torch.tensor([1, 2, 3])
+xx = x.unsqueeze(-1).pow(p)
+print(tuple(xx.shape))
+model = torch.nn.Sequential(
+    torch.nn.Linear(3, 1),
+    torch.nn.Flatten(0, 1),
+)
+with torch.no_grad():
+    model[0].weight.copy_(torch.tensor([[0.5, 0.0, -0.05]]))
+    model[0].bias.zero_()
+loss_fn = torch.nn.MSELoss(reduction="sum")
+optimizer = torch.optim.SGD(model.parameters(), lr=1e-6, momentum=0.9)
+for t in range(300):
+    y_pred = model(xx)
+    loss = loss_fn(y_pred, y)
+    if t % 100 == 99:
+        print(t, round(loss.item(), 2))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+linear_layer = model[0]
+w = linear_layer.weight[:, 0].item(), linear_layer.weight[:, 1].item()
+print(f"y = {linear_layer.bias.item():.3f} + {w[0]:.3f} x + {w[1]:.3f} x^2 + "
+      f"{linear_layer.weight[:, 2].item():.3f} x^3")
+print(sum(p.numel() for p in model.parameters()), [n for n, _ in model.named_parameters()])
+"""
+
+GENTLE_AUTOGRAD = """
+import torch
+from torch import nn, optim
+
+a = torch.tensor([2., 3.], requires_grad=True)
+b = torch.tensor([6., 4.], requires_grad=True)
+Q = 3 * a ** 3 - b ** 2
+external_grad = torch.tensor([1., 1.])
+Q.backward(gradient=external_grad)
+print(9 * a ** 2 == a.grad)
+print(-2 * b == b.grad)
+print(a.grad.tolist(), b.grad.tolist())
+
+x = torch.rand(5, 5)
+y = torch.rand(5, 5)
+z = torch.rand((5, 5), requires_grad=True)
+c = x + y
+print(f"Does `c` require gradients?: {c.requires_grad}")
+d = x + z
+print(f"Does `d` require gradients?: {d.requires_grad}")
+
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 10))
+for param in model.parameters():
+    param.requires_grad = False
+model[2] = nn.Linear(16, 4)
+optimizer = optim.SGD(model.parameters(), lr=1e-2, momentum=0.9)
+trainable = [n for n, p in model.named_parameters() if p.requires_grad]
+print(trainable)
+out = model(torch.rand(3, 8))
+out.sum().backward()
+print(model[0].weight.grad is None, tuple(model[2].weight.grad.shape))
+"""
+
+D2L_AUTOGRAD = """
+import torch
+
+x = torch.arange(4.0)
+x.requires_grad_(True)
+print(x.grad)
+y = 2 * torch.dot(x, x)
+print(y.item())
+y.backward()
+print(x.grad.tolist(), (x.grad == 4 * x).tolist())
+x.grad.zero_()
+y = x.sum()
+y.backward()
+print(x.grad.tolist())
+x.grad.zero_()
+y = x * x
+y.backward(gradient=torch.ones(len(y)))
+print(x.grad.tolist())
+x.grad.zero_()
+y = x * x
+u = y.detach()
+z = u * x
+z.sum().backward()
+print((x.grad == u).tolist())
+x.grad.zero_()
+y.sum().backward()
+print((x.grad == 2 * x).tolist())
+
+
+def f(a):
+    b = a * 2
+    while b.norm() < 1000:
+        b = b * 2
+    if b.sum() > 0:
+        c = b
+    else:
+        c = 100 * b
+    return c
+
+
+torch.manual_seed(0)
+a = torch.randn(size=(), requires_grad=True)
+d = f(a)
+d.backward()
+print(bool(torch.allclose(a.grad, d / a)))
+print(x.size(), x.numel(), x.dim(), x.size(0))
+"""
+
+MICROGRAD_TESTS = """
+import torch
+
+x = torch.Tensor([-4.0]).double()
+x.requires_grad = True
+z = 2 * x + 2 + x
+q = z.relu() + z * x
+h = (z * z).relu()
+y = h + q + q * x
+y.backward()
+print(y.data.item(), x.grad.item())
+
+a = torch.Tensor([-4.0]).double()
+b = torch.Tensor([2.0]).double()
+a.requires_grad = True
+b.requires_grad = True
+c = a + b
+d = a * b + b ** 3
+c = c + c + 1
+c = c + 1 + c + (-a)
+d = d + d * 2 + (b + a).relu()
+d = d + 3 * d + (b - a).relu()
+e = c - d
+f = e ** 2
+g = f / 2.0
+g = g + 10.0 / f
+g.backward()
+print(f"{g.data.item():.6f} {a.grad.item():.6f} {b.grad.item():.6f}")
+"""
+
+TINY_CNN = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 4, 3, padding=1)
+        self.pool = nn.MaxPool2d(2, 2)
+        self.conv2 = nn.Conv2d(4, 8, 3)
+        self.fc1 = nn.Linear(8 * 2 * 2, 16)
+        self.fc2 = nn.Linear(16, 3)
+
+    def forward(self, x):
+        x = self.pool(F.relu(self.conv1(x)))
+        x = self.pool(F.relu(self.conv2(x)))
+        x = torch.flatten(x, 1)
+        x = F.relu(self.fc1(x))
+        return self.fc2(x)
+
+
+net = Net()
+inputs = torch.randn(16, 1, 12, 12)
+labels = torch.randint(0, 3, (16,))
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.Adam(net.parameters(), lr=0.01)
+losses = []
+for epoch in range(40):
+    optimizer.zero_grad()
+    outputs = net(inputs)
+    loss = criterion(outputs, labels)
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+print(tuple(outputs.shape), losses[-1] < losses[0] * 0.5)
+_, predicted = torch.max(outputs, 1)
+print(predicted.shape, (predicted == labels).sum().item() >= 12)
+print([name for name, _ in net.named_parameters()])
+print(sum(p.numel() for p in net.parameters() if p.requires_grad))
+"""
+
+CHAR_RNN = """
+import torch
+import torch.nn as nn
+
+torch.manual_seed(1)
+text = "hello world, hello tensors"
+chars = sorted(set(text))
+stoi = {ch: i for i, ch in enumerate(chars)}
+data = torch.tensor([stoi[ch] for ch in text], dtype=torch.long)
+print(len(chars), data.dtype == torch.int64, data.shape)
+
+
+class CharRNN(nn.Module):
+    def __init__(self, vocab, hidden):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, 8)
+        self.rnn = nn.RNN(8, hidden, batch_first=True)
+        self.head = nn.Linear(hidden, vocab)
+
+    def forward(self, idx, h=None):
+        out, h = self.rnn(self.embed(idx), h)
+        return self.head(out), h
+
+
+model = CharRNN(len(chars), 32)
+opt = torch.optim.Adam(model.parameters(), lr=0.02)
+inputs, targets = data[:-1].unsqueeze(0), data[1:].unsqueeze(0)
+losses = []
+for step in range(60):
+    logits, h = model(inputs)
+    loss = nn.functional.cross_entropy(logits.view(-1, len(chars)), targets.view(-1))
+    opt.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    losses.append(loss.item())
+print(tuple(logits.shape), tuple(h.shape), losses[-1] < 0.5 * losses[0])
+with torch.no_grad():
+    idx = torch.tensor([[stoi["h"]]])
+    out = []
+    h = None
+    for _ in range(4):
+        logits, h = model(idx, h)
+        idx = logits[:, -1].argmax(dim=-1, keepdim=True)
+        out.append(chars[idx.item()])
+print("h" + "".join(out))
+"""
+
+DATALOADER_LOOP = """
+import io
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+torch.manual_seed(0)
+X = torch.linspace(-1, 1, 200).unsqueeze(1)
+Y = (X > 0).float().squeeze(1).long()
+ds = TensorDataset(X, Y)
+loader = DataLoader(ds, batch_size=32, shuffle=True)
+print(len(ds), len(loader))
+model = nn.Sequential(nn.Linear(1, 8), nn.Tanh(), nn.Linear(8, 2))
+opt = torch.optim.SGD(model.parameters(), lr=0.5, momentum=0.9)
+sched = torch.optim.lr_scheduler.StepLR(opt, step_size=10, gamma=0.5)
+loss_fn = nn.CrossEntropyLoss()
+for epoch in range(20):
+    model.train()
+    for xb, yb in loader:
+        opt.zero_grad()
+        loss = loss_fn(model(xb), yb)
+        loss.backward()
+        opt.step()
+    sched.step()
+print(sched.get_last_lr())
+model.eval()
+with torch.no_grad():
+    acc = (model(X).argmax(dim=1) == Y).float().mean().item()
+print(acc > 0.95)
+buf = io.BytesIO()
+torch.save(model.state_dict(), buf)
+buf.seek(0)
+clone = nn.Sequential(nn.Linear(1, 8), nn.Tanh(), nn.Linear(8, 2))
+clone.load_state_dict(torch.load(buf))
+print(torch.equal(clone(X), model(X)), list(model.state_dict().keys()))
+"""
+
+AUTOGRAD_MECHANICS = """
+import torch
+
+x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+y = (x.sin() * x).sum()
+(g,) = torch.autograd.grad(y, x, create_graph=True)
+print([round(v, 6) for v in g.tolist()])
+(gg,) = torch.autograd.grad(g.sum(), x)
+print([round(v, 6) for v in gg.tolist()])
+
+h = x * 2
+h.retain_grad()
+seen = []
+x.register_hook(lambda grad: seen.append(grad.tolist()))
+(h ** 2).sum().backward()
+print(h.grad.tolist(), x.grad.tolist(), seen)
+
+
+@torch.no_grad()
+def doubled(t):
+    return t * 2
+
+
+print(doubled(x).requires_grad, torch.is_grad_enabled())
+with torch.set_grad_enabled(False):
+    print((x * 2).requires_grad)
+print((x * 2).requires_grad)
+w = torch.ones(3, requires_grad=True)
+z = (w * x).sum()
+z.backward()
+print(w.grad.tolist(), x.grad.tolist())
+print(x.detach().requires_grad, x.clone().requires_grad, x.is_leaf, h.is_leaf)
+"""
+
+LOGISTIC_REGRESSION = """
+import torch
+import torch.nn as nn
+
+X = torch.stack([torch.linspace(-2, 2, 40), torch.linspace(-2, 2, 40).pow(2) - 1], dim=1)
+y = (X[:, 0] + 0.5 * X[:, 1] > 0).float().unsqueeze(1)
+model = nn.Linear(2, 1)
+nn.init.zeros_(model.weight)
+nn.init.constant_(model.bias, 0.1)
+criterion = nn.BCEWithLogitsLoss()
+optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
+for epoch in range(100):
+    optimizer.zero_grad()
+    loss = criterion(model(X), y)
+    loss.backward()
+    optimizer.step()
+    if epoch % 25 == 24:
+        print(epoch, f"{loss.item():.4f}")
+probs = torch.sigmoid(model(X))
+acc = ((probs > 0.5).float() == y).float().mean()
+print(f"{acc.item():.3f}", model.weight.shape, [round(v, 3) for v in model.weight.flatten().tolist()])
+"""
+
+TENSOR_BASICS = """
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+x = torch.arange(12, dtype=torch.float32).reshape(3, 4).to(device)
+print(x.shape, x.size(), x.size(1), x.numel(), x.dim(), x.dtype == torch.float32)
+print(x.view(-1, 6).shape, x.t().shape, x.T.shape, x.flatten().shape)
+print(x.sum(dim=0).tolist(), x.mean(dim=1, keepdim=True).shape)
+values, indices = x.max(dim=1)
+print(values.tolist(), indices.tolist())
+print(x.argmax().item(), x.argmax(dim=0).tolist())
+print(torch.topk(x[0], 2).values.tolist(), torch.clamp(x, 2, 5)[0].tolist())
+print(torch.cat([x, x], dim=0).shape, torch.stack([x, x]).shape)
+print(torch.where(x > 5, x, torch.zeros_like(x))[1].tolist())
+print(x.unsqueeze(0).shape, x.unsqueeze(0).squeeze().shape, x.permute(1, 0).shape)
+m = torch.matmul(x, x.T)
+print(m.diag().tolist() if hasattr(m, "diag") else [m[i, i].item() for i in range(3)])
+print(torch.mm(x, x.t())[0].tolist(), torch.dot(x[0], x[1]).item())
+print(torch.allclose(x, x + 1e-9), torch.equal(x, x.clone()), x.norm().item() > 20)
+print(torch.zeros(2, 3, dtype=torch.long).dtype == torch.int64, torch.ones(2).tolist())
+print(x.float().dtype == torch.float, x.double().dtype == torch.float64)
+y = torch.randn(())
+print(y.shape, y.dim(), torch.rand(2, 3).shape)
+"""
+
+TENSORS_TUTORIAL = """
+import numpy as np
+import torch
+
+data = [[1, 2], [3, 4]]
+x_data = torch.tensor(data)
+np_array = np.array(data)
+x_np = torch.from_numpy(np_array)
+x_ones = torch.ones_like(x_data)
+print(f"Ones Tensor: \\n {x_ones} \\n")
+x_rand = torch.rand_like(x_data, dtype=torch.float)
+print(x_rand.shape, x_rand.dtype == torch.float32)
+shape = (2, 3,)
+print(torch.zeros(shape))
+tensor = torch.ones(4, 4)
+print(f"First row: {tensor[0]}")
+print(f"First column: {tensor[:, 0]}")
+print(f"Last column: {tensor[..., -1]}")
+tensor[:, 1] = 0
+print(tensor)
+t1 = torch.cat([tensor, tensor, tensor], dim=1)
+print(t1.shape)
+y1 = tensor @ tensor.T
+y2 = tensor.matmul(tensor.T)
+y3 = torch.rand_like(y1)
+torch.matmul(tensor, tensor.T, out=y3)
+print(torch.equal(y1, y2), torch.equal(y1, y3))
+z1 = tensor * tensor
+z2 = tensor.mul(tensor)
+print(torch.equal(z1, z2))
+agg = tensor.sum()
+agg_item = agg.item()
+print(agg_item, type(agg_item))
+tensor.add_(5)
+print(tensor)
+t = torch.ones(5)
+n = t.numpy()
+t.add_(1)
+print(f"n: {n}")
+n2 = np.ones(5)
+t2 = torch.from_numpy(n2)
+np.add(n2, 1, out=n2)
+print(f"t: {t2}")
+print(x_np.tolist(), x_data.dtype == torch.int64)
+"""
+
+BUILD_MODEL_TUTORIAL = """
+import torch
+from torch import nn
+
+device = "cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu"
+print(f"Using {device} device")
+
+
+class NeuralNetwork(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.flatten = nn.Flatten()
+        self.linear_relu_stack = nn.Sequential(
+            nn.Linear(8 * 8, 32),
+            nn.ReLU(),
+            nn.Linear(32, 32),
+            nn.ReLU(),
+            nn.Linear(32, 10),
+        )
+
+    def forward(self, x):
+        x = self.flatten(x)
+        logits = self.linear_relu_stack(x)
+        return logits
+
+
+model = NeuralNetwork().to(device)
+X = torch.rand(1, 8, 8, device=device)
+logits = model(X)
+pred_probab = nn.Softmax(dim=1)(logits)
+y_pred = pred_probab.argmax(1)
+print(y_pred.shape, round(pred_probab.sum().item(), 6))
+input_image = torch.rand(3, 8, 8)
+flat_image = nn.Flatten()(input_image)
+print(flat_image.size())
+layer1 = nn.Linear(in_features=8 * 8, out_features=20)
+hidden1 = layer1(flat_image)
+print(hidden1.size())
+hidden1 = nn.ReLU()(hidden1)
+print(bool((hidden1 >= 0).all()))
+seq_modules = nn.Sequential(nn.Flatten(), layer1, nn.ReLU(), nn.Linear(20, 10))
+logits = seq_modules(input_image)
+print(logits.shape)
+for name, param in model.named_parameters():
+    print(f"Layer: {name} | Size: {param.size()}")
+"""
+
+OPTIMIZATION_LOOP = """
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+torch.manual_seed(0)
+n = 256
+X = torch.randn(n, 1, 4, 4)
+y = (X.flatten(1).sum(1) > 0).long()
+training_data = TensorDataset(X[:192], y[:192])
+test_data = TensorDataset(X[192:], y[192:])
+learning_rate = 1e-1
+batch_size = 32
+epochs = 30
+train_dataloader = DataLoader(training_data, batch_size=batch_size, shuffle=True)
+test_dataloader = DataLoader(test_data, batch_size=batch_size)
+model = nn.Sequential(nn.Flatten(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 2))
+loss_fn = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=learning_rate)
+
+
+def train_loop(dataloader, model, loss_fn, optimizer):
+    size = len(dataloader.dataset)
+    model.train()
+    for batch, (X, y) in enumerate(dataloader):
+        pred = model(X)
+        loss = loss_fn(pred, y)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        if batch % 100 == 0:
+            loss, current = loss.item(), batch * batch_size + len(X)
+            print(current, size, loss > 0)
+
+
+def test_loop(dataloader, model, loss_fn):
+    model.eval()
+    size = len(dataloader.dataset)
+    num_batches = len(dataloader)
+    test_loss, correct = 0, 0
+    with torch.no_grad():
+        for X, y in dataloader:
+            pred = model(X)
+            test_loss += loss_fn(pred, y).item()
+            correct += (pred.argmax(1) == y).type(torch.float).sum().item()
+    test_loss /= num_batches
+    correct /= size
+    return correct
+
+
+for t in range(epochs):
+    train_loop(train_dataloader, model, loss_fn, optimizer)
+print(test_loop(test_dataloader, model, loss_fn) > 0.8, len(test_dataloader))
+"""
+
+AUTOGRAD_TUTORIAL = """
+import torch
+
+x = torch.ones(5)
+y = torch.zeros(3)
+w = torch.ones(5, 3, requires_grad=True)
+b = torch.full((3,), 0.5, requires_grad=True)
+z = torch.matmul(x, w) + b
+loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)
+print(z.grad_fn is not None, loss.grad_fn is not None)
+loss.backward()
+print(w.grad)
+print(b.grad)
+z = torch.matmul(x, w) + b
+print(z.requires_grad)
+with torch.no_grad():
+    z = torch.matmul(x, w) + b
+print(z.requires_grad)
+z = torch.matmul(x, w) + b
+z_det = z.detach()
+print(z_det.requires_grad)
+inp = torch.eye(4, 5, requires_grad=True)
+out = (inp + 1).pow(2).t()
+out.backward(torch.ones_like(out), retain_graph=True)
+print(f"First call\\n{inp.grad}")
+out.backward(torch.ones_like(out), retain_graph=True)
+print(f"\\nSecond call\\n{inp.grad}")
+inp.grad.zero_()
+out.backward(torch.ones_like(out), retain_graph=True)
+print(f"\\nCall after zeroing gradients\\n{inp.grad}")
+"""
+
+NN_REALLY = """
+import math
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn, optim
+from torch.utils.data import DataLoader, TensorDataset
+
+rng = np.random.default_rng(0)
+x_np = rng.random((120, 64), dtype=np.float32)
+y_np = (x_np[:, :32].sum(1) > x_np[:, 32:].sum(1)).astype(np.int64)
+x_train, y_train, x_valid, y_valid = map(
+    torch.tensor, (x_np[:96], y_np[:96], x_np[96:], y_np[96:]))
+n, c = x_train.shape
+print(n, c, x_train.dtype == torch.float32, y_train.min().item(), y_train.max().item())
+
+weights = torch.tensor(np.linspace(-0.1, 0.1, 64 * 2, dtype=np.float32).reshape(64, 2))
+weights.requires_grad_()
+bias = torch.zeros(2, requires_grad=True)
+
+
+def log_softmax(x):
+    return x - x.exp().sum(-1).log().unsqueeze(-1)
+
+
+def model(xb):
+    return log_softmax(xb @ weights + bias)
+
+
+def nll(input, target):
+    return -input[range(target.shape[0]), target].mean()
+
+
+def accuracy(out, yb):
+    preds = torch.argmax(out, dim=1)
+    return (preds == yb).float().mean()
+
+
+loss_func = nll
+bs = 32
+xb, yb = x_train[0:bs], y_train[0:bs]
+preds = model(xb)
+print(preds[0].shape, f"{loss_func(preds, yb).item():.4f}", f"{accuracy(preds, yb).item():.4f}")
+lr = 0.5
+for epoch in range(3):
+    for i in range((n - 1) // bs + 1):
+        start_i = i * bs
+        xb = x_train[start_i:start_i + bs]
+        yb = y_train[start_i:start_i + bs]
+        loss = loss_func(model(xb), yb)
+        loss.backward()
+        with torch.no_grad():
+            weights -= weights.grad * lr
+            bias -= bias.grad * lr
+            weights.grad.zero_()
+            bias.grad.zero_()
+print(f"{loss_func(model(xb), yb).item():.4f}", f"{accuracy(model(xb), yb).item():.4f}")
+print(f"{F.cross_entropy(xb @ weights + bias, yb).item():.4f}")
+
+
+class Mnist_Logistic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weights = nn.Parameter(torch.zeros(64, 2))
+        self.bias = nn.Parameter(torch.zeros(2))
+
+    def forward(self, xb):
+        return xb @ self.weights + self.bias
+
+
+model = Mnist_Logistic()
+for epoch in range(3):
+    for i in range((n - 1) // bs + 1):
+        xb, yb = x_train[i * bs:i * bs + bs], y_train[i * bs:i * bs + bs]
+        loss = F.cross_entropy(model(xb), yb)
+        loss.backward()
+        with torch.no_grad():
+            for p in model.parameters():
+                p -= p.grad * lr
+            model.zero_grad()
+print(f"{F.cross_entropy(model(xb), yb).item():.4f}")
+
+train_ds = TensorDataset(x_train, y_train)
+valid_ds = TensorDataset(x_valid, y_valid)
+train_dl = DataLoader(train_ds, batch_size=bs)
+valid_dl = DataLoader(valid_ds, batch_size=bs * 2)
+
+
+class Lambda(nn.Module):
+    def __init__(self, func):
+        super().__init__()
+        self.func = func
+
+    def forward(self, x):
+        return self.func(x)
+
+
+torch.manual_seed(0)
+cnn = nn.Sequential(
+    Lambda(lambda x: x.view(-1, 1, 8, 8)),
+    nn.Conv2d(1, 4, kernel_size=3, stride=2, padding=1),
+    nn.ReLU(),
+    nn.Conv2d(4, 2, kernel_size=3, stride=2, padding=1),
+    nn.ReLU(),
+    nn.AdaptiveAvgPool2d(1),
+    Lambda(lambda x: x.view(x.size(0), -1)),
+)
+opt = optim.SGD(cnn.parameters(), lr=0.1, momentum=0.9)
+for epoch in range(2):
+    cnn.train()
+    for xb, yb in train_dl:
+        loss = F.cross_entropy(cnn(xb), yb)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+    cnn.eval()
+    with torch.no_grad():
+        valid_loss = sum(F.cross_entropy(cnn(xb), yb) for xb, yb in valid_dl)
+    print(epoch, valid_loss.item() > 0, cnn(x_valid).shape)
+print(F.avg_pool2d(x_train[:2].view(-1, 1, 8, 8), 4).shape)
+"""
+
+D2L_FROM_SCRATCH = """
+import random
+import torch
+
+random.seed(0)
+torch.manual_seed(0)
+
+
+def synthetic_data(w, b, num_examples):
+    X = torch.normal(0, 1, (num_examples, len(w)))
+    y = torch.matmul(X, w) + b
+    y += torch.normal(0, 0.01, y.shape)
+    return X, y.reshape((-1, 1))
+
+
+true_w = torch.tensor([2, -3.4])
+true_b = 4.2
+features, labels = synthetic_data(true_w, true_b, 1000)
+print(features.shape, labels.shape)
+
+
+def data_iter(batch_size, features, labels):
+    num_examples = len(features)
+    indices = list(range(num_examples))
+    random.shuffle(indices)
+    for i in range(0, num_examples, batch_size):
+        batch_indices = torch.tensor(indices[i: min(i + batch_size, num_examples)])
+        yield features[batch_indices], labels[batch_indices]
+
+
+w = torch.normal(0, 0.01, size=(2, 1), requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+
+
+def linreg(X, w, b):
+    return torch.matmul(X, w) + b
+
+
+def squared_loss(y_hat, y):
+    return (y_hat - y.reshape(y_hat.shape)) ** 2 / 2
+
+
+def sgd(params, lr, batch_size):
+    with torch.no_grad():
+        for param in params:
+            param -= lr * param.grad / batch_size
+            param.grad.zero_()
+
+
+lr, num_epochs, batch_size = 0.03, 3, 10
+for epoch in range(num_epochs):
+    for X, y in data_iter(batch_size, features, labels):
+        l = squared_loss(linreg(X, w, b), y)
+        l.sum().backward()
+        sgd([w, b], lr, batch_size)
+    with torch.no_grad():
+        train_l = squared_loss(linreg(features, w, b), labels)
+        print(f"epoch {epoch + 1}, loss small: {float(train_l.mean()) < 0.01}")
+print(bool((true_w - w.reshape(true_w.shape)).abs().max() < 0.01), abs(true_b - b.item()) < 0.01)
+
+X = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+print(X.sum(0, keepdim=True), X.sum(1, keepdim=True))
+
+
+def softmax(X):
+    X_exp = torch.exp(X)
+    partition = X_exp.sum(1, keepdim=True)
+    return X_exp / partition
+
+
+y = torch.tensor([0, 2])
+y_hat = torch.tensor([[0.1, 0.3, 0.6], [0.3, 0.2, 0.5]])
+print(y_hat[[0, 1], y])
+
+
+def cross_entropy(y_hat, y):
+    return -torch.log(y_hat[range(len(y_hat)), y])
+
+
+print(cross_entropy(y_hat, y))
+
+
+def accuracy(y_hat, y):
+    if len(y_hat.shape) > 1 and y_hat.shape[1] > 1:
+        y_hat = y_hat.argmax(axis=1)
+    cmp = y_hat.type(y.dtype) == y
+    return float(cmp.type(y.dtype).sum())
+
+
+print(accuracy(y_hat, y) / len(y))
+print(softmax(X).sum(1))
+
+
+def relu(X):
+    a = torch.zeros_like(X)
+    return torch.max(X, a)
+
+
+print(relu(torch.tensor([[-1.0, 2.0], [3.0, -4.0]])))
+W1 = torch.nn.Parameter(torch.randn(4, 3, requires_grad=True) * 0.01)
+print(W1.requires_grad, W1.is_leaf, W1.shape)
+"""
+
+KARPATHY_STYLE_MLP = """
+import torch
+
+torch.manual_seed(0)
+xs = torch.tensor([[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]])
+ys = torch.tensor([1.0, -1.0, -1.0, 1.0])
+model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 4),
+                            torch.nn.Tanh(), torch.nn.Linear(4, 1), torch.nn.Tanh())
+first = None
+for k in range(100):
+    ypred = model(xs).squeeze(1)
+    loss = ((ypred - ys) ** 2).sum()
+    first = loss.item() if first is None else first
+    model.zero_grad()
+    loss.backward()
+    for p in model.parameters():
+        p.data += -0.05 * p.grad
+print(loss.item() < 0.1 * first, ypred.shape, [round(v) for v in ypred.tolist()])
+print(sum(p.numel() for p in model.parameters()))
+"""
+
+PROGRAMS = {
+    "poly_numpy_style": POLY_NUMPY_STYLE,
+    "poly_autograd": POLY_AUTOGRAD,
+    "poly_custom_function": POLY_CUSTOM_FUNCTION,
+    "poly_nn_optim": POLY_NN_OPTIM,
+    "gentle_autograd": GENTLE_AUTOGRAD,
+    "d2l_autograd": D2L_AUTOGRAD,
+    "micrograd_tests": MICROGRAD_TESTS,
+    "tiny_cnn": TINY_CNN,
+    "char_rnn": CHAR_RNN,
+    "dataloader_loop": DATALOADER_LOOP,
+    "autograd_mechanics": AUTOGRAD_MECHANICS,
+    "logistic_regression": LOGISTIC_REGRESSION,
+    "tensor_basics": TENSOR_BASICS,
+    "tensors_tutorial": TENSORS_TUTORIAL,
+    "build_model_tutorial": BUILD_MODEL_TUTORIAL,
+    "optimization_loop": OPTIMIZATION_LOOP,
+    "autograd_tutorial": AUTOGRAD_TUTORIAL,
+    "nn_really": NN_REALLY,
+    "d2l_from_scratch": D2L_FROM_SCRATCH,
+    "karpathy_style_mlp": KARPATHY_STYLE_MLP,
+}
