@@ -414,3 +414,24 @@ def test_explain_reads_as_a_report_and_its_graphs_can_be_drawn():
 
     g = build_graph(cf.graphs[1])
     assert [n.op for n in g.nodes if n.op] == ["Mul"]
+
+
+def test_numpy_and_tolist_break_the_graph_and_their_values_are_guarded():
+    def f(x):
+        top = x.numpy().max()  # numpy takes over: a break, the array is the outcome
+        ys = (x * 2).tolist()
+        return x / top + len(ys)
+
+    cf = tg.static.compile(f)
+    xs = [tg.tensor([1.0, 4.0]), tg.tensor([2.0, 4.0]), tg.tensor([1.0, 4.0])]
+    for x in xs:
+        same(cf(x), f(x))
+    e = cf.explain()
+    # each numpy() outcome leads to its own next graph, which ends at its own tolist() break
+    assert [b.reason.split()[0] for b in e.breaks] == ["numpy()", "tolist()", "tolist()"]
+    assert len(cf.compiles) == 2 and cf.replays == 1  # the third input is the first again
+
+
+def test_a_traced_numpy_call_warns_that_its_values_are_frozen():
+    with pytest.warns(tg.static.TracerWarning, match="numpy\\(\\) of a traced tensor"):
+        tg.static.trace(lambda x: x * float(x.numpy().max()), tg.tensor([1.0, 2.0]))

@@ -262,6 +262,7 @@ class Tensor:
 
     def numpy(self) -> np.ndarray:
         """The underlying array (shared, not copied; read-only use is safest)."""
+        _notify_concrete(self, "numpy")  # a static trace or capture must know its values left
         return self.data
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
@@ -280,6 +281,7 @@ class Tensor:
 
     def tolist(self) -> Any:
         """The values as (nested) Python lists."""
+        _notify_concrete(self, "tolist")
         return self.data.tolist()
 
     def __float__(self) -> float:

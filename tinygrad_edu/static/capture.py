@@ -37,8 +37,15 @@ from .ir import Eqn, Program
 from .program import StaticGraph
 from .tracer import Tracer
 
-# what the Python got from a tensor at a break, for each kind the core reports
-_CONVERT = {"bool": bool, "int": int, "float": float, "item": lambda v: v}
+# what the Python got from a tensor's array at a break, for each kind the core reports
+_CONVERT = {
+    "bool": lambda a: bool(a.item()),
+    "int": lambda a: int(a.item()),
+    "float": lambda a: float(a.item()),
+    "item": lambda a: a.item(),
+    "tolist": lambda a: a.tolist(),
+    "numpy": lambda a: np.array(a),  # a copy: the outcome must not change with the tensor
+}
 
 
 @dataclass
@@ -53,13 +60,15 @@ class Break:
     def reason(self) -> str:
         if self.kind == "bool":
             return "data-dependent control flow: bool() of a traced tensor (an `if` or `while`)"
+        if self.kind in ("numpy", "tolist"):
+            return f"{self.kind}() of a traced tensor: its values left the graph for Python"
         return f"{self.kind}() of a traced tensor: a Python number was read from it"
 
 
 def read_outcome(value: Any, kind: str) -> Any:
     """What the learner's Python gets from this tensor value, as at the break."""
     arr = value.data if isinstance(value, Tensor) else np.asarray(value)
-    return _CONVERT[kind](arr.item())
+    return _CONVERT[kind](arr)
 
 
 def same_value(a: Any, b: Any) -> bool:
@@ -148,6 +157,12 @@ def fullgraph_message(brk: Break) -> str:
             "*operands) (tg.where for elementwise choices), or drop fullgraph=True to "
             "allow graph breaks"
         )
+    elif brk.kind in ("numpy", "tolist"):
+        what = (
+            f"fullgraph=True, but {brk.kind}() of a traced tensor takes its values out of the "
+            "graph here: a graph break"
+        )
+        hint = "keep computing with tensor ops, or drop fullgraph=True to allow graph breaks"
     else:
         what = (
             f"fullgraph=True, but {brk.kind}() of a traced tensor turns it into the Python "

@@ -341,10 +341,10 @@ def _miss_reason(m: Miss) -> str:
     return f"the graph break{where} gave {m.outcome!r}; the captured paths took {seen} there"
 
 
-def compile(
+def compile(  # noqa: A001 - torch.compile's name, as the lesson compares them
     fn: Callable | None = None,
     *,
-    fullgraph: bool = False,  # noqa: A001 - torch's name
+    fullgraph: bool = False,
     dynamic: bool | None = None,
 ) -> Any:
     r"""Compile `fn` into graphs, breaking the graph where Python decides on a tensor's value.

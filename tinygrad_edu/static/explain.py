@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .capture import PathTree
+from .capture import PathTree, same_value
 
 
 @dataclass
@@ -87,14 +87,10 @@ def _break_info(tree: PathTree, region: Any, graph: int | None) -> BreakInfo:
     outcomes: list = []
     for p in tree.paths:
         for k, r in enumerate(p.regions[:-1]):
-            if r is region and not any(_same(p.outcomes[k], o) for o in outcomes):
+            if r is region and not any(same_value(p.outcomes[k], o) for o in outcomes):
                 outcomes.append(p.outcomes[k])
     site = str(region.brk.site) if region.brk.site is not None else None
     return BreakInfo(region.brk.reason(), site, graph, outcomes)
-
-
-def _same(a: Any, b: Any) -> bool:
-    return type(a) is type(b) and a == b
 
 
 def _guards(f: Any, tree: PathTree | None) -> list:
