@@ -435,3 +435,18 @@ def test_numpy_and_tolist_break_the_graph_and_their_values_are_guarded():
 def test_a_traced_numpy_call_warns_that_its_values_are_frozen():
     with pytest.warns(tg.static.TracerWarning, match="numpy\\(\\) of a traced tensor"):
         tg.static.trace(lambda x: x * float(x.numpy().max()), tg.tensor([1.0, 2.0]))
+
+
+def test_a_value_no_recorded_op_made_makes_the_function_run_eagerly():
+    def f(x):
+        return x * int(x.argmax())  # argmax is not an op a graph replays
+
+    cf = tg.static.compile(f)
+    for x in [tg.tensor([1.0, 5.0, 2.0]), tg.tensor([9.0, 5.0, 2.0]), tg.tensor([1.0, 2.0, 3.0])]:
+        same(cf(x), f(x))
+    assert len(cf.compiles) == 0 and cf.replays == 0
+    assert (
+        cf.explain()
+        .notes[0]
+        .startswith("call 1: runs eagerly from now on: int() at " + line_of(f, "int(x.argmax())"))
+    )

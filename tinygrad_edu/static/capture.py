@@ -121,14 +121,21 @@ class CaptureTracer(Tracer):
         super().__init__()
         self.fullgraph = fullgraph
         self.breaks: list[tuple[int, Break]] = []  # (number of eqns before it, break)
+        self.untracked: list[str] = []  # Python reads of tensors no recorded op made
 
     def concrete(self, t: Tensor, kind: str) -> None:
         vid = self.find(t)
         if vid is None and self._lift_at_root(t):  # a parameter read as a number
             vid = self.find(t)
-        if vid is None or vid not in self.depends:
-            return  # a constant made inside the function: its value never changes
         site = source.resolve(source.capture(2))
+        if vid is None:
+            # NOTE: made inside the function by no recorded op: a constant (tg.ones(3)), or
+            # argmax / all / any / & / | / ~ of a traced value, which no tracer sees. We
+            # cannot tell which, so the caller runs this function eagerly (sound, slower).
+            self.untracked.append(f"{kind}() at {site}")
+            return
+        if vid not in self.depends:
+            return  # computed from constants only: its value never changes
         brk = Break(vid, kind, read_outcome(t, kind), site)
         if self.fullgraph:
             raise TracingError(fullgraph_message(brk))

@@ -57,6 +57,7 @@ class _Entry:
     key: tuple  # per argument: ("array", shape with None for dynamic dims, dtype, rg) / static
     state: dict  # guards.state(): what else the function read
     trees: dict = field(default_factory=dict)  # sizes of the dynamic dims -> PathTree
+    eager: str | None = None  # why calls under these guards run eagerly (never captured)
 
     def captures(self) -> int:
         return sum(len(t.paths) for t in self.trees.values())
@@ -128,6 +129,8 @@ class CompiledFn:
         statics = {n: a for a, n in zip(args, names) if not _is_array(a)}
         now, labels = guards.state(self.fn, statics)
         entry, reason = self._entry_for(parts, now, names)
+        if entry.eager:
+            return self.fn(*args)  # its Python reads values no graph can compute
         sizes = self._sizes(parts)
         tree = entry.trees.get(sizes)
         if tree is None and reason is None:
@@ -201,6 +204,13 @@ class CompiledFn:
         with tr:
             result = self.fn(*call_args)
             path = split(tr, result, self.name, arg_vars)
+        if tr.untracked:
+            entry.eager = (
+                f"{tr.untracked[0]} read a tensor that no recorded op made (argmax, argmin, "
+                "all, any, &, |, ~ are not ops a graph can replay)"
+            )
+            self.notes.append(f"call {self.calls}: runs eagerly from now on: {entry.eager}")
+            return result
         tree = entry.trees.get(sizes)
         if tree is None:
             tree = entry.trees[sizes] = PathTree(self.name, parts)
@@ -259,6 +269,8 @@ class CompiledFn:
         """Regroup the captures by the guards as they are now (fewer sizes are checked)."""
         old, self.entries = self.entries, []
         for e in old:
+            if not e.trees:  # an entry that runs eagerly: nothing captured to regroup
+                self.entries.append(e)
             for tree in e.trees.values():
                 key = self._masked(tree.parts)
                 entry = next((x for x in self.entries if x.key == key and x.state == e.state), None)

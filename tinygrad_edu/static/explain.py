@@ -153,7 +153,8 @@ def _text(f: Any, e: Explanation, regions: list, graph_of: dict) -> str:
         lines.append(f"  graph {i}: {len(r.eqns)} ops: {ops}")
     if e.breaks:
         lines.append("")
-        lines.append("Graph breaks (Python read a tensor's value; it runs between the graphs):")
+        lines.append("Graph breaks (Python read a tensor's value; a replay reads it from the graph")
+        lines.append("before and runs the graph that followed it; the Python between is not run):")
         for k, b in enumerate(e.breaks, 1):
             after = f"after graph {b.after_graph}" if b.after_graph is not None else "before any op"
             lines.append(f"  break {k} ({after}): {b}")
