@@ -223,8 +223,10 @@ class Region:
         same_break = (self.brk is None) == (other.brk is None) and (
             self.brk is None or (self.brk.var, self.brk.kind) == (other.brk.var, other.brk.kind)
         )
+        types = {v: (x.shape, x.dtype) for v, x in self.vars.items()}
         return (
             same_break
+            and types == {v: (x.shape, x.dtype) for v, x in other.vars.items()}
             and len(self.eqns) == len(other.eqns)
             and all(same_eqn(a, b) for a, b in zip(self.eqns, other.eqns))
             and same_value(self.consts, other.consts)

@@ -143,6 +143,8 @@ class CompiledFn:
                 reason = text
         if reason is None:
             reason = tree.stale()
+            if reason is not None:  # its graphs were made for the old shapes: start afresh
+                del entry.trees[sizes]
         self._last = (entry, sizes, parts)
         if reason is None:
             out = self._replay(tree, args)
@@ -150,7 +152,7 @@ class CompiledFn:
                 self.replays += 1
                 return out[0]
             reason = _miss_reason(out)
-        return self._capture(entry, sizes, parts, args, names, labels, reason)
+        return self._capture(entry, sizes, parts, args, labels, reason)
 
     def _replay(self, tree: PathTree, args: tuple) -> Any:
         arrays = [a for a in args if _is_array(a)]
@@ -170,40 +172,16 @@ class CompiledFn:
         return path if isinstance(path, Miss) else (results(path, env),)
 
     def _capture(
-        self,
-        entry: _Entry,
-        sizes: tuple,
-        parts: list,
-        args: tuple,
-        names: list,
-        labels: dict,
-        reason: str,
+        self, entry: _Entry, sizes: tuple, parts: list, args: tuple, labels: dict, reason: str
     ) -> Any:
+        """Run the function eagerly while capturing; file the new path under `entry`."""
         if entry.captures() >= MAX_CAPTURES:
             self.notes.append(
                 f"call {self.calls}: ran eagerly, not captured: this entry already "
                 f"has {MAX_CAPTURES} captures ({reason})"
             )
             return self.fn(*args)
-        first_new = Tensor._make(np.zeros(0))._id  # tensors older than this came from outside
-
-        def lift(t: Tensor) -> str | None:
-            # a tensor from outside (a parameter, a closure's tensor): read at every call
-            if id(t) in labels or t._id < first_new:
-                return labels.get(id(t)) or t.name or "captured"
-            return None  # made inside the function: a constant
-
-        tr = CaptureTracer(self.fullgraph)
-        tr.lift = lift
-        call_args, arg_vars = list(args), []
-        for i, a in enumerate(args):
-            if _is_array(a):  # arrays and numpy numbers are passed as tensors, as in function
-                t = a if isinstance(a, Tensor) else Tensor._make(np.array(a))
-                arg_vars.append(tr.add_input(t, names[i]))
-                call_args[i] = t
-        with tr:
-            result = self.fn(*call_args)
-            path = split(tr, result, self.name, arg_vars)
+        result, tr, path = self._run_capturing(args, labels)
         if tr.untracked:
             entry.eager = (
                 f"{tr.untracked[0]} read a tensor that no recorded op made (argmax, argmin, "
@@ -217,6 +195,30 @@ class CompiledFn:
         dropped = tree.add(path)
         self.compiles.append(Compile(self.calls, reason + (f"; {dropped}" if dropped else "")))
         return result
+
+    def _run_capturing(self, args: tuple, labels: dict) -> tuple:
+        """`(result, tracer, path)`: `fn` run eagerly on the real arguments, recorded."""
+        first_new = Tensor._make(np.zeros(0))._id  # tensors older than this came from outside
+
+        def lift(t: Tensor) -> str | None:
+            # a tensor from outside (a parameter, a closure's tensor): read at every call
+            if id(t) in labels or t._id < first_new:
+                return labels.get(id(t)) or t.name or "captured"
+            return None  # made inside the function: a constant
+
+        tr = CaptureTracer(self.fullgraph)
+        tr.lift = lift
+        names = _arg_names(self.fn, len(args))
+        call_args, arg_vars = list(args), []
+        for i, a in enumerate(args):
+            if _is_array(a):  # arrays and numpy numbers are passed as tensors, as in function
+                t = a if isinstance(a, Tensor) else Tensor._make(np.array(a))
+                arg_vars.append(tr.add_input(t, names[i]))
+                call_args[i] = t
+        with tr:
+            result = self.fn(*call_args)
+            path = split(tr, result, self.name, arg_vars)
+        return result, tr, path
 
     # --- guards --------------------------------------------------------------------------
 
