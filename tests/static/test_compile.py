@@ -412,7 +412,7 @@ def test_explain_reads_as_a_report_and_its_graphs_can_be_drawn():
     )
     for part in (
         "graph 0: 2 ops: Sum, Compare",
-        "graph 2: 1 ops: Neg",
+        "graph 2: 1 op: Neg",
         f"at: {line_of(branchy, 'if s > 0')}",
         "outcomes seen: True, False",
         "x: a tensor of shape (2,), float64, requires_grad=False",

@@ -109,6 +109,7 @@ class CompiledFn:
         self.notes: list[str] = []  # re-specialisations, eager fallbacks
         self.calls = self.replays = 0
         self._last: tuple | None = None  # (entry, sizes, parts) of the last call
+        self._names: dict = {}  # number of arguments -> their names
 
     @property
     def name(self) -> str:
@@ -120,7 +121,9 @@ class CompiledFn:
         if current() is not None:  # inside another trace: let it record the ops themselves
             return self.fn(*args)
         self.calls += 1
-        names = _arg_names(self.fn, len(args))
+        names = self._names.get(len(args))
+        if names is None:  # inspect.signature is slow: once per number of arguments
+            names = self._names[len(args)] = _arg_names(self.fn, len(args))
         parts = [_part(a, n) for a, n in zip(args, names)]
         if self.dynamic is True:
             for i, p in enumerate(parts):
@@ -208,7 +211,7 @@ class CompiledFn:
 
         tr = CaptureTracer(self.fullgraph)
         tr.lift = lift
-        names = _arg_names(self.fn, len(args))
+        names = self._names[len(args)]
         call_args, arg_vars = list(args), []
         for i, a in enumerate(args):
             if _is_array(a):  # arrays and numpy numbers are passed as tensors, as in function

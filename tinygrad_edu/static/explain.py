@@ -137,11 +137,10 @@ def _state_text(label: str, d: tuple) -> str:
 
 
 def _text(f: Any, e: Explanation, regions: list, graph_of: dict) -> str:
-    plural = "s" if e.break_count != 1 else ""
     lines = [
-        f"tg.static.compile({f.name}): {e.graph_count} graphs, {e.break_count} graph "
-        f"break{plural}, {len(e.compiles)} compiles, {f.calls} calls "
-        f"({f.replays} replayed from the graphs)"
+        f"tg.static.compile({f.name}): {_n(e.graph_count, 'graph')}, "
+        f"{_n(e.break_count, 'graph break')}, {_n(len(e.compiles), 'compile')}, "
+        f"{_n(f.calls, 'call')} ({f.replays} replayed from the graphs)"
     ]
     lines.append("")
     lines.append("Graphs (draw one with tg.draw(f.graphs[i]); print it for its program):")
@@ -150,7 +149,7 @@ def _text(f: Any, e: Explanation, regions: list, graph_of: dict) -> str:
         if i is None:
             continue
         ops = ", ".join(r.graph.ops)
-        lines.append(f"  graph {i}: {len(r.eqns)} ops: {ops}")
+        lines.append(f"  graph {i}: {_n(len(r.eqns), 'op')}: {ops}")
     if e.breaks:
         lines.append("")
         lines.append("Graph breaks (Python read a tensor's value; a replay reads it from the graph")
@@ -187,3 +186,7 @@ def _text(f: Any, e: Explanation, regions: list, graph_of: dict) -> str:
         "backward is the graph's gradient program, built from each op's own backward."
     )
     return "\n".join(lines)
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
