@@ -249,6 +249,8 @@ class Path:
     lifted: dict  # var id -> captured tensor (parameters...), read at every call
     consts: dict  # every constant of the capture (an output may be one)
     lifted_names: dict = field(default_factory=dict)  # var id -> name, for messages
+    derived: bool = False  # re-specialised from captures at other sizes (symbolic.py)
+    samples: tuple = ()  # if derived: the sizes of the two captures it came from
 
 
 def split(tr: CaptureTracer, result: Any, name: str, arg_vars: list) -> Path:
@@ -301,7 +303,6 @@ class PathTree:
     def __init__(self, name: str = "f", parts: Any = None) -> None:
         self.name = name
         self.parts = parts  # the guarded description of the arguments it was captured for
-        self.derived = False  # re-specialised from other sizes' captures (symbolic.py)
         self.paths: list[Path] = []
         self.lifted: dict = {}  # var id -> captured tensor, over all paths
         self.lifted_types: dict = {}  # var id -> (shape, dtype) when captured

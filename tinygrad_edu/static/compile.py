@@ -60,7 +60,8 @@ class _Entry:
     eager: str | None = None  # why calls under these guards run eagerly (never captured)
 
     def captures(self) -> int:
-        return sum(len(t.paths) for t in self.trees.values())
+        """Real captures (re-specialised paths are not)."""
+        return sum(not p.derived for t in self.trees.values() for p in t.paths)
 
 
 def _arg_names(fn: Any, n: int) -> list:
