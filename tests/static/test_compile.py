@@ -525,3 +525,41 @@ def test_programs_match_eager_in_values_and_gradients(fn, make):
         same(results[1][0], results[0][0])
         same(tuple(results[1][1]), tuple(results[0][1]))
     assert cf.replays > 0
+
+
+def test_a_tensor_used_as_an_index_breaks_the_graph_and_its_values_are_guarded():
+    def f(x):
+        y = x[x > 0]  # which elements (and how many) depends on the data
+        return (y * y).sum(), y
+
+    cf = tg.static.compile(f)
+    values = [[1.0, -2.0, 3.0], [1.0, 2.0, 3.0], [-1.0, -2.0, 3.0], [4.0, -1.0, 5.0]]
+    for v in values:
+        a, b = tg.tensor(v, requires_grad=True), tg.tensor(v, requires_grad=True)
+        ea, eb = f(a), cf(b)
+        same(eb, ea)
+        ea[0].backward()
+        eb[0].backward()
+        same(b.grad, a.grad)
+    assert len(cf.compiles) == 3 and cf.replays == 1  # the fourth mask is the first's
+    assert cf.explain().breaks[0].reason.startswith("a traced tensor used as an index")
+
+
+def test_a_traced_index_warns_in_a_trace_that_it_is_frozen():
+    with pytest.warns(tg.static.TracerWarning, match="used as an index"):
+        tg.static.trace(lambda x: x[x > 0].sum(), tg.tensor([1.0, -1.0]))
+
+
+def test_cross_entropy_labels_are_read_at_every_call_not_frozen():
+    net = make_net()
+    head = tg.nn.Linear(1, 3)
+
+    def loss_fn(x, labels):
+        return tg.nn.functional.cross_entropy(head(net(x)), labels)
+
+    cf = tg.static.compile(loss_fn)
+    x = rand(4, 3)
+    for labels in ([0, 1, 2, 0], [2, 2, 2, 2], [0, 1, 2, 0]):
+        y = tg.tensor(np.array(labels))
+        same(cf(x, y), loss_fn(x, y))
+    assert len(cf.compiles) == 2 and cf.replays == 1  # the labels are a break's outcome

@@ -45,6 +45,7 @@ _CONVERT = {
     "item": lambda a: a.item(),
     "tolist": lambda a: a.tolist(),
     "numpy": lambda a: np.array(a),  # a copy: the outcome must not change with the tensor
+    "index": lambda a: np.array(a),  # a tensor used as an index: its values pick elements
 }
 
 
@@ -60,6 +61,8 @@ class Break:
     def reason(self) -> str:
         if self.kind == "bool":
             return "data-dependent control flow: bool() of a traced tensor (an `if` or `while`)"
+        if self.kind == "index":
+            return "a traced tensor used as an index: its values choose the elements"
         if self.kind in ("numpy", "tolist"):
             return f"{self.kind}() of a traced tensor: its values left the graph for Python"
         return f"{self.kind}() of a traced tensor: a Python number was read from it"
@@ -128,6 +131,8 @@ class CaptureTracer(Tracer):
         if vid is None and self._lift_at_root(t):  # a parameter read as a number
             vid = self.find(t)
         site = source.resolve(source.capture(2))
+        if vid is None and kind == "index":
+            return  # an index made inside the function (tg.tensor([0, 2])): a constant
         if vid is None:
             # NOTE: made inside the function by no recorded op: a constant (tg.ones(3)), or
             # argmax / all / any / & / | / ~ of a traced value, which no tracer sees. We
@@ -163,6 +168,15 @@ def fullgraph_message(brk: Break) -> str:
             "keep both branches in the graph with tg.static.cond(pred, true_fn, false_fn, "
             "*operands) (tg.where for elementwise choices), or drop fullgraph=True to "
             "allow graph breaks"
+        )
+    elif brk.kind == "index":
+        what = (
+            "fullgraph=True, but a traced tensor is used as an index here: its values choose "
+            "the elements (and the result's shape), a graph break"
+        )
+        hint = (
+            "index with Python ints or slices, choose with tg.where, or drop fullgraph=True "
+            "to allow graph breaks"
         )
     elif brk.kind in ("numpy", "tolist"):
         what = (
