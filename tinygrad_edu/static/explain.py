@@ -111,6 +111,8 @@ def _guards(f: Any, tree: PathTree | None) -> list:
         lines.append(_state_text(label, d))
     if tree is not None:
         for vid, (shape, dtype) in tree.lifted_types.items():
+            if tree.lifted_names.get(vid) in entry.state:
+                continue  # a module's parameter: its guard is listed above
             lines.append(
                 f"captured tensor {tree.lifted_names.get(vid)!r}: shape {shape!r}, "
                 f"{dtype.name} (its values are read at every call)"
@@ -130,7 +132,10 @@ def _state_text(label: str, d: tuple) -> str:
     if d[0] == "module":
         return f"{label} is a {d[1]} with sub-modules {list(d[2])}"
     if d[0] == "tensor":
-        return f"{label} is the same tensor object, of shape {d[2]!r} {d[3]}"
+        return (
+            f"{label} is the same tensor object, of shape {d[2]!r} {d[3]} (its values are "
+            "read at every call, not guarded)"
+        )
     if d[0] == "array":
         return f"{label} is an array with the same shape, dtype and values"
     return f"{label} is unchanged"
