@@ -155,6 +155,8 @@ def _text(f: Any, e: Explanation, regions: list, graph_of: dict) -> str:
             continue
         ops = ", ".join(r.graph.ops)
         lines.append(f"  graph {i}: {_n(len(r.eqns), 'op')}: {ops}")
+    if not e.graphs:
+        lines.append("  (none: " + ("not called yet)" if f._last is None else "no ops to capture)"))
     if e.breaks:
         lines.append("")
         lines.append("Graph breaks (Python read a tensor's value; a replay reads it from the graph")
@@ -164,7 +166,7 @@ def _text(f: Any, e: Explanation, regions: list, graph_of: dict) -> str:
             lines.append(f"  break {k} ({after}): {b}")
     lines.append("")
     lines.append("Guards (checked before a call replays; a failed one recompiles):")
-    lines.extend(f"  {g}" for g in e.guards)
+    lines.extend(f"  {g}" for g in e.guards or ["(none: not called yet)"])
     if e.breaks:
         lines.append(
             "  and at each break: the value read must be one a capture saw, or the "
@@ -172,7 +174,7 @@ def _text(f: Any, e: Explanation, regions: list, graph_of: dict) -> str:
         )
     lines.append("")
     lines.append("Compiles:")
-    lines.extend(f"  {c}" for c in e.compiles)
+    lines.extend(f"  {c}" for c in e.compiles or ["(none)"])
     if e.notes:
         lines.append("")
         lines.append("Notes:")
