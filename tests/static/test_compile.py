@@ -293,8 +293,10 @@ def test_after_eight_captures_calls_run_eagerly():
     for seed in range(10):
         x = rand(3, seed=seed).abs() + 0.1
         same(cf(x), f(x))
-    assert len(cf.compiles) == 8
-    assert "ran eagerly" in cf.explain().notes[-1]
+    assert len(cf.compiles) == 8 and cf.eager_calls == 2
+    e = cf.explain()
+    assert e.notes[-1].startswith("call 9: ran eagerly, not captured, as will every call")
+    assert "(0 replayed from the graphs, 2 run eagerly)" in str(e)
 
 
 # --- dynamic sizes --------------------------------------------------------------------

@@ -58,6 +58,7 @@ class _Entry:
     state: dict  # guards.state(): what else the function read
     trees: dict = field(default_factory=dict)  # sizes of the dynamic dims -> PathTree
     eager: str | None = None  # why calls under these guards run eagerly (never captured)
+    full: bool = False  # MAX_CAPTURES reached: a call that misses runs eagerly
 
     def captures(self) -> int:
         """Real captures (re-specialised paths are not)."""
@@ -108,7 +109,7 @@ class CompiledFn:
         self.dynamic_dims: dict[int, set] = {}  # argument position -> its dynamic dims
         self.compiles: list[Compile] = []
         self.notes: list[str] = []  # re-specialisations, eager fallbacks
-        self.calls = self.replays = 0
+        self.calls = self.replays = self.eager_calls = 0  # eager: not captured, not replayed
         self._last: tuple | None = None  # (entry, sizes, parts) of the last call
         self._names: dict = {}  # number of arguments -> their names
 
@@ -134,6 +135,7 @@ class CompiledFn:
         now, labels = guards.state(self.fn, statics)
         entry, reason = self._entry_for(parts, now, names)
         if entry.eager:
+            self.eager_calls += 1
             return self.fn(*args)  # its Python reads values no graph can compute
         sizes = self._sizes(parts)
         tree = entry.trees.get(sizes)
@@ -180,10 +182,14 @@ class CompiledFn:
     ) -> Any:
         """Run the function eagerly while capturing; file the new path under `entry`."""
         if entry.captures() >= MAX_CAPTURES:
-            self.notes.append(
-                f"call {self.calls}: ran eagerly, not captured: this entry already "
-                f"has {MAX_CAPTURES} captures ({reason})"
-            )
+            if not entry.full:  # said once: a training loop would repeat it at every call
+                entry.full = True
+                self.notes.append(
+                    f"call {self.calls}: ran eagerly, not captured, as will every call that "
+                    f"needs a new capture under these guards: they have {MAX_CAPTURES} captures "
+                    f"already ({reason})"
+                )
+            self.eager_calls += 1
             return self.fn(*args)
         result, tr, path = self._run_capturing(args, labels)
         if tr.untracked:

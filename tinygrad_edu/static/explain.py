@@ -145,7 +145,8 @@ def _text(f: Any, e: Explanation, regions: list, graph_of: dict) -> str:
     lines = [
         f"tg.static.compile({f.name}): {_n(e.graph_count, 'graph')}, "
         f"{_n(e.break_count, 'graph break')}, {_n(len(e.compiles), 'compile')}, "
-        f"{_n(f.calls, 'call')} ({f.replays} replayed from the graphs)"
+        f"{_n(f.calls, 'call')} ({f.replays} replayed from the graphs"
+        + (f", {f.eager_calls} run eagerly)" if f.eager_calls else ")")
     ]
     lines.append("")
     lines.append("Graphs (draw one with tg.draw(f.graphs[i]); print it for its program):")
@@ -178,7 +179,8 @@ def _text(f: Any, e: Explanation, regions: list, graph_of: dict) -> str:
     if e.notes:
         lines.append("")
         lines.append("Notes:")
-        lines.extend(f"  {n}" for n in e.notes)
+        shown = e.notes if len(e.notes) <= 8 else e.notes[:4] + ["..."] + e.notes[-3:]
+        lines.extend(f"  {n}" for n in shown)
     dims = f._dim_names(_arg_names(f, len(f._last[2]))) if f._last is not None else []
     if dims:
         lines.append("")
