@@ -295,6 +295,7 @@ class Tensor(torch_api.TorchMethods):
 
     def numpy(self) -> np.ndarray:
         """The underlying array (shared, not copied; read-only use is safest)."""
+        _notify_concrete(self, "numpy")  # a static trace or capture must know its values left
         return self.data
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
@@ -313,6 +314,7 @@ class Tensor(torch_api.TorchMethods):
 
     def tolist(self) -> Any:
         """The values as (nested) Python lists."""
+        _notify_concrete(self, "tolist")
         return self.data.tolist()
 
     def __float__(self) -> float:
@@ -907,10 +909,18 @@ def _axis(axis: Any, dim: Any = None) -> Any:
 
 
 def _index(index: Any) -> Any:
-    """Tensors inside an index become arrays (integer-array or boolean indexing)."""
+    """Tensors inside an index become arrays (integer-array or boolean indexing).
+
+    Their values become part of the op, so observers hear of it (kind "index"): a trace
+    must know that replay would pick the same elements whatever the input.
+    """
     if isinstance(index, Tensor):
+        _notify_concrete(index, "index")
         return _int_index(index.data)
     if isinstance(index, tuple):
+        for i in index:
+            if isinstance(i, Tensor):
+                _notify_concrete(i, "index")
         return tuple(_int_index(i.data) if isinstance(i, Tensor) else i for i in index)
     if isinstance(index, list):
         return np.asarray(index)

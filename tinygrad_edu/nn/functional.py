@@ -273,7 +273,9 @@ def _class_indices(x: Tensor, target: Any, op: str = "cross_entropy") -> np.ndar
         raise ShapeError(message(
             op, f"expected logits of shape (batch, classes) or (classes,), got {x.shape!r}",
             source.here(), "reshape the logits to (-1, classes)"))
-    t = np.asarray(target.data if isinstance(target, Tensor) else target)
+    # .numpy(), not .data: the class indices become part of the op (which numbers are
+    # picked), and a static trace or capture must hear that they left the graph
+    t = np.asarray(target.numpy() if isinstance(target, Tensor) else target)
     want = x.shape[:1] if x.ndim == 2 else ()
     if t.shape != want:
         if t.shape == x.shape and x.ndim == 2:

@@ -37,8 +37,16 @@ from .ir import Eqn, Program
 from .program import StaticGraph
 from .tracer import Tracer
 
-# what the Python got from a tensor at a break, for each kind the core reports
-_CONVERT = {"bool": bool, "int": int, "float": float, "item": lambda v: v}
+# what the Python got from a tensor's array at a break, for each kind the core reports
+_CONVERT = {
+    "bool": lambda a: bool(a.item()),
+    "int": lambda a: int(a.item()),
+    "float": lambda a: float(a.item()),
+    "item": lambda a: a.item(),
+    "tolist": lambda a: a.tolist(),
+    "numpy": lambda a: np.array(a),  # a copy: the outcome must not change with the tensor
+    "index": lambda a: np.array(a),  # a tensor used as an index: its values pick elements
+}
 
 
 @dataclass
@@ -53,13 +61,17 @@ class Break:
     def reason(self) -> str:
         if self.kind == "bool":
             return "data-dependent control flow: bool() of a traced tensor (an `if` or `while`)"
+        if self.kind == "index":
+            return "a traced tensor used as an index: its values choose the elements"
+        if self.kind in ("numpy", "tolist"):
+            return f"{self.kind}() of a traced tensor: its values left the graph for Python"
         return f"{self.kind}() of a traced tensor: a Python number was read from it"
 
 
 def read_outcome(value: Any, kind: str) -> Any:
     """What the learner's Python gets from this tensor value, as at the break."""
     arr = value.data if isinstance(value, Tensor) else np.asarray(value)
-    return _CONVERT[kind](arr.item())
+    return _CONVERT[kind](arr)
 
 
 def same_value(a: Any, b: Any) -> bool:
@@ -112,14 +124,23 @@ class CaptureTracer(Tracer):
         super().__init__()
         self.fullgraph = fullgraph
         self.breaks: list[tuple[int, Break]] = []  # (number of eqns before it, break)
+        self.untracked: list[str] = []  # Python reads of tensors no recorded op made
 
     def concrete(self, t: Tensor, kind: str) -> None:
         vid = self.find(t)
         if vid is None and self._lift_at_root(t):  # a parameter read as a number
             vid = self.find(t)
-        if vid is None or vid not in self.depends:
-            return  # a constant made inside the function: its value never changes
         site = source.resolve(source.capture(2))
+        if vid is None and kind == "index":
+            return  # an index made inside the function (tg.tensor([0, 2])): a constant
+        if vid is None:
+            # NOTE: made inside the function by no recorded op: a constant (tg.ones(3)), or
+            # argmax / all / any / & / | / ~ of a traced value, which no tracer sees. We
+            # cannot tell which, so the caller runs this function eagerly (sound, slower).
+            self.untracked.append(f"{kind}() at {site}")
+            return
+        if vid not in self.depends:
+            return  # computed from constants only: its value never changes
         brk = Break(vid, kind, read_outcome(t, kind), site)
         if self.fullgraph:
             raise TracingError(fullgraph_message(brk))
@@ -148,6 +169,21 @@ def fullgraph_message(brk: Break) -> str:
             "*operands) (tg.where for elementwise choices), or drop fullgraph=True to "
             "allow graph breaks"
         )
+    elif brk.kind == "index":
+        what = (
+            "fullgraph=True, but a traced tensor is used as an index here: its values choose "
+            "the elements (and the result's shape), a graph break"
+        )
+        hint = (
+            "index with Python ints or slices, choose with tg.where, or drop fullgraph=True "
+            "to allow graph breaks"
+        )
+    elif brk.kind in ("numpy", "tolist"):
+        what = (
+            f"fullgraph=True, but {brk.kind}() of a traced tensor takes its values out of the "
+            "graph here: a graph break"
+        )
+        hint = "keep computing with tensor ops, or drop fullgraph=True to allow graph breaks"
     else:
         what = (
             f"fullgraph=True, but {brk.kind}() of a traced tensor turns it into the Python "
@@ -201,8 +237,10 @@ class Region:
         same_break = (self.brk is None) == (other.brk is None) and (
             self.brk is None or (self.brk.var, self.brk.kind) == (other.brk.var, other.brk.kind)
         )
+        types = {v: (x.shape, x.dtype) for v, x in self.vars.items()}
         return (
             same_break
+            and types == {v: (x.shape, x.dtype) for v, x in other.vars.items()}
             and len(self.eqns) == len(other.eqns)
             and all(same_eqn(a, b) for a, b in zip(self.eqns, other.eqns))
             and same_value(self.consts, other.consts)
@@ -225,6 +263,8 @@ class Path:
     lifted: dict  # var id -> captured tensor (parameters...), read at every call
     consts: dict  # every constant of the capture (an output may be one)
     lifted_names: dict = field(default_factory=dict)  # var id -> name, for messages
+    derived: bool = False  # re-specialised from captures at other sizes (symbolic.py)
+    samples: tuple = ()  # if derived: the sizes of the two captures it came from
 
 
 def split(tr: CaptureTracer, result: Any, name: str, arg_vars: list) -> Path:
@@ -277,7 +317,6 @@ class PathTree:
     def __init__(self, name: str = "f", parts: Any = None) -> None:
         self.name = name
         self.parts = parts  # the guarded description of the arguments it was captured for
-        self.derived = False  # re-specialised from other sizes' captures (symbolic.py)
         self.paths: list[Path] = []
         self.lifted: dict = {}  # var id -> captured tensor, over all paths
         self.lifted_types: dict = {}  # var id -> (shape, dtype) when captured

@@ -57,9 +57,12 @@ class _Entry:
     key: tuple  # per argument: ("array", shape with None for dynamic dims, dtype, rg) / static
     state: dict  # guards.state(): what else the function read
     trees: dict = field(default_factory=dict)  # sizes of the dynamic dims -> PathTree
+    eager: str | None = None  # why calls under these guards run eagerly (never captured)
+    full: bool = False  # MAX_CAPTURES reached: a call that misses runs eagerly
 
     def captures(self) -> int:
-        return sum(len(t.paths) for t in self.trees.values())
+        """Real captures (re-specialised paths are not)."""
+        return sum(not p.derived for t in self.trees.values() for p in t.paths)
 
 
 def _arg_names(fn: Any, n: int) -> list:
@@ -106,8 +109,9 @@ class CompiledFn:
         self.dynamic_dims: dict[int, set] = {}  # argument position -> its dynamic dims
         self.compiles: list[Compile] = []
         self.notes: list[str] = []  # re-specialisations, eager fallbacks
-        self.calls = self.replays = 0
+        self.calls = self.replays = self.eager_calls = 0  # eager: not captured, not replayed
         self._last: tuple | None = None  # (entry, sizes, parts) of the last call
+        self._names: dict = {}  # number of arguments -> their names
 
     @property
     def name(self) -> str:
@@ -119,7 +123,9 @@ class CompiledFn:
         if current() is not None:  # inside another trace: let it record the ops themselves
             return self.fn(*args)
         self.calls += 1
-        names = _arg_names(self.fn, len(args))
+        names = self._names.get(len(args))
+        if names is None:  # inspect.signature is slow: once per number of arguments
+            names = self._names[len(args)] = _arg_names(self.fn, len(args))
         parts = [_part(a, n) for a, n in zip(args, names)]
         if self.dynamic is True:
             for i, p in enumerate(parts):
@@ -128,6 +134,9 @@ class CompiledFn:
         statics = {n: a for a, n in zip(args, names) if not _is_array(a)}
         now, labels = guards.state(self.fn, statics)
         entry, reason = self._entry_for(parts, now, names)
+        if entry.eager:
+            self.eager_calls += 1
+            return self.fn(*args)  # its Python reads values no graph can compute
         sizes = self._sizes(parts)
         tree = entry.trees.get(sizes)
         if tree is None and reason is None:
@@ -140,6 +149,8 @@ class CompiledFn:
                 reason = text
         if reason is None:
             reason = tree.stale()
+            if reason is not None:  # its graphs were made for the old shapes: start afresh
+                del entry.trees[sizes]
         self._last = (entry, sizes, parts)
         if reason is None:
             out = self._replay(tree, args)
@@ -147,7 +158,7 @@ class CompiledFn:
                 self.replays += 1
                 return out[0]
             reason = _miss_reason(out)
-        return self._capture(entry, sizes, parts, args, names, labels, reason)
+        return self._capture(entry, sizes, parts, args, labels, reason)
 
     def _replay(self, tree: PathTree, args: tuple) -> Any:
         arrays = [a for a in args if _is_array(a)]
@@ -167,21 +178,36 @@ class CompiledFn:
         return path if isinstance(path, Miss) else (results(path, env),)
 
     def _capture(
-        self,
-        entry: _Entry,
-        sizes: tuple,
-        parts: list,
-        args: tuple,
-        names: list,
-        labels: dict,
-        reason: str,
+        self, entry: _Entry, sizes: tuple, parts: list, args: tuple, labels: dict, reason: str
     ) -> Any:
+        """Run the function eagerly while capturing; file the new path under `entry`."""
         if entry.captures() >= MAX_CAPTURES:
-            self.notes.append(
-                f"call {self.calls}: ran eagerly, not captured: this entry already "
-                f"has {MAX_CAPTURES} captures ({reason})"
-            )
+            if not entry.full:  # said once: a training loop would repeat it at every call
+                entry.full = True
+                self.notes.append(
+                    f"call {self.calls}: ran eagerly, not captured, as will every call that "
+                    f"needs a new capture under these guards: they have {MAX_CAPTURES} captures "
+                    f"already ({reason})"
+                )
+            self.eager_calls += 1
             return self.fn(*args)
+        result, tr, path = self._run_capturing(args, labels)
+        if tr.untracked:
+            entry.eager = (
+                f"{tr.untracked[0]} read a tensor that no recorded op made (argmax, argmin, "
+                "all, any, &, |, ~ are not ops a graph can replay)"
+            )
+            self.notes.append(f"call {self.calls}: runs eagerly from now on: {entry.eager}")
+            return result
+        tree = entry.trees.get(sizes)
+        if tree is None:
+            tree = entry.trees[sizes] = PathTree(self.name, parts)
+        dropped = tree.add(path)
+        self.compiles.append(Compile(self.calls, reason + (f"; {dropped}" if dropped else "")))
+        return result
+
+    def _run_capturing(self, args: tuple, labels: dict) -> tuple:
+        """`(result, tracer, path)`: `fn` run eagerly on the real arguments, recorded."""
         first_new = Tensor._make(np.zeros(0))._id  # tensors older than this came from outside
 
         def lift(t: Tensor) -> str | None:
@@ -192,6 +218,7 @@ class CompiledFn:
 
         tr = CaptureTracer(self.fullgraph)
         tr.lift = lift
+        names = self._names[len(args)]
         call_args, arg_vars = list(args), []
         for i, a in enumerate(args):
             if _is_array(a):  # arrays and numpy numbers are passed as tensors, as in function
@@ -201,12 +228,7 @@ class CompiledFn:
         with tr:
             result = self.fn(*call_args)
             path = split(tr, result, self.name, arg_vars)
-        tree = entry.trees.get(sizes)
-        if tree is None:
-            tree = entry.trees[sizes] = PathTree(self.name, parts)
-        dropped = tree.add(path)
-        self.compiles.append(Compile(self.calls, reason + (f"; {dropped}" if dropped else "")))
-        return result
+        return result, tr, path
 
     # --- guards --------------------------------------------------------------------------
 
@@ -259,6 +281,8 @@ class CompiledFn:
         """Regroup the captures by the guards as they are now (fewer sizes are checked)."""
         old, self.entries = self.entries, []
         for e in old:
+            if not e.trees:  # an entry that runs eagerly: nothing captured to regroup
+                self.entries.append(e)
             for tree in e.trees.values():
                 key = self._masked(tree.parts)
                 entry = next((x for x in self.entries if x.key == key and x.state == e.state), None)
@@ -341,10 +365,10 @@ def _miss_reason(m: Miss) -> str:
     return f"the graph break{where} gave {m.outcome!r}; the captured paths took {seen} there"
 
 
-def compile(  # noqa: A001 - the name torch.compile has; tg.static.compile, never bare
+def compile(  # noqa: A001 - torch.compile's name, as the lesson compares them
     fn: Callable | None = None,
     *,
-    fullgraph: bool = False,  # noqa: A001 - torch's name
+    fullgraph: bool = False,
     dynamic: bool | None = None,
 ) -> Any:
     r"""Compile `fn` into graphs, breaking the graph where Python decides on a tensor's value.

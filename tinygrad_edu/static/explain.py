@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .capture import PathTree
+from .capture import PathTree, same_value
 
 
 @dataclass
@@ -87,14 +87,10 @@ def _break_info(tree: PathTree, region: Any, graph: int | None) -> BreakInfo:
     outcomes: list = []
     for p in tree.paths:
         for k, r in enumerate(p.regions[:-1]):
-            if r is region and not any(_same(p.outcomes[k], o) for o in outcomes):
+            if r is region and not any(same_value(p.outcomes[k], o) for o in outcomes):
                 outcomes.append(p.outcomes[k])
     site = str(region.brk.site) if region.brk.site is not None else None
     return BreakInfo(region.brk.reason(), site, graph, outcomes)
-
-
-def _same(a: Any, b: Any) -> bool:
-    return type(a) is type(b) and a == b
 
 
 def _guards(f: Any, tree: PathTree | None) -> list:
@@ -115,6 +111,8 @@ def _guards(f: Any, tree: PathTree | None) -> list:
         lines.append(_state_text(label, d))
     if tree is not None:
         for vid, (shape, dtype) in tree.lifted_types.items():
+            if tree.lifted_names.get(vid) in entry.state:
+                continue  # a module's parameter: its guard is listed above
             lines.append(
                 f"captured tensor {tree.lifted_names.get(vid)!r}: shape {shape!r}, "
                 f"{dtype.name} (its values are read at every call)"
@@ -134,18 +132,21 @@ def _state_text(label: str, d: tuple) -> str:
     if d[0] == "module":
         return f"{label} is a {d[1]} with sub-modules {list(d[2])}"
     if d[0] == "tensor":
-        return f"{label} is the same tensor object, of shape {d[2]!r} {d[3]}"
+        return (
+            f"{label} is the same tensor object, of shape {d[2]!r} {d[3]} (its values are "
+            "read at every call, not guarded)"
+        )
     if d[0] == "array":
         return f"{label} is an array with the same shape, dtype and values"
     return f"{label} is unchanged"
 
 
 def _text(f: Any, e: Explanation, regions: list, graph_of: dict) -> str:
-    plural = "s" if e.break_count != 1 else ""
     lines = [
-        f"tg.static.compile({f.name}): {e.graph_count} graphs, {e.break_count} graph "
-        f"break{plural}, {len(e.compiles)} compiles, {f.calls} calls "
-        f"({f.replays} replayed from the graphs)"
+        f"tg.static.compile({f.name}): {_n(e.graph_count, 'graph')}, "
+        f"{_n(e.break_count, 'graph break')}, {_n(len(e.compiles), 'compile')}, "
+        f"{_n(f.calls, 'call')} ({f.replays} replayed from the graphs"
+        + (f", {f.eager_calls} run eagerly)" if f.eager_calls else ")")
     ]
     lines.append("")
     lines.append("Graphs (draw one with tg.draw(f.graphs[i]); print it for its program):")
@@ -154,16 +155,19 @@ def _text(f: Any, e: Explanation, regions: list, graph_of: dict) -> str:
         if i is None:
             continue
         ops = ", ".join(r.graph.ops)
-        lines.append(f"  graph {i}: {len(r.eqns)} ops: {ops}")
+        lines.append(f"  graph {i}: {_n(len(r.eqns), 'op')}: {ops}")
+    if not e.graphs:
+        lines.append("  (none: " + ("not called yet)" if f._last is None else "no ops to capture)"))
     if e.breaks:
         lines.append("")
-        lines.append("Graph breaks (Python read a tensor's value; it runs between the graphs):")
+        lines.append("Graph breaks (Python read a tensor's value; a replay reads it from the graph")
+        lines.append("before and runs the graph that followed it; the Python between is not run):")
         for k, b in enumerate(e.breaks, 1):
             after = f"after graph {b.after_graph}" if b.after_graph is not None else "before any op"
             lines.append(f"  break {k} ({after}): {b}")
     lines.append("")
     lines.append("Guards (checked before a call replays; a failed one recompiles):")
-    lines.extend(f"  {g}" for g in e.guards)
+    lines.extend(f"  {g}" for g in e.guards or ["(none: not called yet)"])
     if e.breaks:
         lines.append(
             "  and at each break: the value read must be one a capture saw, or the "
@@ -171,11 +175,12 @@ def _text(f: Any, e: Explanation, regions: list, graph_of: dict) -> str:
         )
     lines.append("")
     lines.append("Compiles:")
-    lines.extend(f"  {c}" for c in e.compiles)
+    lines.extend(f"  {c}" for c in e.compiles or ["(none)"])
     if e.notes:
         lines.append("")
         lines.append("Notes:")
-        lines.extend(f"  {n}" for n in e.notes)
+        shown = e.notes if len(e.notes) <= 8 else e.notes[:4] + ["..."] + e.notes[-3:]
+        lines.extend(f"  {n}" for n in shown)
     dims = f._dim_names(_arg_names(f, len(f._last[2]))) if f._last is not None else []
     if dims:
         lines.append("")
@@ -190,3 +195,7 @@ def _text(f: Any, e: Explanation, regions: list, graph_of: dict) -> str:
         "backward is the graph's gradient program, built from each op's own backward."
     )
     return "\n".join(lines)
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"

@@ -34,25 +34,41 @@ class _NotSymbolicError(Exception):
 
 
 def respecialise(trees: dict, sizes: tuple, dims: list) -> tuple[PathTree | None, str]:
-    """A PathTree for `sizes`, from two captured sizes; or None and why not."""
+    """A PathTree for `sizes`, from paths captured at two other sizes; or None and why not.
+
+    Each path (a sequence of break outcomes) is re-specialised from the newest two real
+    captures of it at different sizes; paths captured at one size only are left out
+    (a call that takes one captures it).
+    """
     shown = ", ".join(f"{n}={c}" for n, c in zip(dims, sizes))
     if any(c in (0, 1) for c in sizes):
         return None, f"the dynamic size {shown} is 0 or 1, which is always specialised"
-    # real captures only (not trees re-specialised from them), never with a size 0 or 1
-    samples = [s for s, t in trees.items() if not t.derived and not any(n in (0, 1) for n in s)]
-    for i in range(len(samples) - 1, 0, -1):  # the newest pair first
-        for j in range(i - 1, -1, -1):
-            a, b = samples[j], samples[i]
-            if any(c != x and x == y for c, x, y in zip(sizes, a, b)):
-                continue  # a dim that did not change between them: its size is unknown
-            tree = _from_pair(trees[a], trees[b], a, b, sizes)
-            if tree is not None:
-                tree.derived = True
-                return tree, (
-                    f"re-specialised the graphs for {shown} from the captures at "
-                    f"{_sizes(a)} and {_sizes(b)}: no Python ran, nothing was captured"
-                )
-    if len(samples) < 2:
+    # real captures only (not paths re-specialised from them), never with a size 0 or 1
+    real = [
+        (s, p)
+        for s, t in trees.items()
+        if not any(n in (0, 1) for n in s)
+        for p in t.paths
+        if not p.derived
+    ]
+    name = next(iter(trees.values())).name if trees else "f"
+    tree, used = PathTree(name), []
+    for i in range(len(real) - 1, 0, -1):  # the newest first
+        b, pb = real[i]
+        if any(same_value(pb.outcomes, q.outcomes) for q in tree.paths):
+            continue  # this path is already re-specialised
+        path = _from_pair(real[:i], b, pb, sizes)
+        if path is not None:
+            if tree.add(path) is not None:
+                return None, f"new size {shown}: the captures disagree, so capture again"
+            used += [s for s in path.samples if s not in used]
+    if tree.paths:
+        at = ", ".join(_sizes(s) for s in sorted(used))
+        return tree, (
+            f"re-specialised the graphs for {shown} from the captures at sizes {at}: "
+            "no Python ran, nothing was captured"
+        )
+    if len({s for s, _ in real}) < 2:
         return None, (
             f"new size {shown} of a dynamic dimension: one capture is not enough to "
             "tell which numbers in it are the size, so capture again"
@@ -67,20 +83,20 @@ def _sizes(s: tuple) -> str:
     return str(s[0]) if len(s) == 1 else str(s)
 
 
-def _from_pair(ta: PathTree, tb: PathTree, a: tuple, b: tuple, c: tuple) -> PathTree | None:
-    sub = _Substitute(a, b, c)
-    tree = PathTree(ta.name)
-    for pa in ta.paths:
-        for pb in tb.paths:
-            if same_value(pa.outcomes, pb.outcomes) and pa.structure == pb.structure:
-                try:
-                    path = sub.path(pa, pb)
-                except _NotSymbolicError:
-                    continue
-                if tree.add(path) is not None:
-                    return None
-                break
-    return tree if tree.paths else None
+def _from_pair(earlier: list, b: tuple, pb: Path, c: tuple) -> Path | None:
+    """`pb` (captured at sizes `b`) for sizes `c`, with an earlier capture of it as the pair."""
+    for a, pa in reversed(earlier):
+        if a == b or not same_value(pa.outcomes, pb.outcomes) or pa.structure != pb.structure:
+            continue
+        if any(n != x and x == y for n, x, y in zip(c, a, b)):
+            continue  # a dim that did not change between them: which numbers are it is unknown
+        try:
+            path = _Substitute(a, b, c).path(pa, pb)
+        except _NotSymbolicError:
+            continue
+        path.derived, path.samples = True, (a, b)
+        return path
+    return None
 
 
 class _Substitute:

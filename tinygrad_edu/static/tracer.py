@@ -251,6 +251,17 @@ class Tracer:
                     "replay takes the same branch for every input")
             hint = ("use tg.static.cond(pred, true_fn, false_fn, *operands) (or tg.where for "
                     "elementwise choices) so the graph keeps both branches")
+        elif kind == "index":
+            what = (f"a traced tensor (shape {t.shape!r}) used as an index: its values are "
+                    "frozen into the static graph, so replay picks the same elements for "
+                    "every input")
+            hint = ("index with Python ints or slices, or choose with tg.where or a mask "
+                    "multiplied in")
+        elif kind in ("numpy", "tolist"):
+            what = (f"{kind}() of a traced tensor (shape {t.shape!r}) copied its values out of "
+                    "the graph: whatever Python computes from them is frozen into the static "
+                    "graph as constants")
+            hint = "keep computing with tensor ops inside the trace"
         else:
             what = (f"{kind}() of a traced tensor turned it into the Python number "
                     f"{t.data.item()!r}, which is frozen into the static graph as a constant")
