@@ -5,11 +5,14 @@ cannot: that the saved outputs come from one top-to-bottom run in a fresh kernel
 the lesson has its title / setup / Summary / Exercises, and that the index lists it.
 """
 
+import json
 import re
 from pathlib import Path
 
 import nbformat
 import pytest
+
+from tinygrad_edu.lesson import execute
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 LESSONS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
@@ -99,3 +102,11 @@ def test_index_lists_every_lesson_in_order():
     assert "urlpath=lab/tree/notebooks/01_define_by_run.ipynb" in index
     for word in ("`x`", "`w`", "`b`", "`y`", "`loss`", "`lr`", "`num_steps`"):
         assert word in index
+
+
+@_lessons()
+def test_no_saved_output_holds_a_path_of_the_machine(path):
+    # the lessons travel (git, Binder, learners' machines); `tinygrad-edu lesson run`
+    # saves tracebacks relative to the import folders
+    found = execute.machine_paths(json.loads(path.read_text(encoding="utf-8")))
+    assert found == [], f"cells with paths of the machine that ran {path.name}: {found[:5]}"

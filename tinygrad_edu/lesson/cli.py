@@ -1,6 +1,7 @@
 """`tinygrad-edu` (also `python -m tinygrad_edu`): the instructor's command line.
 
     tinygrad-edu lesson new NAME [--dir notebooks]   a lesson from the template
+    tinygrad-edu lesson run PATH... [--timeout S]    run top to bottom, save the outputs
     tinygrad-edu lesson strip SRC DEST [--force]     the student copy, solutions removed
     tinygrad-edu lesson check PATH... [-- ARGS]      run nbval on lessons, as CI does
 
@@ -16,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import notebook, strip, template
+from . import execute, notebook, strip, template
 
 # One sanitizer for everyone: the project's pytest config and `lesson check` both use
 # the copy shipped in the package, so an installed package checks lessons the same way.
@@ -59,6 +60,41 @@ def _new(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run(args: argparse.Namespace) -> int:
+    status = 0
+    for name in args.paths:
+        path = Path(name)
+        try:
+            nb = notebook.read(path)
+        except (OSError, ValueError) as e:
+            print(f"lesson run: {e}", file=sys.stderr)
+            status = 1
+            continue
+        try:
+            ran = execute.execute(nb, path.parent, timeout=args.timeout)
+        except ImportError as e:
+            print(f"lesson run: {e}", file=sys.stderr)
+            return 1
+        except execute.KernelError as e:
+            print(f"lesson run: {path}: {e}; nothing written", file=sys.stderr)
+            status = 1
+            continue
+        except execute.CellError as e:
+            print(f"lesson run: {path}: {e}\n  nothing written; fix the cell, or tag a cell "
+                  "that raises on purpose `raises-exception`", file=sys.stderr)
+            status = 1
+            continue
+        scrubbed = execute.scrub_paths(ran, path.parent)
+        notebook.write(ran, path)
+        note = f", {scrubbed} traceback line{'s' * (scrubbed != 1)} made machine-independent"
+        print(f"ran {path}{note if scrubbed else ''}")
+        for number, where in execute.machine_paths(ran):
+            print(f"lesson run: {path}: cell {number} prints a path of this machine ({where}); "
+                  "nbval will fail elsewhere: print a relative path", file=sys.stderr)
+            status = 1
+    return status
+
+
 def _strip(args: argparse.Namespace) -> int:
     try:
         n = strip.strip_file(Path(args.src), Path(args.dest), force=args.force)
@@ -99,6 +135,18 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--dir", default="notebooks", help="folder to create it in "
                      "(default: notebooks)")
     new.set_defaults(func=_new)
+
+    rn = lsub.add_parser(
+        "run", help="run notebooks top to bottom and save their outputs",
+        description="Run each notebook top to bottom in a fresh kernel of this Python "
+                    "(in the notebook's folder) and save it with its new outputs, as "
+                    "nbval will compare them. Tracebacks keep no folder of this machine. "
+                    "A cell that fails without the raises-exception tag stops the run, "
+                    "and the file is left as it was.")
+    rn.add_argument("paths", metavar="PATH", nargs="+", help="notebooks to run")
+    rn.add_argument("--timeout", type=float, default=300.0, metavar="S",
+                    help="seconds one cell may take (default: 300)")
+    rn.set_defaults(func=_run)
 
     st = lsub.add_parser(
         "strip", help="write the student copy without solutions",
