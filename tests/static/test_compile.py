@@ -4,9 +4,9 @@ function eagerly, on several random inputs, values and gradients exactly."""
 
 import numpy as np
 import pytest
+from static_helpers import line_of
 
 import tinygrad_edu as tg
-from tests.static.static_helpers import line_of
 
 
 def rand(*shape, seed=0):
