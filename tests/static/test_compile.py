@@ -565,3 +565,36 @@ def test_cross_entropy_labels_are_read_at_every_call_not_frozen():
         y = tg.tensor(np.array(labels))
         same(cf(x, y), loss_fn(x, y))
     assert len(cf.compiles) == 2 and cf.replays == 1  # the labels are a break's outcome
+
+
+# --- against torch.compile ------------------------------------------------------------
+
+
+@pytest.mark.torch
+def test_graph_and_break_counts_and_recompiles_match_torch_compile():
+    torch = pytest.importorskip("torch")
+    import torch._dynamo as dynamo
+
+    def floats(x):
+        scale = float(x.abs().max())
+        return x / scale
+
+    cases = [
+        (branchy, [[1.0, 2.0]]),
+        (floats, [[1.0, -2.0]]),
+        (no_breaks, [[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], [[1.0], [0.5], [-1.0]]]),
+    ]
+    for fn, data in cases:  # one call each, as torch._dynamo.explain makes
+        ours = tg.static.compile(fn)
+        ours(*[tg.tensor(d) for d in data])
+        theirs = dynamo.explain(fn)(*[torch.tensor(d, dtype=torch.float64) for d in data])
+        e = ours.explain()
+        assert (e.graph_count, e.break_count) == (theirs.graph_count, theirs.graph_break_count)
+
+    compiles = []
+    f = torch.compile(lambda x: (x * 2).sum(), backend=lambda gm, ex: compiles.append(1) or gm)
+    cf = tg.static.compile(lambda x: (x * 2).sum())
+    for n in (3, 5, 7, 11):  # static, then one recompile that makes the size dynamic
+        f(torch.ones(n, dtype=torch.float64))
+        cf(tg.ones(n))
+    assert len(cf.compiles) == len(compiles) == 2
