@@ -221,6 +221,24 @@ def test_dtype_requires_grad_and_static_arguments_are_guarded():
     same(cf(x, 3), f(x, 3))
 
 
+def test_a_compiled_module_trains_like_the_module():
+    net_c, net_e = make_net(), make_net()
+    cnet = tg.static.compile(net_c)
+    opt_c = tg.optim.SGD(cnet.parameters(), lr=0.1)  # the module's own parameters
+    opt_e = tg.optim.SGD(net_e.parameters(), lr=0.1)
+    for seed in range(4):
+        x = rand(5, 3, seed=seed)
+        for model, opt in ((cnet, opt_c), (net_e, opt_e)):
+            opt.zero_grad()
+            (model(x) ** 2).mean().backward()
+            opt.step()
+    for a, b in zip(net_c.parameters(), net_e.parameters()):
+        np.testing.assert_array_equal(a.data, b.data)
+    assert cnet.replays == 3
+    with pytest.raises(AttributeError, match="'Sequential' object has no attribute 'nothing'"):
+        _ = cnet.nothing
+
+
 def test_a_changed_model_or_global_recompiles_and_says_what_changed():
     net = tg.nn.Sequential(tg.nn.Linear(2, 2))
     cf = tg.static.compile(net)

@@ -113,6 +113,14 @@ class CompiledFn:
         self._last: tuple | None = None  # (entry, sizes, parts) of the last call
         self._names: dict = {}  # number of arguments -> their names
 
+    def __getattr__(self, attr: str) -> Any:
+        # a compiled module still reads as the module (net.parameters() for an optimizer),
+        # as torch.compile's wrapper does; only asked for what this object lacks
+        fn = self.__dict__.get("fn")
+        if fn is None or attr.startswith("__") or not guards.is_module(fn):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
+        return getattr(fn, attr)
+
     @property
     def name(self) -> str:
         return getattr(self.fn, "__name__", None) or type(self.fn).__name__.lower()
