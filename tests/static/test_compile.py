@@ -239,6 +239,23 @@ def test_a_compiled_module_trains_like_the_module():
         _ = cnet.nothing
 
 
+def test_keyword_arguments_are_guarded_like_positional_ones():
+    def f(x, k=2.0):
+        return x * k
+
+    cf = tg.static.compile(f)
+    x = rand(3)
+    same(cf(x, k=3.0), f(x, k=3.0))
+    same(cf(x, 3.0), f(x, 3.0))  # the same call: a replay
+    same(cf(x=x, k=4.0), f(x, 4.0))
+    assert [c.reason for c in cf.compiles] == [
+        "first call: nothing was captured yet",
+        "argument 'k' changed from 3.0 to 4.0",
+    ]
+    with pytest.raises(TypeError, match="got an unexpected keyword argument 'j'"):
+        cf(x, j=1)
+
+
 def test_a_changed_model_or_global_recompiles_and_says_what_changed():
     net = tg.nn.Sequential(tg.nn.Linear(2, 2))
     cf = tg.static.compile(net)

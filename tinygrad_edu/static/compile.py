@@ -78,6 +78,25 @@ def _arg_names(fn: Any, n: int) -> list:
     return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
 
 
+def _positional(fn: Any, args: tuple, kwargs: dict) -> tuple:
+    """Keyword arguments in their positions, so the guards see one argument list."""
+    target = fn.forward if guards.is_module(fn) else fn
+    try:
+        bound = inspect.signature(target).bind(*args, **kwargs)
+    except (TypeError, ValueError) as e:
+        raise TypeError(message("tg.static.compile", str(e), source.here())) from None
+    if bound.kwargs:  # keyword-only parameters have no position
+        raise TypeError(
+            message(
+                "tg.static.compile",
+                f"keyword-only arguments {list(bound.kwargs)} cannot be guarded here",
+                source.here(),
+                "make them ordinary parameters, or pass them by position",
+            )
+        )
+    return bound.args
+
+
 def _part(x: Any, name: str) -> tuple:
     """What the guards check of one argument."""
     if _is_array(x):
@@ -127,9 +146,11 @@ class CompiledFn:
 
     # --- calling -------------------------------------------------------------------------
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if current() is not None:  # inside another trace: let it record the ops themselves
-            return self.fn(*args)
+            return self.fn(*args, **kwargs)
+        if kwargs:
+            args = _positional(self.fn, args, kwargs)
         self.calls += 1
         names = self._names.get(len(args))
         if names is None:  # inspect.signature is slow: once per number of arguments
