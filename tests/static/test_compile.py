@@ -633,3 +633,60 @@ def test_graph_and_break_counts_and_recompiles_match_torch_compile():
         f(torch.ones(n, dtype=torch.float64))
         cf(tg.ones(n))
     assert len(cf.compiles) == len(compiles) == 2
+
+
+# --- the house errors, exact text -----------------------------------------------------
+
+
+def test_error_texts():
+    here = "tests/static/test_compile.py, line"
+
+    def kw_only(x, *, k):
+        return x * k
+
+    def returns_a_dict(x):
+        return {"y": x * 2}
+
+    def backward_inside(w):
+        loss = (w * w).sum()
+        loss.backward()
+        return loss
+
+    cases = [
+        (
+            lambda: tg.static.compile(branchy)(tg.ones(2), j=1),
+            TypeError,
+            "tg.static.compile: got an unexpected keyword argument 'j'\n  built at: " + here,
+        ),
+        (
+            lambda: tg.static.compile(kw_only)(tg.ones(2), k=2.0),
+            TypeError,
+            "tg.static.compile: keyword-only arguments ['k'] cannot be guarded here\n"
+            "  built at: " + here,
+        ),
+        (
+            lambda: tg.static.compile(lambda x, s: x)(tg.ones(2), [1, 2]),
+            tg.static.TracingError,
+            "tg.static.compile: argument 's' is a list, which is neither a tensor nor hashable, "
+            "so no guard can check it\n  built at: " + here,
+        ),
+        (
+            lambda: tg.static.compile(returns_a_dict)(tg.ones(2)),
+            tg.static.TracingError,
+            "tg.static.compile: the function returned a dict; a compiled function returns "
+            "Tensors, Python numbers or a tuple of them\n  hint: return a Tensor or a tuple of "
+            "Tensors",
+        ),
+        (
+            lambda: tg.static.compile(backward_inside)(tg.ones(2, requires_grad=True)),
+            tg.static.TracingError,
+            "tg.static.compile: backward() or tg.grad() ran inside a compiled function: a replay "
+            "runs the captured graphs, not your Python, so it would not run again\n"
+            f"  built at: {line_of(backward_inside, 'loss.backward()')}\n"
+            "  hint: call backward() on the compiled function's result, outside it",
+        ),
+    ]
+    for call, kind, text in cases:
+        with pytest.raises(kind) as err:
+            call()
+        assert str(err.value).startswith(text), str(err.value)
