@@ -121,7 +121,7 @@ def _guards(f: Any, tree: PathTree | None) -> list:
 
 
 def _arg_names(f: Any, n: int) -> list:
-    from .compile import _arg_names as names
+    from .compiler import _arg_names as names
 
     return names(f.fn, n)
 

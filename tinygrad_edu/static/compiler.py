@@ -448,7 +448,7 @@ def compile(  # noqa: A001 - torch.compile's name, as the lesson compares them
         >>> e.breaks[0].outcomes, [c.call for c in e.compiles]
         ([True, False], [1, 3])
         >>> print(e.recompiles[0])
-        the graph break at <doctest tinygrad_edu.static.compile.compile[1]>, line 5: if s > 0: gave False; the captured paths took True there
+        the graph break at <doctest tinygrad_edu.static.compiler.compile[1]>, line 5: if s > 0: gave False; the captured paths took True there
     """
     if fn is None:
         return lambda f: CompiledFn(f, fullgraph, dynamic)
