@@ -690,3 +690,17 @@ def test_error_texts():
         with pytest.raises(kind) as err:
             call()
         assert str(err.value).startswith(text), str(err.value)
+
+
+def test_explain_lists_each_path_through_the_graphs():
+    cf = tg.static.compile(three_ifs)
+    for v in ([3.0, 3.0], [-3.0, -3.0], [3.0, 3.0]):
+        cf(tg.tensor(v))
+    text = str(cf.explain())
+    paths = text.split("Paths")[1].split("\n\n")[0].splitlines()[1:]
+    assert paths == [
+        "  graph 0 -> break 1 gave True -> graph 1 -> break 2 gave True -> graph 2 -> "
+        "break 3 gave True -> graph 3 -> return",
+        "  graph 0 -> break 4 gave False -> graph 4 -> break 5 gave False -> graph 5 -> "
+        "break 6 gave False -> graph 6 -> return",
+    ]
