@@ -701,6 +701,6 @@ def test_explain_lists_each_path_through_the_graphs():
     assert paths == [
         "  graph 0 -> break 1 gave True -> graph 1 -> break 2 gave True -> graph 2 -> "
         "break 3 gave True -> graph 3 -> return",
-        "  graph 0 -> break 4 gave False -> graph 4 -> break 5 gave False -> graph 5 -> "
-        "break 6 gave False -> graph 6 -> return",
+        "  graph 0 -> break 1 gave False -> graph 4 -> break 4 gave False -> graph 5 -> "
+        "break 5 gave False -> graph 6 -> return",  # break 1 (after graph 0) is shared
     ]
