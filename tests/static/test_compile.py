@@ -704,3 +704,33 @@ def test_explain_lists_each_path_through_the_graphs():
         "  graph 0 -> break 1 gave False -> graph 4 -> break 4 gave False -> graph 5 -> "
         "break 5 gave False -> graph 6 -> return",  # break 1 (after graph 0) is shared
     ]
+
+
+def detached(x):
+    return (x.detach() * x).sum()
+
+
+def no_grad_inside(x):
+    with tg.no_grad():
+        target = x * 2  # a target: no gradient flows through it
+    return ((x - target) ** 2).sum()
+
+
+@pytest.mark.parametrize("fn", [detached, no_grad_inside])
+def test_gradients_that_stop_inside_are_honoured(fn):
+    cf = tg.static.compile(fn)
+    for seed in range(3):
+        a = tg.tensor(rand(3, seed=seed).data, requires_grad=True)
+        b = tg.tensor(a.data, requires_grad=True)
+        fn(a).backward()
+        cf(b).backward()
+        same(b.grad, a.grad)
+    with tg.no_grad():  # no gradients needed: the graphs replay
+        same(cf(a), fn(a))
+        same(cf(b), fn(b))
+    e = cf.explain()
+    assert cf.eager_calls == 2 and cf.replays == 1
+    assert e.notes[0].startswith("call 2: gradients stop inside the function (detach() or no_grad")
+    assert e.compiles[1].reason == (
+        "what the function read changed: grad mode is False, the last trace read True"
+    )

@@ -58,7 +58,7 @@ class _Entry:
     state: dict  # guards.state(): what else the function read
     trees: dict = field(default_factory=dict)  # sizes of the dynamic dims -> PathTree
     eager: str | None = None  # why calls under these guards run eagerly (never captured)
-    full: bool = False  # MAX_CAPTURES reached: a call that misses runs eagerly
+    said: list = field(default_factory=list)  # why calls ran eagerly (each noted once)
 
     def captures(self) -> int:
         """Real captures (re-specialised paths are not)."""
@@ -162,6 +162,8 @@ class CompiledFn:
                     self.dynamic_dims.setdefault(i, set()).update(range(len(p[1])))
         statics = {n: a for a, n in zip(args, names) if not _is_array(a)}
         now, labels = guards.state(self.fn, statics)
+        # as torch.compile's global-state guard: which gradients stop inside depends on it
+        now["grad mode"] = guards.describe(is_grad_enabled())
         entry, reason = self._entry_for(parts, now, names)
         if entry.eager:
             self.eager_calls += 1
@@ -181,6 +183,14 @@ class CompiledFn:
             if reason is not None:  # its graphs were made for the old shapes: start afresh
                 del entry.trees[sizes]
         self._last = (entry, sizes, parts)
+        if reason is None and tree.grad_stop and self._needs_grad(tree, args):
+            return self._eager(
+                entry,
+                f"gradients stop inside the function (detach() or no_grad, at "
+                f"{tree.grad_stop}), which a replayed graph cannot do, so calls that need "
+                "gradients run eagerly",
+                args,
+            )
         if reason is None:
             out = self._replay(tree, args)
             if not isinstance(out, Miss):
@@ -189,12 +199,23 @@ class CompiledFn:
             reason = _miss_reason(out)
         return self._capture(entry, sizes, parts, args, labels, reason)
 
-    def _replay(self, tree: PathTree, args: tuple) -> Any:
-        arrays = [a for a in args if _is_array(a)]
-        with_grad = is_grad_enabled() and (
-            any(getattr(a, "requires_grad", False) for a in arrays)
+    def _needs_grad(self, tree: PathTree, args: tuple) -> bool:
+        return is_grad_enabled() and (
+            any(getattr(a, "requires_grad", False) for a in args if _is_array(a))
             or any(t.requires_grad for t in tree.lifted.values())
         )
+
+    def _eager(self, entry: _Entry, why: str, args: tuple) -> Any:
+        """Run the function eagerly (not captured, not replayed); say why once per entry."""
+        if why not in entry.said:
+            entry.said.append(why)
+            self.notes.append(f"call {self.calls}: {why}")
+        self.eager_calls += 1
+        return self.fn(*args)
+
+    def _replay(self, tree: PathTree, args: tuple) -> Any:
+        arrays = [a for a in args if _is_array(a)]
+        with_grad = self._needs_grad(tree, args)
         env: dict = {}
         for vid, a in zip(tree.paths[0].inputs, arrays):
             if with_grad:
@@ -211,15 +232,12 @@ class CompiledFn:
     ) -> Any:
         """Run the function eagerly while capturing; file the new path under `entry`."""
         if entry.captures() >= MAX_CAPTURES:
-            if not entry.full:  # said once: a training loop would repeat it at every call
-                entry.full = True
-                self.notes.append(
-                    f"call {self.calls}: ran eagerly, not captured, as will every call that "
-                    f"needs a new capture under these guards: they have {MAX_CAPTURES} captures "
-                    f"already ({reason})"
-                )
-            self.eager_calls += 1
-            return self.fn(*args)
+            return self._eager(
+                entry,
+                f"ran eagerly, not captured, as will every call that needs a new "
+                f"capture under these guards: they have {MAX_CAPTURES} captures already",
+                args,
+            )
         result, tr, path = self._run_capturing(args, labels)
         if tr.untracked:
             entry.eager = (

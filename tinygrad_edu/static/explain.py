@@ -110,7 +110,7 @@ def _guards(f: Any, tree: PathTree | None) -> list:
     for label, d in entry.state.items():
         lines.append(_state_text(label, d))
     if tree is not None:
-        for vid, (shape, dtype) in tree.lifted_types.items():
+        for vid, (shape, dtype, _) in tree.lifted_types.items():
             if tree.lifted_names.get(vid) in entry.state:
                 continue  # a module's parameter: its guard is listed above
             lines.append(
