@@ -152,36 +152,12 @@ class CompiledFn:
         if kwargs:
             args = _positional(self.fn, args, kwargs)
         self.calls += 1
-        names = self._names.get(len(args))
-        if names is None:  # inspect.signature is slow: once per number of arguments
-            names = self._names[len(args)] = _arg_names(self.fn, len(args))
-        parts = [_part(a, n) for a, n in zip(args, names)]
-        if self.dynamic is True:
-            for i, p in enumerate(parts):
-                if p[0] == "array":
-                    self.dynamic_dims.setdefault(i, set()).update(range(len(p[1])))
-        statics = {n: a for a, n in zip(args, names) if not _is_array(a)}
-        now, labels = guards.state(self.fn, statics)
-        # as torch.compile's global-state guard: which gradients stop inside depends on it
-        now["grad mode"] = guards.describe(is_grad_enabled())
-        entry, reason = self._entry_for(parts, now, names)
+        entry, parts, names, labels, reason = self._check_guards(args)
         if entry.eager:
             self.eager_calls += 1
             return self.fn(*args)  # its Python reads values no graph can compute
         sizes = self._sizes(parts)
-        tree = entry.trees.get(sizes)
-        if tree is None and reason is None:
-            tree, text = symbolic.respecialise(entry.trees, sizes, self._dim_names(names))
-            if tree is not None:
-                tree.parts = parts
-                entry.trees[sizes] = tree
-                self.notes.append(f"call {self.calls}: {text}")
-            else:
-                reason = text
-        if reason is None:
-            reason = tree.stale()
-            if reason is not None:  # its graphs were made for the old shapes: start afresh
-                del entry.trees[sizes]
+        tree, reason = self._tree_for(entry, sizes, parts, names, reason)
         self._last = (entry, sizes, parts)
         if reason is None and tree.grad_stop and self._needs_grad(tree, args):
             return self._eager(
@@ -198,6 +174,44 @@ class CompiledFn:
                 return out[0]
             reason = _miss_reason(out)
         return self._capture(entry, sizes, parts, args, labels, reason)
+
+    def _check_guards(self, args: tuple) -> tuple:
+        """`(entry, parts, names, labels, reason)`: the cache entry whose guards hold (or a
+        new one, and why no entry did); `parts` are the arguments as the guards see them."""
+        names = self._names.get(len(args))
+        if names is None:  # inspect.signature is slow: once per number of arguments
+            names = self._names[len(args)] = _arg_names(self.fn, len(args))
+        parts = [_part(a, n) for a, n in zip(args, names)]
+        if self.dynamic is True:
+            for i, p in enumerate(parts):
+                if p[0] == "array":
+                    self.dynamic_dims.setdefault(i, set()).update(range(len(p[1])))
+        statics = {n: a for a, n in zip(args, names) if not _is_array(a)}
+        now, labels = guards.state(self.fn, statics)
+        # as torch.compile's global-state guard: which gradients stop inside depends on it
+        now["grad mode"] = guards.describe(is_grad_enabled())
+        entry, reason = self._entry_for(parts, now, names)
+        return entry, parts, names, labels, reason
+
+    def _tree_for(
+        self, entry: _Entry, sizes: tuple, parts: list, names: list, reason: str | None
+    ) -> tuple:
+        """`(tree, reason)`: the captures for these sizes (re-specialised from other sizes
+        if need be), or why the call must capture."""
+        tree = entry.trees.get(sizes)
+        if tree is None and reason is None:
+            tree, text = symbolic.respecialise(entry.trees, sizes, self._dim_names(names))
+            if tree is not None:
+                tree.parts = parts
+                entry.trees[sizes] = tree
+                self.notes.append(f"call {self.calls}: {text}")
+            else:
+                reason = text
+        if reason is None:
+            reason = tree.stale()
+            if reason is not None:  # its graphs were made for the old shapes: start afresh
+                del entry.trees[sizes]
+        return tree, reason
 
     def _needs_grad(self, tree: PathTree, args: tuple) -> bool:
         return is_grad_enabled() and (
