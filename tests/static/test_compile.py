@@ -4,9 +4,9 @@ function eagerly, on several random inputs, values and gradients exactly."""
 
 import numpy as np
 import pytest
+from static_helpers import line_of
 
 import tinygrad_edu as tg
-from tests.static.static_helpers import line_of
 
 
 def rand(*shape, seed=0):
@@ -219,6 +219,41 @@ def test_dtype_requires_grad_and_static_arguments_are_guarded():
         "x's dtype changed from float64 to float32",
     ]
     same(cf(x, 3), f(x, 3))
+
+
+def test_a_compiled_module_trains_like_the_module():
+    net_c, net_e = make_net(), make_net()
+    cnet = tg.static.compile(net_c)
+    opt_c = tg.optim.SGD(cnet.parameters(), lr=0.1)  # the module's own parameters
+    opt_e = tg.optim.SGD(net_e.parameters(), lr=0.1)
+    for seed in range(4):
+        x = rand(5, 3, seed=seed)
+        for model, opt in ((cnet, opt_c), (net_e, opt_e)):
+            opt.zero_grad()
+            (model(x) ** 2).mean().backward()
+            opt.step()
+    for a, b in zip(net_c.parameters(), net_e.parameters()):
+        np.testing.assert_array_equal(a.data, b.data)
+    assert cnet.replays == 3
+    with pytest.raises(AttributeError, match="'Sequential' object has no attribute 'nothing'"):
+        _ = cnet.nothing
+
+
+def test_keyword_arguments_are_guarded_like_positional_ones():
+    def f(x, k=2.0):
+        return x * k
+
+    cf = tg.static.compile(f)
+    x = rand(3)
+    same(cf(x, k=3.0), f(x, k=3.0))
+    same(cf(x, 3.0), f(x, 3.0))  # the same call: a replay
+    same(cf(x=x, k=4.0), f(x, 4.0))
+    assert [c.reason for c in cf.compiles] == [
+        "first call: nothing was captured yet",
+        "argument 'k' changed from 3.0 to 4.0",
+    ]
+    with pytest.raises(TypeError, match="got an unexpected keyword argument 'j'"):
+        cf(x, j=1)
 
 
 def test_a_changed_model_or_global_recompiles_and_says_what_changed():
@@ -565,3 +600,137 @@ def test_cross_entropy_labels_are_read_at_every_call_not_frozen():
         y = tg.tensor(np.array(labels))
         same(cf(x, y), loss_fn(x, y))
     assert len(cf.compiles) == 2 and cf.replays == 1  # the labels are a break's outcome
+
+
+# --- against torch.compile ------------------------------------------------------------
+
+
+@pytest.mark.torch
+def test_graph_and_break_counts_and_recompiles_match_torch_compile():
+    torch = pytest.importorskip("torch")
+    import torch._dynamo as dynamo
+
+    def floats(x):
+        scale = float(x.abs().max())
+        return x / scale
+
+    cases = [
+        (branchy, [[1.0, 2.0]]),
+        (floats, [[1.0, -2.0]]),
+        (no_breaks, [[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], [[1.0], [0.5], [-1.0]]]),
+    ]
+    for fn, data in cases:  # one call each, as torch._dynamo.explain makes
+        ours = tg.static.compile(fn)
+        ours(*[tg.tensor(d) for d in data])
+        theirs = dynamo.explain(fn)(*[torch.tensor(d, dtype=torch.float64) for d in data])
+        e = ours.explain()
+        assert (e.graph_count, e.break_count) == (theirs.graph_count, theirs.graph_break_count)
+
+    compiles = []
+    f = torch.compile(lambda x: (x * 2).sum(), backend=lambda gm, ex: compiles.append(1) or gm)
+    cf = tg.static.compile(lambda x: (x * 2).sum())
+    for n in (3, 5, 7, 11):  # static, then one recompile that makes the size dynamic
+        f(torch.ones(n, dtype=torch.float64))
+        cf(tg.ones(n))
+    assert len(cf.compiles) == len(compiles) == 2
+
+
+# --- the house errors, exact text -----------------------------------------------------
+
+
+def test_error_texts():
+    here = "tests/static/test_compile.py, line"
+
+    def kw_only(x, *, k):
+        return x * k
+
+    def returns_a_dict(x):
+        return {"y": x * 2}
+
+    def backward_inside(w):
+        loss = (w * w).sum()
+        loss.backward()
+        return loss
+
+    cases = [
+        (
+            lambda: tg.static.compile(branchy)(tg.ones(2), j=1),
+            TypeError,
+            "tg.static.compile: got an unexpected keyword argument 'j'\n  built at: " + here,
+        ),
+        (
+            lambda: tg.static.compile(kw_only)(tg.ones(2), k=2.0),
+            TypeError,
+            "tg.static.compile: keyword-only arguments ['k'] cannot be guarded here\n"
+            "  built at: " + here,
+        ),
+        (
+            lambda: tg.static.compile(lambda x, s: x)(tg.ones(2), [1, 2]),
+            tg.static.TracingError,
+            "tg.static.compile: argument 's' is a list, which is neither a tensor nor hashable, "
+            "so no guard can check it\n  built at: " + here,
+        ),
+        (
+            lambda: tg.static.compile(returns_a_dict)(tg.ones(2)),
+            tg.static.TracingError,
+            "tg.static.compile: the function returned a dict; a compiled function returns "
+            "Tensors, Python numbers or a tuple of them\n  hint: return a Tensor or a tuple of "
+            "Tensors",
+        ),
+        (
+            lambda: tg.static.compile(backward_inside)(tg.ones(2, requires_grad=True)),
+            tg.static.TracingError,
+            "tg.static.compile: backward() or tg.grad() ran inside a compiled function: a replay "
+            "runs the captured graphs, not your Python, so it would not run again\n"
+            f"  built at: {line_of(backward_inside, 'loss.backward()')}\n"
+            "  hint: call backward() on the compiled function's result, outside it",
+        ),
+    ]
+    for call, kind, text in cases:
+        with pytest.raises(kind) as err:
+            call()
+        assert str(err.value).startswith(text), str(err.value)
+
+
+def test_explain_lists_each_path_through_the_graphs():
+    cf = tg.static.compile(three_ifs)
+    for v in ([3.0, 3.0], [-3.0, -3.0], [3.0, 3.0]):
+        cf(tg.tensor(v))
+    text = str(cf.explain())
+    paths = text.split("Paths")[1].split("\n\n")[0].splitlines()[1:]
+    assert paths == [
+        "  graph 0 -> break 1 gave True -> graph 1 -> break 2 gave True -> graph 2 -> "
+        "break 3 gave True -> graph 3 -> return",
+        "  graph 0 -> break 1 gave False -> graph 4 -> break 4 gave False -> graph 5 -> "
+        "break 5 gave False -> graph 6 -> return",  # break 1 (after graph 0) is shared
+    ]
+
+
+def detached(x):
+    return (x.detach() * x).sum()
+
+
+def no_grad_inside(x):
+    with tg.no_grad():
+        target = x * 2  # a target: no gradient flows through it
+    return ((x - target) ** 2).sum()
+
+
+@pytest.mark.parametrize("fn", [detached, no_grad_inside])
+def test_gradients_that_stop_inside_are_honoured(fn):
+    cf = tg.static.compile(fn)
+    for seed in range(3):
+        a = tg.tensor(rand(3, seed=seed).data, requires_grad=True)
+        b = tg.tensor(a.data, requires_grad=True)
+        fn(a).backward()
+        cf(b).backward()
+        same(b.grad, a.grad)
+    with tg.no_grad():  # no gradients needed: the graphs replay
+        same(cf(a), fn(a))
+        same(cf(b), fn(b))
+    e = cf.explain()
+    assert cf.eager_calls == 2 and cf.replays == 1
+    assert e.notes[0].startswith("call 2: gradients stop inside the function (detach() or no_grad")
+    assert e.compiles[1].reason == (
+        "what the function read changed: grad mode is False, the last trace read True"
+    )

@@ -6,10 +6,11 @@
   model changes. An `if` on a traced value freezes a branch (`TracerWarning`).
 - `placeholder` and `Graph` build a graph first and feed it values later (`run`).
 - `cond` and `while_loop` keep data-dependent control flow inside the graph.
-- `compile(fn)` is a small torch.compile: it captures what it can, *breaks the graph*
-  where Python reads a tensor's value (and runs that Python between the graphs),
-  guards and recompiles with a stated reason, makes a changed size dynamic, refuses
-  breaks with `fullgraph=True`, and `explain()`s itself.
+- `compile(fn)` is a small torch.compile (module `compiler`, as torch's): it captures
+  what it can and *breaks the graph* where Python reads a tensor's value; a replay
+  reads that value from the graph before the break and runs the graph that followed
+  it. It guards and recompiles with a stated reason, makes a changed size dynamic,
+  refuses breaks with `fullgraph=True`, and `explain()`s itself.
 - `StaticGraph.grad()` / `tg.static.grad` derive backward programs from each op's own
   backward rule; `save` / `load` export to JSON + .npz; `fold_constants` and
   `eliminate_dead_code` optimise.
@@ -19,7 +20,7 @@ even `nn`: a deployed graph loads without any layer code).
 """
 
 from ..core.errors import TracingError
-from .compile import CompiledFn, compile  # noqa: A004 - torch.compile's name, as tg.static.compile
+from .compiler import CompiledFn, compile  # noqa: A004 - torch.compile's name
 from .control_flow import cond, while_loop
 from .function import CacheInfo, StaticFunction, function
 from .io import FormatError, load

@@ -125,6 +125,8 @@ class CaptureTracer(Tracer):
         self.fullgraph = fullgraph
         self.breaks: list[tuple[int, Break]] = []  # (number of eqns before it, break)
         self.untracked: list[str] = []  # Python reads of tensors no recorded op made
+        self.grad_vars: set = set()  # vars whose tensor required grad when recorded
+        self.grad_stop: str | None = None  # where gradients stopped inside (no_grad, detach)
 
     def concrete(self, t: Tensor, kind: str) -> None:
         vid = self.find(t)
@@ -145,6 +147,24 @@ class CaptureTracer(Tracer):
         if self.fullgraph:
             raise TracingError(fullgraph_message(brk))
         self.breaks.append((len(self.program.eqns), brk))
+
+    def _bind(self, t: Tensor, vid: int) -> None:
+        super()._bind(t, vid)
+        if t.requires_grad:
+            self.grad_vars.add(vid)
+
+    def record(self, cls: type, args: tuple, kwargs: dict, out: Tensor) -> None:
+        super().record(cls, args, kwargs, out)
+        if self.grad_stop is not None:
+            return
+        # A gradient that stops inside the function (x.detach(), ops under no_grad) has no
+        # op in the graph: a replayed graph would send gradients through. Remember where.
+        for a in args:
+            if not isinstance(a, Tensor) or self.find(a) not in self.grad_vars:
+                continue
+            if not a.requires_grad or (out.dtype.kind == "f" and not out.requires_grad):
+                self.grad_stop = str(source.resolve(source.capture(2)))
+                return
 
     def eager_backward(self) -> None:
         raise TracingError(
@@ -264,6 +284,7 @@ class Path:
     consts: dict  # every constant of the capture (an output may be one)
     lifted_names: dict = field(default_factory=dict)  # var id -> name, for messages
     derived: bool = False  # re-specialised from captures at other sizes (symbolic.py)
+    grad_stop: str | None = None  # where gradients stop inside: replay cannot (see record)
     samples: tuple = ()  # if derived: the sizes of the two captures it came from
 
 
@@ -279,7 +300,9 @@ def split(tr: CaptureTracer, result: Any, name: str, arg_vars: list) -> Path:
         start = stop
     lifted = {tr.find(t): t for t in tr.lifted}
     names = {vid: prog.vars[vid].name for vid in lifted}
-    return Path(regions, outcomes, outputs, structure, arg_vars, lifted, dict(prog.consts), names)
+    path = Path(regions, outcomes, outputs, structure, arg_vars, lifted, dict(prog.consts), names)
+    path.grad_stop = tr.grad_stop
+    return path
 
 
 def _region(prog: Program, eqns: list, brk: Break | None, name: str) -> Region:
@@ -321,6 +344,7 @@ class PathTree:
         self.lifted: dict = {}  # var id -> captured tensor, over all paths
         self.lifted_types: dict = {}  # var id -> (shape, dtype) when captured
         self.lifted_names: dict = {}  # var id -> its name in the graphs
+        self.grad_stop: str | None = None  # a path stops gradients inside (capture.record)
 
     def regions(self) -> list:
         """Every distinct region, in the order the paths reach them."""
@@ -340,6 +364,7 @@ class PathTree:
             for k in range(min(len(path.regions), len(other.regions))):
                 if not other.regions[k].same_as(path.regions[k]):
                     self.paths, self.lifted, self.lifted_types = [], {}, {}
+                    self.lifted_names, self.grad_stop = {}, None
                     self._add(path)
                     return (
                         f"the ops after {_where(other, k)} differ from an earlier capture's "
@@ -357,9 +382,10 @@ class PathTree:
 
     def _add(self, path: Path) -> None:
         self.paths.append(path)
+        self.grad_stop = self.grad_stop or path.grad_stop
         for vid, t in path.lifted.items():
             self.lifted[vid] = t
-            self.lifted_types[vid] = (t.shape, t.dtype)
+            self.lifted_types[vid] = (t.shape, t.dtype, t.requires_grad)
             self.lifted_names[vid] = path.lifted_names.get(vid)
         self._update_exports()
         for i, r in enumerate(self.regions()):  # graphs numbered in the order paths reach them
@@ -370,11 +396,17 @@ class PathTree:
     def stale(self) -> str | None:
         """Why a captured tensor (a parameter) no longer fits the graphs, or None."""
         for vid, t in self.lifted.items():
-            shape, dtype = self.lifted_types[vid]
+            shape, dtype, requires_grad = self.lifted_types[vid]
+            name = self.lifted_names.get(vid, "captured")
             if t.shape != shape or t.dtype != dtype:
                 return (
-                    f"captured tensor {self.lifted_names.get(vid, 'captured')!r} now has "
-                    f"shape {t.shape!r} {t.dtype.name}, the capture saw {shape!r} {dtype.name}"
+                    f"captured tensor {name!r} now has shape {t.shape!r} {t.dtype.name}, "
+                    f"the capture saw {shape!r} {dtype.name}"
+                )
+            if t.requires_grad != requires_grad:  # which gradients stop inside depends on it
+                return (
+                    f"captured tensor {name!r}.requires_grad changed from {requires_grad} to "
+                    f"{t.requires_grad}"
                 )
         return None
 

@@ -110,7 +110,7 @@ def _guards(f: Any, tree: PathTree | None) -> list:
     for label, d in entry.state.items():
         lines.append(_state_text(label, d))
     if tree is not None:
-        for vid, (shape, dtype) in tree.lifted_types.items():
+        for vid, (shape, dtype, _) in tree.lifted_types.items():
             if tree.lifted_names.get(vid) in entry.state:
                 continue  # a module's parameter: its guard is listed above
             lines.append(
@@ -121,7 +121,7 @@ def _guards(f: Any, tree: PathTree | None) -> list:
 
 
 def _arg_names(f: Any, n: int) -> list:
-    from .compile import _arg_names as names
+    from .compiler import _arg_names as names
 
     return names(f.fn, n)
 
@@ -165,6 +165,10 @@ def _text(f: Any, e: Explanation, regions: list, graph_of: dict) -> str:
         for k, b in enumerate(e.breaks, 1):
             after = f"after graph {b.after_graph}" if b.after_graph is not None else "before any op"
             lines.append(f"  break {k} ({after}): {b}")
+        lines.append("")
+        lines.append("Paths (each capture: the graphs it runs and the value read at each break):")
+        break_of = {id(r): k for k, r in enumerate((r for r in regions if r.brk), 1)}
+        lines.extend(f"  {_path_text(p, graph_of, break_of)}" for p in f._tree().paths)
     lines.append("")
     lines.append("Guards (checked before a call replays; a failed one recompiles):")
     lines.extend(f"  {g}" for g in e.guards or ["(none: not called yet)"])
@@ -199,3 +203,19 @@ def _text(f: Any, e: Explanation, regions: list, graph_of: dict) -> str:
 
 def _n(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _path_text(path: Any, graph_of: dict, break_of: dict) -> str:
+    """`graph 0 -> break 1 gave True -> graph 1 -> return`: one path through the tree."""
+    parts = []
+    for k, r in enumerate(path.regions):
+        if id(r) in graph_of:
+            parts.append(f"graph {graph_of[id(r)]}")
+        if k < len(path.outcomes):
+            parts.append(f"break {break_of[id(r)]} gave {_short(path.outcomes[k])}")
+    return " -> ".join(parts + ["return"]) + (" [re-specialised]" if path.derived else "")
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 24 else text[:21] + "..."

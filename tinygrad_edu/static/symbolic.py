@@ -94,7 +94,7 @@ def _from_pair(earlier: list, b: tuple, pb: Path, c: tuple) -> Path | None:
             path = _Substitute(a, b, c).path(pa, pb)
         except _NotSymbolicError:
             continue
-        path.derived, path.samples = True, (a, b)
+        path.derived, path.samples, path.grad_stop = True, (a, b), pa.grad_stop
         return path
     return None
 

@@ -58,7 +58,7 @@ class _Entry:
     state: dict  # guards.state(): what else the function read
     trees: dict = field(default_factory=dict)  # sizes of the dynamic dims -> PathTree
     eager: str | None = None  # why calls under these guards run eagerly (never captured)
-    full: bool = False  # MAX_CAPTURES reached: a call that misses runs eagerly
+    said: list = field(default_factory=list)  # why calls ran eagerly (each noted once)
 
     def captures(self) -> int:
         """Real captures (re-specialised paths are not)."""
@@ -76,6 +76,25 @@ def _arg_names(fn: Any, n: int) -> list:
     except (TypeError, ValueError):
         params = []
     return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
+
+
+def _positional(fn: Any, args: tuple, kwargs: dict) -> tuple:
+    """Keyword arguments in their positions, so the guards see one argument list."""
+    target = fn.forward if guards.is_module(fn) else fn
+    try:
+        bound = inspect.signature(target).bind(*args, **kwargs)
+    except (TypeError, ValueError) as e:
+        raise TypeError(message("tg.static.compile", str(e), source.here())) from None
+    if bound.kwargs:  # keyword-only parameters have no position
+        raise TypeError(
+            message(
+                "tg.static.compile",
+                f"keyword-only arguments {list(bound.kwargs)} cannot be guarded here",
+                source.here(),
+                "make them ordinary parameters, or pass them by position",
+            )
+        )
+    return bound.args
 
 
 def _part(x: Any, name: str) -> tuple:
@@ -113,16 +132,52 @@ class CompiledFn:
         self._last: tuple | None = None  # (entry, sizes, parts) of the last call
         self._names: dict = {}  # number of arguments -> their names
 
+    def __getattr__(self, attr: str) -> Any:
+        # a compiled module still reads as the module (net.parameters() for an optimizer),
+        # as torch.compile's wrapper does; only asked for what this object lacks
+        fn = self.__dict__.get("fn")
+        if fn is None or attr.startswith("__") or not guards.is_module(fn):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
+        return getattr(fn, attr)
+
     @property
     def name(self) -> str:
         return getattr(self.fn, "__name__", None) or type(self.fn).__name__.lower()
 
     # --- calling -------------------------------------------------------------------------
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if current() is not None:  # inside another trace: let it record the ops themselves
-            return self.fn(*args)
+            return self.fn(*args, **kwargs)
+        if kwargs:
+            args = _positional(self.fn, args, kwargs)
         self.calls += 1
+        entry, parts, names, labels, reason = self._check_guards(args)
+        if entry.eager:
+            self.eager_calls += 1
+            return self.fn(*args)  # its Python reads values no graph can compute
+        sizes = self._sizes(parts)
+        tree, reason = self._tree_for(entry, sizes, parts, names, reason)
+        self._last = (entry, sizes, parts)
+        if reason is None and tree.grad_stop and self._needs_grad(tree, args):
+            return self._eager(
+                entry,
+                f"gradients stop inside the function (detach() or no_grad, at "
+                f"{tree.grad_stop}), which a replayed graph cannot do, so calls that need "
+                "gradients run eagerly",
+                args,
+            )
+        if reason is None:
+            out = self._replay(tree, args)
+            if not isinstance(out, Miss):
+                self.replays += 1
+                return out[0]
+            reason = _miss_reason(out)
+        return self._capture(entry, sizes, parts, args, labels, reason)
+
+    def _check_guards(self, args: tuple) -> tuple:
+        """`(entry, parts, names, labels, reason)`: the cache entry whose guards hold (or a
+        new one, and why no entry did); `parts` are the arguments as the guards see them."""
         names = self._names.get(len(args))
         if names is None:  # inspect.signature is slow: once per number of arguments
             names = self._names[len(args)] = _arg_names(self.fn, len(args))
@@ -133,11 +188,16 @@ class CompiledFn:
                     self.dynamic_dims.setdefault(i, set()).update(range(len(p[1])))
         statics = {n: a for a, n in zip(args, names) if not _is_array(a)}
         now, labels = guards.state(self.fn, statics)
+        # as torch.compile's global-state guard: which gradients stop inside depends on it
+        now["grad mode"] = guards.describe(is_grad_enabled())
         entry, reason = self._entry_for(parts, now, names)
-        if entry.eager:
-            self.eager_calls += 1
-            return self.fn(*args)  # its Python reads values no graph can compute
-        sizes = self._sizes(parts)
+        return entry, parts, names, labels, reason
+
+    def _tree_for(
+        self, entry: _Entry, sizes: tuple, parts: list, names: list, reason: str | None
+    ) -> tuple:
+        """`(tree, reason)`: the captures for these sizes (re-specialised from other sizes
+        if need be), or why the call must capture."""
         tree = entry.trees.get(sizes)
         if tree is None and reason is None:
             tree, text = symbolic.respecialise(entry.trees, sizes, self._dim_names(names))
@@ -151,21 +211,25 @@ class CompiledFn:
             reason = tree.stale()
             if reason is not None:  # its graphs were made for the old shapes: start afresh
                 del entry.trees[sizes]
-        self._last = (entry, sizes, parts)
-        if reason is None:
-            out = self._replay(tree, args)
-            if not isinstance(out, Miss):
-                self.replays += 1
-                return out[0]
-            reason = _miss_reason(out)
-        return self._capture(entry, sizes, parts, args, labels, reason)
+        return tree, reason
+
+    def _needs_grad(self, tree: PathTree, args: tuple) -> bool:
+        return is_grad_enabled() and (
+            any(getattr(a, "requires_grad", False) for a in args if _is_array(a))
+            or any(t.requires_grad for t in tree.lifted.values())
+        )
+
+    def _eager(self, entry: _Entry, why: str, args: tuple) -> Any:
+        """Run the function eagerly (not captured, not replayed); say why once per entry."""
+        if why not in entry.said:
+            entry.said.append(why)
+            self.notes.append(f"call {self.calls}: {why}")
+        self.eager_calls += 1
+        return self.fn(*args)
 
     def _replay(self, tree: PathTree, args: tuple) -> Any:
         arrays = [a for a in args if _is_array(a)]
-        with_grad = is_grad_enabled() and (
-            any(getattr(a, "requires_grad", False) for a in arrays)
-            or any(t.requires_grad for t in tree.lifted.values())
-        )
+        with_grad = self._needs_grad(tree, args)
         env: dict = {}
         for vid, a in zip(tree.paths[0].inputs, arrays):
             if with_grad:
@@ -182,15 +246,12 @@ class CompiledFn:
     ) -> Any:
         """Run the function eagerly while capturing; file the new path under `entry`."""
         if entry.captures() >= MAX_CAPTURES:
-            if not entry.full:  # said once: a training loop would repeat it at every call
-                entry.full = True
-                self.notes.append(
-                    f"call {self.calls}: ran eagerly, not captured, as will every call that "
-                    f"needs a new capture under these guards: they have {MAX_CAPTURES} captures "
-                    f"already ({reason})"
-                )
-            self.eager_calls += 1
-            return self.fn(*args)
+            return self._eager(
+                entry,
+                f"ran eagerly, not captured, as will every call that needs a new "
+                f"capture under these guards: they have {MAX_CAPTURES} captures already",
+                args,
+            )
         result, tr, path = self._run_capturing(args, labels)
         if tr.untracked:
             entry.eager = (
@@ -419,7 +480,7 @@ def compile(  # noqa: A001 - torch.compile's name, as the lesson compares them
         >>> e.breaks[0].outcomes, [c.call for c in e.compiles]
         ([True, False], [1, 3])
         >>> print(e.recompiles[0])
-        the graph break at <doctest tinygrad_edu.static.compile.compile[1]>, line 5: if s > 0: gave False; the captured paths took True there
+        the graph break at <doctest tinygrad_edu.static.compiler.compile[1]>, line 5: if s > 0: gave False; the captured paths took True there
     """
     if fn is None:
         return lambda f: CompiledFn(f, fullgraph, dynamic)
