@@ -892,6 +892,96 @@ print(loss.item() < 0.1 * first, ypred.shape, [round(v) for v in ypred.tolist()]
 print(sum(p.numel() for p in model.parameters()))
 """
 
+MAKEMORE_STYLE = """
+import torch
+import torch.nn.functional as F
+
+words = ["emma", "olivia", "ava", "isabella", "sophia", "mia", "amelia", "ella"]
+chars = sorted(list(set("".join(words))))
+stoi = {s: i + 1 for i, s in enumerate(chars)}
+stoi["."] = 0
+itos = {i: s for s, i in stoi.items()}
+V = len(stoi)
+N = torch.zeros((V, V), dtype=torch.int32)
+for w in words:
+    chs = ["."] + list(w) + ["."]
+    for ch1, ch2 in zip(chs, chs[1:]):
+        N[stoi[ch1], stoi[ch2]] += 1
+print(N.sum().item(), N[0].tolist()[:5], N.dtype == torch.int32)
+P = (N + 1).float()
+P /= P.sum(1, keepdims=True)
+print(round(P[0].sum().item(), 5))
+log_likelihood = 0.0
+n = 0
+for w in words:
+    chs = ["."] + list(w) + ["."]
+    for ch1, ch2 in zip(chs, chs[1:]):
+        log_likelihood += torch.log(P[stoi[ch1], stoi[ch2]])
+        n += 1
+print(f"{(-log_likelihood / n).item():.4f}")
+g = torch.Generator().manual_seed(2147483647)
+ix = torch.multinomial(P[0], num_samples=1, replacement=True, generator=g).item()
+print(0 <= ix < V)
+
+xs, ys = [], []
+for w in words:
+    chs = ["."] + list(w) + ["."]
+    for ch1, ch2 in zip(chs, chs[1:]):
+        xs.append(stoi[ch1])
+        ys.append(stoi[ch2])
+xs = torch.tensor(xs)
+ys = torch.tensor(ys)
+num = xs.nelement()
+W = torch.linspace(-1, 1, V * V).reshape(V, V)
+W.requires_grad = True
+for k in range(20):
+    xenc = F.one_hot(xs, num_classes=V).float()
+    logits = xenc @ W
+    counts = logits.exp()
+    probs = counts / counts.sum(1, keepdims=True)
+    loss = -probs[torch.arange(num), ys].log().mean() + 0.01 * (W ** 2).mean()
+    W.grad = None
+    loss.backward()
+    W.data += -10 * W.grad
+print(f"{loss.item():.4f}")
+
+block_size = 3
+X, Y = [], []
+for w in words:
+    context = [0] * block_size
+    for ch in w + ".":
+        X.append(context)
+        Y.append(stoi[ch])
+        context = context[1:] + [stoi[ch]]
+X = torch.tensor(X)
+Y = torch.tensor(Y)
+print(X.shape, X.dtype, Y.shape)
+C = torch.linspace(-1, 1, V * 2).reshape(V, 2)
+W1 = torch.linspace(-0.5, 0.5, 6 * 20).reshape(6, 20)
+b1 = torch.zeros(20)
+W2 = torch.linspace(0.3, -0.3, 20 * V).reshape(20, V)
+b2 = torch.zeros(V)
+parameters = [C, W1, b1, W2, b2]
+for p in parameters:
+    p.requires_grad = True
+print(sum(p.nelement() for p in parameters))
+for i in range(30):
+    emb = C[X]
+    h = torch.tanh(emb.view(-1, 6) @ W1 + b1)
+    logits = h @ W2 + b2
+    loss = F.cross_entropy(logits, Y)
+    for p in parameters:
+        p.grad = None
+    loss.backward()
+    for p in parameters:
+        p.data += -0.5 * p.grad
+print(emb.shape, f"{loss.item():.4f}")
+lre = torch.linspace(-3, 0, 5)
+lrs = 10 ** lre
+print([round(v, 4) for v in lrs.tolist()])
+print(torch.cat([emb[:, 0, :], emb[:, 1, :], emb[:, 2, :]], 1).shape, len(torch.unbind(emb, 1)))
+"""
+
 PROGRAMS = {
     "poly_numpy_style": POLY_NUMPY_STYLE,
     "poly_autograd": POLY_AUTOGRAD,
@@ -913,4 +1003,5 @@ PROGRAMS = {
     "nn_really": NN_REALLY,
     "d2l_from_scratch": D2L_FROM_SCRATCH,
     "karpathy_style_mlp": KARPATHY_STYLE_MLP,
+    "makemore_style": MAKEMORE_STYLE,
 }
