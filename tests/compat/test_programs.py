@@ -18,7 +18,7 @@ import pytest
 
 import tinygrad_edu
 
-from .programs import PROGRAMS
+from .programs import KNOWN_GAPS, PROGRAMS
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
@@ -144,3 +144,14 @@ def test_the_comparison_can_fail():
     )
     assert differences("torch.int64\n", "int32\n")
     assert tinygrad_edu.__name__ == "tinygrad_edu"
+
+
+@pytest.mark.parametrize("name", KNOWN_GAPS)
+def test_known_gap_still_fails(name):
+    source, reason = KNOWN_GAPS[name]
+    theirs = run(source, ours=False)
+    try:
+        ours = run(source, ours=True)
+    except Exception:  # noqa: BLE001 - any failure is the gap we know about
+        return
+    assert differences(theirs, ours), f"{name} runs now ({reason} was fixed): move it to PROGRAMS"
