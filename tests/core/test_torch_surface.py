@@ -81,26 +81,40 @@ UNARY = [
         lambda t: t.clone().to(torch.float64).to("cpu").cpu(),
     ),
     ("prod", lambda t: t.prod(), lambda t: t.prod()),
-    ("prod-dim-keep", lambda t: tg.prod(t, 1, keepdim=True),
-     lambda t: torch.prod(t, 1, keepdim=True)),
-    ("prod-with-zero", lambda t: (t * tg.tensor([1.0, 0.0, 1.0])).prod(1),
-     lambda t: (t * torch.tensor([1.0, 0.0, 1.0], dtype=torch.float64)).prod(1)),
+    (
+        "prod-dim-keep",
+        lambda t: tg.prod(t, 1, keepdim=True),
+        lambda t: torch.prod(t, 1, keepdim=True),
+    ),
+    (
+        "prod-with-zero",
+        lambda t: (t * tg.tensor([1.0, 0.0, 1.0])).prod(1),
+        lambda t: (t * torch.tensor([1.0, 0.0, 1.0], dtype=torch.float64)).prod(1),
+    ),
     ("cumsum", lambda t: t.cumsum(1), lambda t: t.cumsum(1)),
     ("cumsum-fn", lambda t: tg.cumsum(t, 0), lambda t: torch.cumsum(t, 0)),
-    ("sort", lambda t: t.sort(1, descending=True).values,
-     lambda t: t.sort(1, descending=True).values),
+    (
+        "sort",
+        lambda t: t.sort(1, descending=True).values,
+        lambda t: t.sort(1, descending=True).values,
+    ),
     ("tril", lambda t: t.tril(), lambda t: t.tril()),
     ("triu-fn", lambda t: tg.triu(t, 1), lambda t: torch.triu(t, 1)),
     ("split", lambda t: t.split(2, 1)[1], lambda t: t.split(2, 1)[1]),
     ("chunk", lambda t: tg.chunk(t, 2, 1)[0], lambda t: torch.chunk(t, 2, 1)[0]),
     ("unbind", lambda t: t.unbind(1)[2], lambda t: t.unbind(1)[2]),
     ("repeat", lambda t: t.repeat(2, 1, 3), lambda t: t.repeat(2, 1, 3)),
-    ("round-sign", lambda t: t.round() + t.sign() + t.floor() + t.ceil(),
-     lambda t: t.round() + t.sign() + t.floor() + t.ceil()),
-    ("log1p-expm1", lambda t: t.abs().log1p() + t.expm1(),
-     lambda t: t.abs().log1p() + t.expm1()),
-    ("movedim", lambda t: t.reshape(2, 3, 1).movedim(1, 0),
-     lambda t: t.reshape(2, 3, 1).movedim(1, 0)),
+    (
+        "round-sign",
+        lambda t: t.round() + t.sign() + t.floor() + t.ceil(),
+        lambda t: t.round() + t.sign() + t.floor() + t.ceil(),
+    ),
+    ("log1p-expm1", lambda t: t.abs().log1p() + t.expm1(), lambda t: t.abs().log1p() + t.expm1()),
+    (
+        "movedim",
+        lambda t: t.reshape(2, 3, 1).movedim(1, 0),
+        lambda t: t.reshape(2, 3, 1).movedim(1, 0),
+    ),
 ]
 
 
@@ -341,8 +355,9 @@ def test_data_minus_equals_updates_the_numbers_as_in_pytorch():
     assert (a < w).tolist() == [False, True]
     with pytest.raises(TypeError) as e:
         np.exp(w)
-    assert str(e.value).startswith("np.exp: numpy cannot compute np.exp of a Tensor: the "
-                                   "result would leave the graph")
+    assert str(e.value).startswith(
+        "np.exp: numpy cannot compute np.exp of a Tensor: the result would leave the graph"
+    )
 
 
 def test_argsort_and_multinomial():

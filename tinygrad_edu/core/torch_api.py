@@ -164,9 +164,17 @@ def _parse_to(t: Any, args: tuple, kwargs: dict) -> Any:
     return dtype
 
 
-_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-               "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
-               "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+_TYPE_NAMES = {
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "int64": "LongTensor",
+    "int32": "IntTensor",
+    "int16": "ShortTensor",
+    "int8": "CharTensor",
+    "uint8": "ByteTensor",
+    "bool": "BoolTensor",
+}
 
 
 class TorchMethods:
@@ -358,8 +366,11 @@ class TorchMethods:
             x = x[..., 0::2] * x[..., 1::2]
         out = x.squeeze(-1) if x.shape[-1] == 1 else x.sum(-1) * 0 + 1  # empty product: 1
         if keepdim:
-            out = out.unsqueeze(_dim(self, dim, "prod")) if dim is not None else out.reshape(
-                (1,) * self.ndim)
+            out = (
+                out.unsqueeze(_dim(self, dim, "prod"))
+                if dim is not None
+                else out.reshape((1,) * self.ndim)
+            )
         return out
 
     def cumsum(self, dim: int) -> Any:
@@ -387,8 +398,11 @@ class TorchMethods:
         """Pieces of `split_size` along `dim` (the last may be smaller), or of the given sizes."""
         d = _dim(self, dim, "split")
         n = self.shape[d]
-        sizes = [split_size] * (n // split_size) + ([n % split_size] if n % split_size else []) \
-            if isinstance(split_size, numbers.Integral) else list(split_size)
+        sizes = (
+            [split_size] * (n // split_size) + ([n % split_size] if n % split_size else [])
+            if isinstance(split_size, numbers.Integral)
+            else list(split_size)
+        )
         cuts = np.cumsum([0, *sizes])
         index = (slice(None),) * d
         return tuple(self[(*index, slice(int(a), int(b)))] for a, b in zip(cuts[:-1], cuts[1:]))
@@ -403,8 +417,9 @@ class TorchMethods:
 
     def repeat(self, *sizes: Any) -> Any:
         """Tile the tensor `sizes[i]` times along axis i (numpy's tile), as `torch.repeat`."""
-        sizes = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) \
-            else sizes
+        sizes = (
+            tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
+        )
         shape = (1,) * (len(sizes) - self.ndim) + self.shape
         # (s0, s1) -> (1, s0, 1, s1) -> expand to (r0, s0, r1, s1) -> (r0 s0, r1 s1)
         x = self.reshape(tuple(v for n in shape for v in (1, n)))
@@ -554,8 +569,9 @@ def _constant_like(t: Any, values: np.ndarray) -> Any:
     return t * 0 + out if t.requires_grad else out
 
 
-def multinomial(probs: Any, num_samples: int, replacement: bool = False, *,
-                generator: Any = None) -> Any:
+def multinomial(
+    probs: Any, num_samples: int, replacement: bool = False, *, generator: Any = None
+) -> Any:
     r"""Draw `num_samples` class indices per row, with probability proportional to `probs`.
 
     Example:
@@ -569,11 +585,17 @@ def multinomial(probs: Any, num_samples: int, replacement: bool = False, *,
     p = np.asarray(probs.data if isinstance(probs, _Tensor) else probs, dtype=np.float64)
     rows = p.reshape(-1, p.shape[-1])
     if (rows < 0).any() or not np.isfinite(rows).all() or (rows.sum(1) <= 0).any():
-        raise ValueError(message("multinomial", "probabilities must be finite, non-negative "
-                                 "and not all zero in a row", source.here()))
+        raise ValueError(
+            message(
+                "multinomial",
+                "probabilities must be finite, non-negative and not all zero in a row",
+                source.here(),
+            )
+        )
     rng = _rng(generator)
-    out = np.stack([rng.choice(len(r), size=num_samples, replace=replacement, p=r / r.sum())
-                    for r in rows])
+    out = np.stack(
+        [rng.choice(len(r), size=num_samples, replace=replacement, p=r / r.sum()) for r in rows]
+    )
     return _Tensor._make(out.reshape(p.shape[:-1] + (num_samples,)).astype(np.int64))
 
 
