@@ -982,6 +982,115 @@ print([round(v, 4) for v in lrs.tolist()])
 print(torch.cat([emb[:, 0, :], emb[:, 1, :], emb[:, 2, :]], 1).shape, len(torch.unbind(emb, 1)))
 """
 
+DYNAMIC_NET = """
+import math
+import random
+import torch
+
+
+class DynamicNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Parameter(torch.tensor(0.1))
+        self.b = torch.nn.Parameter(torch.tensor(0.5))
+        self.c = torch.nn.Parameter(torch.tensor(-0.1))
+        self.d = torch.nn.Parameter(torch.tensor(-0.05))
+        self.e = torch.nn.Parameter(torch.tensor(0.01))
+
+    def forward(self, x):
+        y = self.a + self.b * x + self.c * x ** 2 + self.d * x ** 3
+        for exp in range(4, random.randint(4, 6)):
+            y = y + self.e * x ** exp
+        return y
+
+    def string(self):
+        return (f"y = {self.a.item():.3f} + {self.b.item():.3f} x + {self.c.item():.3f} x^2 + "
+                f"{self.d.item():.3f} x^3 + {self.e.item():.4f} x^4 ? + {self.e.item():.4f} x^5 ?")
+
+
+random.seed(0)
+x = torch.linspace(-math.pi, math.pi, 2000)
+y = torch.sin(x)
+model = DynamicNet()
+criterion = torch.nn.MSELoss(reduction="sum")
+optimizer = torch.optim.SGD(model.parameters(), lr=1e-8, momentum=0.9)
+for t in range(300):
+    y_pred = model(x)
+    loss = criterion(y_pred, y)
+    if t % 100 == 99:
+        print(t, round(loss.item(), 1))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+print(f"Result: {model.string()}")
+print([n for n, _ in model.named_parameters()], model.a.shape)
+"""
+
+LSTM_TAGGER = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.optim as optim
+
+torch.manual_seed(1)
+
+
+def prepare_sequence(seq, to_ix):
+    idxs = [to_ix[w] for w in seq]
+    return torch.tensor(idxs, dtype=torch.long)
+
+
+training_data = [
+    ("The dog ate the apple".split(), ["DET", "NN", "V", "DET", "NN"]),
+    ("Everybody read that book".split(), ["NN", "V", "DET", "NN"]),
+]
+word_to_ix = {}
+for sent, tags in training_data:
+    for word in sent:
+        if word not in word_to_ix:
+            word_to_ix[word] = len(word_to_ix)
+tag_to_ix = {"DET": 0, "NN": 1, "V": 2}
+
+
+class LSTMTagger(nn.Module):
+    def __init__(self, embedding_dim, hidden_dim, vocab_size, tagset_size):
+        super(LSTMTagger, self).__init__()
+        self.hidden_dim = hidden_dim
+        self.word_embeddings = nn.Embedding(vocab_size, embedding_dim)
+        self.lstm = nn.LSTM(embedding_dim, hidden_dim)
+        self.hidden2tag = nn.Linear(hidden_dim, tagset_size)
+
+    def forward(self, sentence):
+        embeds = self.word_embeddings(sentence)
+        lstm_out, _ = self.lstm(embeds.view(len(sentence), 1, -1))
+        tag_space = self.hidden2tag(lstm_out.view(len(sentence), -1))
+        tag_scores = F.log_softmax(tag_space, dim=1)
+        return tag_scores
+
+
+model = LSTMTagger(6, 6, len(word_to_ix), len(tag_to_ix))
+loss_function = nn.NLLLoss()
+optimizer = optim.SGD(model.parameters(), lr=0.3)
+with torch.no_grad():
+    inputs = prepare_sequence(training_data[0][0], word_to_ix)
+    tag_scores = model(inputs)
+    print(tag_scores.shape, bool(torch.allclose(tag_scores.exp().sum(1), torch.ones(5))))
+for epoch in range(100):
+    for sentence, tags in training_data:
+        model.zero_grad()
+        sentence_in = prepare_sequence(sentence, word_to_ix)
+        targets = prepare_sequence(tags, tag_to_ix)
+        tag_scores = model(sentence_in)
+        loss = loss_function(tag_scores, targets)
+        loss.backward()
+        optimizer.step()
+with torch.no_grad():
+    inputs = prepare_sequence(training_data[0][0], word_to_ix)
+    tag_scores = model(inputs)
+    print(tag_scores.argmax(dim=1).tolist())
+print(model)
+"""
+
 PROGRAMS = {
     "poly_numpy_style": POLY_NUMPY_STYLE,
     "poly_autograd": POLY_AUTOGRAD,
@@ -1004,6 +1113,8 @@ PROGRAMS = {
     "d2l_from_scratch": D2L_FROM_SCRATCH,
     "karpathy_style_mlp": KARPATHY_STYLE_MLP,
     "makemore_style": MAKEMORE_STYLE,
+    "dynamic_net": DYNAMIC_NET,
+    "lstm_tagger": LSTM_TAGGER,
 }
 
 
