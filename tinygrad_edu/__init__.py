@@ -12,7 +12,7 @@ from typing import Any
 
 from .core import *  # noqa: F403 - the public core names, listed in core.__all__
 from .core import __all__ as _core_all
-from .core import abs, bool, float, int, max, min, pow, sum  # noqa: A004, F401 - core.SHADOWING
+from .core import abs, bool, float, int, max, min, pow, round, sum  # noqa: A004, F401
 
 __version__ = "0.1.0"
 

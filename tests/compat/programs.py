@@ -892,6 +892,205 @@ print(loss.item() < 0.1 * first, ypred.shape, [round(v) for v in ypred.tolist()]
 print(sum(p.numel() for p in model.parameters()))
 """
 
+MAKEMORE_STYLE = """
+import torch
+import torch.nn.functional as F
+
+words = ["emma", "olivia", "ava", "isabella", "sophia", "mia", "amelia", "ella"]
+chars = sorted(list(set("".join(words))))
+stoi = {s: i + 1 for i, s in enumerate(chars)}
+stoi["."] = 0
+itos = {i: s for s, i in stoi.items()}
+V = len(stoi)
+N = torch.zeros((V, V), dtype=torch.int32)
+for w in words:
+    chs = ["."] + list(w) + ["."]
+    for ch1, ch2 in zip(chs, chs[1:]):
+        N[stoi[ch1], stoi[ch2]] += 1
+print(N.sum().item(), N[0].tolist()[:5], N.dtype == torch.int32)
+P = (N + 1).float()
+P /= P.sum(1, keepdims=True)
+print(round(P[0].sum().item(), 5))
+log_likelihood = 0.0
+n = 0
+for w in words:
+    chs = ["."] + list(w) + ["."]
+    for ch1, ch2 in zip(chs, chs[1:]):
+        log_likelihood += torch.log(P[stoi[ch1], stoi[ch2]])
+        n += 1
+print(f"{(-log_likelihood / n).item():.4f}")
+g = torch.Generator().manual_seed(2147483647)
+ix = torch.multinomial(P[0], num_samples=1, replacement=True, generator=g).item()
+print(0 <= ix < V)
+
+xs, ys = [], []
+for w in words:
+    chs = ["."] + list(w) + ["."]
+    for ch1, ch2 in zip(chs, chs[1:]):
+        xs.append(stoi[ch1])
+        ys.append(stoi[ch2])
+xs = torch.tensor(xs)
+ys = torch.tensor(ys)
+num = xs.nelement()
+W = torch.linspace(-1, 1, V * V).reshape(V, V)
+W.requires_grad = True
+for k in range(20):
+    xenc = F.one_hot(xs, num_classes=V).float()
+    logits = xenc @ W
+    counts = logits.exp()
+    probs = counts / counts.sum(1, keepdims=True)
+    loss = -probs[torch.arange(num), ys].log().mean() + 0.01 * (W ** 2).mean()
+    W.grad = None
+    loss.backward()
+    W.data += -10 * W.grad
+print(f"{loss.item():.4f}")
+
+block_size = 3
+X, Y = [], []
+for w in words:
+    context = [0] * block_size
+    for ch in w + ".":
+        X.append(context)
+        Y.append(stoi[ch])
+        context = context[1:] + [stoi[ch]]
+X = torch.tensor(X)
+Y = torch.tensor(Y)
+print(X.shape, X.dtype, Y.shape)
+C = torch.linspace(-1, 1, V * 2).reshape(V, 2)
+W1 = torch.linspace(-0.5, 0.5, 6 * 20).reshape(6, 20)
+b1 = torch.zeros(20)
+W2 = torch.linspace(0.3, -0.3, 20 * V).reshape(20, V)
+b2 = torch.zeros(V)
+parameters = [C, W1, b1, W2, b2]
+for p in parameters:
+    p.requires_grad = True
+print(sum(p.nelement() for p in parameters))
+for i in range(30):
+    emb = C[X]
+    h = torch.tanh(emb.view(-1, 6) @ W1 + b1)
+    logits = h @ W2 + b2
+    loss = F.cross_entropy(logits, Y)
+    for p in parameters:
+        p.grad = None
+    loss.backward()
+    for p in parameters:
+        p.data += -0.5 * p.grad
+print(emb.shape, f"{loss.item():.4f}")
+lre = torch.linspace(-3, 0, 5)
+lrs = 10 ** lre
+print([round(v, 4) for v in lrs.tolist()])
+print(torch.cat([emb[:, 0, :], emb[:, 1, :], emb[:, 2, :]], 1).shape, len(torch.unbind(emb, 1)))
+"""
+
+DYNAMIC_NET = """
+import math
+import random
+import torch
+
+
+class DynamicNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Parameter(torch.tensor(0.1))
+        self.b = torch.nn.Parameter(torch.tensor(0.5))
+        self.c = torch.nn.Parameter(torch.tensor(-0.1))
+        self.d = torch.nn.Parameter(torch.tensor(-0.05))
+        self.e = torch.nn.Parameter(torch.tensor(0.01))
+
+    def forward(self, x):
+        y = self.a + self.b * x + self.c * x ** 2 + self.d * x ** 3
+        for exp in range(4, random.randint(4, 6)):
+            y = y + self.e * x ** exp
+        return y
+
+    def string(self):
+        return (f"y = {self.a.item():.3f} + {self.b.item():.3f} x + {self.c.item():.3f} x^2 + "
+                f"{self.d.item():.3f} x^3 + {self.e.item():.4f} x^4 ? + {self.e.item():.4f} x^5 ?")
+
+
+random.seed(0)
+x = torch.linspace(-math.pi, math.pi, 2000)
+y = torch.sin(x)
+model = DynamicNet()
+criterion = torch.nn.MSELoss(reduction="sum")
+optimizer = torch.optim.SGD(model.parameters(), lr=1e-8, momentum=0.9)
+for t in range(300):
+    y_pred = model(x)
+    loss = criterion(y_pred, y)
+    if t % 100 == 99:
+        print(t, round(loss.item(), 1))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+print(f"Result: {model.string()}")
+print([n for n, _ in model.named_parameters()], model.a.shape)
+"""
+
+LSTM_TAGGER = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.optim as optim
+
+torch.manual_seed(1)
+
+
+def prepare_sequence(seq, to_ix):
+    idxs = [to_ix[w] for w in seq]
+    return torch.tensor(idxs, dtype=torch.long)
+
+
+training_data = [
+    ("The dog ate the apple".split(), ["DET", "NN", "V", "DET", "NN"]),
+    ("Everybody read that book".split(), ["NN", "V", "DET", "NN"]),
+]
+word_to_ix = {}
+for sent, tags in training_data:
+    for word in sent:
+        if word not in word_to_ix:
+            word_to_ix[word] = len(word_to_ix)
+tag_to_ix = {"DET": 0, "NN": 1, "V": 2}
+
+
+class LSTMTagger(nn.Module):
+    def __init__(self, embedding_dim, hidden_dim, vocab_size, tagset_size):
+        super(LSTMTagger, self).__init__()
+        self.hidden_dim = hidden_dim
+        self.word_embeddings = nn.Embedding(vocab_size, embedding_dim)
+        self.lstm = nn.LSTM(embedding_dim, hidden_dim)
+        self.hidden2tag = nn.Linear(hidden_dim, tagset_size)
+
+    def forward(self, sentence):
+        embeds = self.word_embeddings(sentence)
+        lstm_out, _ = self.lstm(embeds.view(len(sentence), 1, -1))
+        tag_space = self.hidden2tag(lstm_out.view(len(sentence), -1))
+        tag_scores = F.log_softmax(tag_space, dim=1)
+        return tag_scores
+
+
+model = LSTMTagger(6, 6, len(word_to_ix), len(tag_to_ix))
+loss_function = nn.NLLLoss()
+optimizer = optim.SGD(model.parameters(), lr=0.3)
+with torch.no_grad():
+    inputs = prepare_sequence(training_data[0][0], word_to_ix)
+    tag_scores = model(inputs)
+    print(tag_scores.shape, bool(torch.allclose(tag_scores.exp().sum(1), torch.ones(5))))
+for epoch in range(100):
+    for sentence, tags in training_data:
+        model.zero_grad()
+        sentence_in = prepare_sequence(sentence, word_to_ix)
+        targets = prepare_sequence(tags, tag_to_ix)
+        tag_scores = model(sentence_in)
+        loss = loss_function(tag_scores, targets)
+        loss.backward()
+        optimizer.step()
+with torch.no_grad():
+    inputs = prepare_sequence(training_data[0][0], word_to_ix)
+    tag_scores = model(inputs)
+    print(tag_scores.argmax(dim=1).tolist())
+print(model)
+"""
+
 PROGRAMS = {
     "poly_numpy_style": POLY_NUMPY_STYLE,
     "poly_autograd": POLY_AUTOGRAD,
@@ -913,4 +1112,86 @@ PROGRAMS = {
     "nn_really": NN_REALLY,
     "d2l_from_scratch": D2L_FROM_SCRATCH,
     "karpathy_style_mlp": KARPATHY_STYLE_MLP,
+    "makemore_style": MAKEMORE_STYLE,
+    "dynamic_net": DYNAMIC_NET,
+    "lstm_tagger": LSTM_TAGGER,
+}
+
+
+# Programs that do not run unchanged yet, each with the reason (docs/pytorch_compat.md).
+# test_programs.py checks that they still fail, so fixing one means moving it up.
+CHAR_RNN_CLASSIFIER = """
+import string
+import torch
+import torch.nn as nn
+
+all_letters = string.ascii_letters + " .,;'"
+n_letters = len(all_letters)
+
+
+def letterToIndex(letter):
+    return all_letters.find(letter)
+
+
+def lineToTensor(line):
+    tensor = torch.zeros(len(line), 1, n_letters)
+    for li, letter in enumerate(line):
+        tensor[li][0][letterToIndex(letter)] = 1
+    return tensor
+
+
+print(lineToTensor("Jones").size())
+
+
+class RNN(nn.Module):
+    def __init__(self, input_size, hidden_size, output_size):
+        super(RNN, self).__init__()
+        self.hidden_size = hidden_size
+        self.i2h = nn.Linear(input_size + hidden_size, hidden_size)
+        self.i2o = nn.Linear(input_size + hidden_size, output_size)
+        self.softmax = nn.LogSoftmax(dim=1)
+
+    def forward(self, input, hidden):
+        combined = torch.cat((input, hidden), 1)
+        hidden = self.i2h(combined)
+        output = self.i2o(combined)
+        output = self.softmax(output)
+        return output, hidden
+
+    def initHidden(self):
+        return torch.zeros(1, self.hidden_size)
+
+
+torch.manual_seed(0)
+rnn = RNN(n_letters, 16, 2)
+criterion = nn.NLLLoss()
+learning_rate = 0.05
+data = [("Jones", 0), ("Smith", 0), ("Rossi", 1), ("Bianchi", 1)]
+first = last = None
+for it in range(30):
+    total = 0.0
+    for name, label in data:
+        category_tensor = torch.tensor([label], dtype=torch.long)
+        line_tensor = lineToTensor(name)
+        hidden = rnn.initHidden()
+        rnn.zero_grad()
+        for i in range(line_tensor.size()[0]):
+            output, hidden = rnn(line_tensor[i], hidden)
+        loss = criterion(output, category_tensor)
+        loss.backward()
+        for p in rnn.parameters():
+            p.data.add_(p.grad.data, alpha=-learning_rate)
+        total += loss.item()
+    first = total if first is None else first
+    last = total
+print(last < first, output.shape)
+top_n, top_i = output.topk(1)
+print(top_i[0].item() in (0, 1))
+"""
+
+KNOWN_GAPS = {
+    "char_rnn_classifier": (
+        CHAR_RNN_CLASSIFIER,
+        "p.data.add_(...): .data is the numpy array, not a tensor",
+    ),
 }

@@ -80,6 +80,41 @@ UNARY = [
         lambda t: t.clone().to(tg.float64).to("cpu").cpu(),
         lambda t: t.clone().to(torch.float64).to("cpu").cpu(),
     ),
+    ("prod", lambda t: t.prod(), lambda t: t.prod()),
+    (
+        "prod-dim-keep",
+        lambda t: tg.prod(t, 1, keepdim=True),
+        lambda t: torch.prod(t, 1, keepdim=True),
+    ),
+    (
+        "prod-with-zero",
+        lambda t: (t * tg.tensor([1.0, 0.0, 1.0])).prod(1),
+        lambda t: (t * torch.tensor([1.0, 0.0, 1.0], dtype=torch.float64)).prod(1),
+    ),
+    ("cumsum", lambda t: t.cumsum(1), lambda t: t.cumsum(1)),
+    ("cumsum-fn", lambda t: tg.cumsum(t, 0), lambda t: torch.cumsum(t, 0)),
+    (
+        "sort",
+        lambda t: t.sort(1, descending=True).values,
+        lambda t: t.sort(1, descending=True).values,
+    ),
+    ("tril", lambda t: t.tril(), lambda t: t.tril()),
+    ("triu-fn", lambda t: tg.triu(t, 1), lambda t: torch.triu(t, 1)),
+    ("split", lambda t: t.split(2, 1)[1], lambda t: t.split(2, 1)[1]),
+    ("chunk", lambda t: tg.chunk(t, 2, 1)[0], lambda t: torch.chunk(t, 2, 1)[0]),
+    ("unbind", lambda t: t.unbind(1)[2], lambda t: t.unbind(1)[2]),
+    ("repeat", lambda t: t.repeat(2, 1, 3), lambda t: t.repeat(2, 1, 3)),
+    (
+        "round-sign",
+        lambda t: t.round() + t.sign() + t.floor() + t.ceil(),
+        lambda t: t.round() + t.sign() + t.floor() + t.ceil(),
+    ),
+    ("log1p-expm1", lambda t: t.abs().log1p() + t.expm1(), lambda t: t.abs().log1p() + t.expm1()),
+    (
+        "movedim",
+        lambda t: t.reshape(2, 3, 1).movedim(1, 0),
+        lambda t: t.reshape(2, 3, 1).movedim(1, 0),
+    ),
 ]
 
 
@@ -280,7 +315,7 @@ def test_saving_a_module_is_refused():
 def test_star_import_keeps_python_builtins():
     scope = {}
     exec("from tinygrad_edu import *", scope)
-    for name in ("float", "int", "bool", "sum", "max", "min", "abs", "pow"):
+    for name in ("float", "int", "bool", "sum", "max", "min", "abs", "pow", "round"):
         assert name not in scope
     assert tg.float is tg.float32 and tg.sum(tg.ones(2)).item() == 2.0
 
@@ -320,5 +355,17 @@ def test_data_minus_equals_updates_the_numbers_as_in_pytorch():
     assert (a < w).tolist() == [False, True]
     with pytest.raises(TypeError) as e:
         np.exp(w)
-    assert str(e.value).startswith("np.exp: numpy cannot compute np.exp of a Tensor: the "
-                                   "result would leave the graph")
+    assert str(e.value).startswith(
+        "np.exp: numpy cannot compute np.exp of a Tensor: the result would leave the graph"
+    )
+
+
+def test_argsort_and_multinomial():
+    a = np.array([[3.0, 1.0, 2.0], [0.0, 5.0, 5.0]])
+    assert tg.argsort(tg.tensor(a), 1).tolist() == torch.argsort(torch.tensor(a), 1).tolist()
+    g = tg.Generator().manual_seed(0)
+    draws = tg.multinomial(tg.tensor([0.2, 0.8]), 4000, replacement=True, generator=g)
+    assert draws.dtype == tg.int64 and abs(draws.float().mean().item() - 0.8) < 0.03
+    rows = tg.multinomial(tg.tensor([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]), 1)
+    assert rows.tolist() == [[1], [0]]
+    assert sorted(tg.multinomial(tg.ones(4), 4).tolist()) == [0, 1, 2, 3]  # no replacement

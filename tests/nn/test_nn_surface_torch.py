@@ -297,3 +297,40 @@ def test_module_to_and_device():
     net.double()
     with pytest.raises(ValueError, match="^Module.to: device 'cuda'"):
         net.to("cuda")
+
+
+def test_reprs_print_as_pytorchs():
+    def build(lib):
+        n = lib.nn
+        return [
+            n.Sequential(
+                n.Conv2d(1, 6, 5),
+                n.ReLU(),
+                n.MaxPool2d(2, 2),
+                n.Dropout(0.25),
+                n.Flatten(),
+                n.BatchNorm1d(4),
+                n.LayerNorm(4),
+                n.GELU(),
+                n.ELU(),
+                n.Softplus(),
+                n.LeakyReLU(0.2),
+                n.Embedding(10, 3, padding_idx=0),
+                n.RNN(3, 4, num_layers=2),
+                n.LSTM(3, 4, batch_first=True),
+                n.Softmax(dim=1),
+                n.AvgPool2d(2),
+                n.AdaptiveAvgPool2d(1),
+                n.Conv2d(3, 8, 3, stride=2, padding=1, bias=False),
+            ),
+            n.BatchNorm2d(3, affine=False, track_running_stats=False),
+            n.ModuleList([n.Linear(2, 2), n.Linear(2, 2), n.ReLU()]),
+            n.ModuleList(),
+            n.ModuleDict({"a": n.Linear(2, 2)}),
+            n.MSELoss(reduction="sum"),
+            n.CrossEntropyLoss(),
+            n.BCEWithLogitsLoss(),
+        ]
+
+    for ours, theirs in zip(build(tg), build(torch)):
+        assert repr(ours) == repr(theirs)

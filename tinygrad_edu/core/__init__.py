@@ -68,7 +68,7 @@ from .errors import (
 )
 from .function import AccumulateGrad, Function, Node
 from .functions import *  # noqa: F403 - torch.exp(x) and friends, listed in functions.__all__
-from .functions import abs, max, min, pow, sum  # noqa: A004, F401 - see SHADOWING below
+from .functions import abs, max, min, pow, round, sum  # noqa: A004, F401 - see SHADOWING
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import gradcheck
 from .serialization import load, save

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .tensor import Tensor
-from .torch_api import allclose, equal, gather, isclose, maximum, minimum
+from .torch_api import allclose, equal, isclose, maximum, minimum, multinomial
 
 _METHODS = [
     "exp",
@@ -61,6 +61,24 @@ _METHODS = [
     "clone",
     "detach",
     "t",
+    "prod",
+    "cumsum",
+    "sort",
+    "argsort",
+    "tril",
+    "triu",
+    "split",
+    "chunk",
+    "unbind",
+    "sign",
+    "round",
+    "floor",
+    "ceil",
+    "log1p",
+    "expm1",
+    "movedim",
+    "gather",
+    "repeat",
 ]
 
 
@@ -83,9 +101,9 @@ def is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
 
 
-# NOTE: `from tinygrad_edu import *` must not replace Python's sum, max, min, abs and pow
-# in a learner's notebook, so those are attributes (tg.sum) but not in __all__
-SHADOWING = ("sum", "max", "min", "abs", "pow")
+# NOTE: `from tinygrad_edu import *` must not replace Python's sum, max, min, abs, pow and
+# round in a learner's notebook, so those are attributes (tg.sum) but not in __all__
+SHADOWING = ("sum", "max", "min", "abs", "pow", "round")
 __all__ = [
     *(n for n in _METHODS if n not in SHADOWING),
     "is_tensor",
@@ -94,5 +112,5 @@ __all__ = [
     "equal",
     "allclose",
     "isclose",
-    "gather",
+    "multinomial",
 ]

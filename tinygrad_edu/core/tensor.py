@@ -842,26 +842,30 @@ _REFLECTED = {np.add: "__radd__", np.subtract: "__rsub__", np.multiply: "__rmul_
               np.greater_equal: "__le__", np.equal: "__eq__", np.not_equal: "__ne__"}
 
 _constants: dict = {}  # (number, dtype) -> read-only 0-d array
+_INT64 = np.dtype(np.int64)
 
 
 def _operand(other: Any, like: Tensor) -> Any:
-    """Tensors pass through; a Python scalar takes `like`'s float dtype (no promotion)."""
+    """Tensors pass through; a Python scalar takes `like`'s float dtype (no promotion), and
+    an int with an integer tensor keeps its dtype (int32 + 1 is int32, as in PyTorch)."""
     if isinstance(other, Tensor):
         return other
     if type(other) is float or type(other) is int:  # the common case, without an ABC check
         dt = like.data.dtype
+        if dt.kind != "f":  # int or bool tensors: ints stay whole, floats take the default
+            dt = (dt if dt.kind in "iu" else _INT64) if type(other) is int else _default_dtype[0]
         # NOTE: 0.0 == -0.0, yet 1 / -0.0 is -inf: zeros are keyed by their text as well
         key = (other, dt) if other else (other, dt, str(other))
         const = _constants.get(key)
         if const is None:  # np.asarray costs as much as the op itself on small tensors
             if len(_constants) > 1000:
                 _constants.clear()
-            const = np.asarray(other, dtype=dt if dt.kind == "f" else np.float64)
+            const = np.asarray(other, dtype=dt)
             const.flags.writeable = False  # shared by every op that used this number
             _constants[key] = const
         return const
     if isinstance(other, (bool, numbers.Number)) and not isinstance(other, np.ndarray):
-        dt = like.data.dtype if like.data.dtype.kind == "f" else np.float64
+        dt = like.data.dtype if like.data.dtype.kind == "f" else _default_dtype[0]
         return np.asarray(other, dtype=dt)
     if isinstance(other, np.ndarray):
         return other

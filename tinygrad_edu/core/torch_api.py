@@ -164,9 +164,17 @@ def _parse_to(t: Any, args: tuple, kwargs: dict) -> Any:
     return dtype
 
 
-_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-               "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
-               "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+_TYPE_NAMES = {
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "int64": "LongTensor",
+    "int32": "IntTensor",
+    "int16": "ShortTensor",
+    "int8": "CharTensor",
+    "uint8": "ByteTensor",
+    "bool": "BoolTensor",
+}
 
 
 class TorchMethods:
@@ -336,6 +344,106 @@ class TorchMethods:
     def gather(self, dim: int, index: Any) -> Any:
         return gather(self, dim, index)
 
+    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+        """`(values, indices)` sorted along `dim` (ties keep their order); values in the graph."""
+        d = _dim(self, dim, "sort")
+        idx = self.argsort(d, descending)
+        return ValuesIndices(gather(self, d, idx.data) if self.ndim else self * 1, idx)
+
+    def argsort(self, dim: int = -1, descending: bool = False) -> Any:
+        d = _dim(self, dim, "argsort")
+        keys = -self.data if descending else self.data
+        order = np.argsort(keys, axis=d, kind="stable") if self.ndim else np.asarray(0)
+        return _Tensor._make(order.astype(np.int64))
+
+    def prod(self, dim: Any = None, keepdim: bool = False) -> Any:
+        """The product along `dim` (of everything by default), as a tree of multiplications:
+        its gradient is right even where some factors are zero."""
+        x = self.reshape(-1) if dim is None else self.movedim(_dim(self, dim, "prod"), -1)
+        while x.shape[-1] > 1:
+            if x.shape[-1] % 2:  # an odd count: pair the last factor with a 1
+                x = _cat([x, _Tensor._make(np.ones(x.shape[:-1] + (1,), x.dtype))], -1)
+            x = x[..., 0::2] * x[..., 1::2]
+        out = x.squeeze(-1) if x.shape[-1] == 1 else x.sum(-1) * 0 + 1  # empty product: 1
+        if keepdim:
+            out = (
+                out.unsqueeze(_dim(self, dim, "prod"))
+                if dim is not None
+                else out.reshape((1,) * self.ndim)
+            )
+        return out
+
+    def cumsum(self, dim: int) -> Any:
+        """Running sums along `dim`: one matmul with a triangle of ones (linear, so exact
+        gradients)."""
+        d = _dim(self, dim, "cumsum")
+        n = self.shape[d] if self.ndim else 1
+        tri = _Tensor._make(np.triu(np.ones((n, n), dtype=self.dtype)))
+        return (self.movedim(d, -1) @ tri).movedim(-1, d) if self.ndim else self * 1
+
+    def movedim(self, source: int, destination: int) -> Any:
+        order = [i for i in range(self.ndim) if i != source % self.ndim]
+        order.insert(destination % self.ndim, source % self.ndim)
+        return self.permute(*order)
+
+    def tril(self, diagonal: int = 0) -> Any:
+        """Keep the lower triangle (on and below `diagonal`), zeros elsewhere."""
+        return _triangle(self, np.tril, diagonal)
+
+    def triu(self, diagonal: int = 0) -> Any:
+        """Keep the upper triangle (on and above `diagonal`), zeros elsewhere."""
+        return _triangle(self, np.triu, diagonal)
+
+    def split(self, split_size: Any, dim: int = 0) -> tuple:
+        """Pieces of `split_size` along `dim` (the last may be smaller), or of the given sizes."""
+        d = _dim(self, dim, "split")
+        n = self.shape[d]
+        sizes = (
+            [split_size] * (n // split_size) + ([n % split_size] if n % split_size else [])
+            if isinstance(split_size, numbers.Integral)
+            else list(split_size)
+        )
+        cuts = np.cumsum([0, *sizes])
+        index = (slice(None),) * d
+        return tuple(self[(*index, slice(int(a), int(b)))] for a, b in zip(cuts[:-1], cuts[1:]))
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple:
+        n = self.shape[_dim(self, dim, "chunk")]
+        return self.split(-(-n // chunks), dim)
+
+    def unbind(self, dim: int = 0) -> tuple:
+        d = _dim(self, dim, "unbind")
+        return tuple(self[(slice(None),) * d + (i,)] for i in range(self.shape[d]))
+
+    def repeat(self, *sizes: Any) -> Any:
+        """Tile the tensor `sizes[i]` times along axis i (numpy's tile), as `torch.repeat`."""
+        sizes = (
+            tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
+        )
+        shape = (1,) * (len(sizes) - self.ndim) + self.shape
+        # (s0, s1) -> (1, s0, 1, s1) -> expand to (r0, s0, r1, s1) -> (r0 s0, r1 s1)
+        x = self.reshape(tuple(v for n in shape for v in (1, n)))
+        x = x.expand(tuple(v for r, n in zip(sizes, shape) for v in (r, n)))
+        return x.reshape(tuple(r * n for r, n in zip(sizes, shape)))
+
+    def sign(self) -> Any:
+        return _constant_like(self, np.sign(self.data))
+
+    def round(self, decimals: int = 0) -> Any:
+        return _constant_like(self, np.round(self.data, decimals))
+
+    def floor(self) -> Any:
+        return _constant_like(self, np.floor(self.data))
+
+    def ceil(self) -> Any:
+        return _constant_like(self, np.ceil(self.data))
+
+    def log1p(self) -> Any:
+        return (self + 1.0).log()
+
+    def expm1(self) -> Any:
+        return self.exp() - 1.0
+
     # --- shape ----------------------------------------------------------------------------
 
     def numel(self) -> int:
@@ -440,6 +548,55 @@ class TorchMethods:
         self, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
     ) -> Any:
         return isclose(self, other, rtol, atol, equal_nan)
+
+
+def _cat(tensors: list, axis: int) -> Any:
+    from .creation import cat
+
+    return cat(tensors, axis=axis)
+
+
+def _triangle(t: Any, keep: Any, diagonal: int) -> Any:
+    from .creation import where
+
+    mask = keep(np.ones(t.shape[-2:], dtype=bool), diagonal)
+    return where(mask, t, _Tensor._make(np.zeros((), t.dtype)))
+
+
+def _constant_like(t: Any, values: np.ndarray) -> Any:
+    """A step function's result: these values, with gradient 0 (as PyTorch's round, sign)."""
+    out = _Tensor._make(values.astype(t.dtype, copy=False))
+    return t * 0 + out if t.requires_grad else out
+
+
+def multinomial(
+    probs: Any, num_samples: int, replacement: bool = False, *, generator: Any = None
+) -> Any:
+    r"""Draw `num_samples` class indices per row, with probability proportional to `probs`.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> g = tg.Generator().manual_seed(0)
+        >>> tg.multinomial(tg.tensor([0.0, 1.0, 0.0]), 2, replacement=True, generator=g)
+        tensor([1, 1])
+    """
+    from .creation import _rng
+
+    p = np.asarray(probs.data if isinstance(probs, _Tensor) else probs, dtype=np.float64)
+    rows = p.reshape(-1, p.shape[-1])
+    if (rows < 0).any() or not np.isfinite(rows).all() or (rows.sum(1) <= 0).any():
+        raise ValueError(
+            message(
+                "multinomial",
+                "probabilities must be finite, non-negative and not all zero in a row",
+                source.here(),
+            )
+        )
+    rng = _rng(generator)
+    out = np.stack(
+        [rng.choice(len(r), size=num_samples, replace=replacement, p=r / r.sum()) for r in rows]
+    )
+    return _Tensor._make(out.reshape(p.shape[:-1] + (num_samples,)).astype(np.int64))
 
 
 def _values(x: Any) -> np.ndarray:

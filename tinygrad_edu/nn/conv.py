@@ -258,7 +258,7 @@ class MaxPool2d(Module):
     def extra_repr(self) -> str:
         return (
             f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-            f"dilation={self.dilation}"
+            f"dilation={self.dilation}, ceil_mode=False"
         )
 
 

@@ -289,6 +289,9 @@ class GELU(Module):
     def forward(self, x: Tensor) -> Tensor:
         return F.gelu(x, self.approximate)
 
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
+
 
 class LeakyReLU(Module):
     """x where x > 0, else negative_slope * x."""
@@ -314,6 +317,9 @@ class ELU(Module):
     def forward(self, x: Tensor) -> Tensor:
         return F.elu(x, self.alpha)
 
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}"
+
 
 class Softplus(Module):
     """log(1 + exp(beta x)) / beta."""
@@ -324,6 +330,9 @@ class Softplus(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         return F.softplus(x, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
 
 
 class SiLU(Module):
@@ -372,7 +381,7 @@ class Dropout(Module):
         return F.dropout(x, self.p, self.training)
 
     def extra_repr(self) -> str:
-        return f"p={self.p}"
+        return f"p={self.p}, inplace=False"
 
 
 class Embedding(Module):
@@ -453,6 +462,21 @@ class ModuleList(Module):
 
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
+
+    def __repr__(self) -> str:
+        # runs of equal modules print once, as PyTorch's: (0-2): 3 x Linear(...)
+        runs: list = []
+        for i, m in enumerate(self._modules.values()):
+            text = repr(m)
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        lines = [f"({a}): {t}" if a == b else f"({a}-{b}): {b - a + 1} x {t}"
+                 for a, b, t in runs]
+        if not lines:
+            return "ModuleList()"
+        return "ModuleList(\n  " + "\n  ".join(line.replace("\n", "\n  ") for line in lines) + "\n)"
 
 
 class ModuleDict(Module):

@@ -28,10 +28,7 @@ class _Loss(Module):
                     "use reduction='mean', 'sum' or 'none'",
                 )
             )
-        self.reduction = reduction
-
-    def extra_repr(self) -> str:
-        return "" if self.reduction == "mean" else f"reduction={self.reduction!r}"
+        self.reduction = reduction  # not shown in the repr, as in PyTorch
 
 
 class MSELoss(_Loss):

@@ -81,7 +81,9 @@ class _BatchNorm(Module):
 
     def extra_repr(self) -> str:
         return (
-            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}"
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, bias={self.affine}, "
+            f"track_running_stats={self.track_running_stats}"
         )
 
 
@@ -148,4 +150,7 @@ class LayerNorm(Module):
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return f"{self.normalized_shape}, eps={self.eps}"
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, "
+            f"elementwise_affine={self.weight is not None}, bias={self.bias is not None}"
+        )
