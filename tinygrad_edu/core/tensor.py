@@ -410,6 +410,8 @@ class Tensor(torch_api.TorchMethods):
         t = Tensor._make(self.data.view())
         t._vc = self._vc
         t.name = self.name
+        for obs in tuple(_function._local.observers):  # a trace records the cut (Detach)
+            obs.on_op(None, Detach, (self,), {}, t)
         return t
 
     def requires_grad_(self, flag: bool = True) -> Tensor:
@@ -999,6 +1001,7 @@ from .ops.elementwise import (  # noqa: E402
 from .ops.linalg import MatMul  # noqa: E402
 from .ops.movement import (  # noqa: E402
     BroadcastTo,
+    Detach,
     Index,
     IndexPut,
     Reshape,

@@ -72,8 +72,8 @@ def append_backward(fwd: Program, seeds: list, wrt: list, new_id: Callable[[], i
         return acc
 
     for e in reversed(fwd.eqns):
-        if e.op == "vjp" or not any(o in contrib for o in e.outs):
-            continue
+        if e.op in ("vjp", "Detach") or not any(o in contrib for o in e.outs):
+            continue  # (no gradient flows back through a detach)
         needs = tuple(i in dep for i in e.ins)
         if e.op == "cond":
             needs = (False,) + needs[1:]  # no gradient through the predicate

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core import source
 from ..core.errors import DataError, ShapeError, TracingError, message
+from ..core.grad_mode import enable_grad
 from ..core.tensor import Tensor
 from . import autodiff, ir, runtime
 from .tracer import Tracer, current, flatten_outputs, input_names, is_placeholder
@@ -358,7 +359,9 @@ def record(tr: Tracer, fn: Callable[..., Any], example_inputs: Sequence[Any],
         tr.add_input(t, nm)
         args.append(t)
     quiet = any(is_placeholder(ex) for ex in example_inputs)
-    with tr, np.errstate(all="ignore") if quiet else _Nothing():
+    # recorded with grad mode on, whatever the caller's: a `with no_grad():` inside `fn`
+    # is what cuts gradients in the program (the tracer records a Detach there)
+    with tr, enable_grad(), np.errstate(all="ignore") if quiet else _Nothing():
         result = fn(*args)
         outs, structure = flatten_outputs(result)
         tr.program.outputs = tr.output_vars(outs)

@@ -24,6 +24,8 @@ import numpy as np
 from ..core import source
 from ..core.errors import TracingError, message
 from ..core.function import OPS, add_observer
+from ..core.grad_mode import is_grad_enabled
+from ..core.ops.movement import Detach
 from ..core.tensor import Tensor
 from .ir import IdSource, Program, Var
 
@@ -225,6 +227,15 @@ class Tracer:
         self.program.eqns.append(Eqn(cls.__name__, ins, (vid,), dict(kwargs), _site(), cls))
         if any(i in self.depends for i in ins):
             self.depends.add(vid)
+        if not is_grad_enabled() and cls is not Detach and any(
+                isinstance(a, Tensor) for a in args):
+            # under no_grad eager records no node, so no gradient reaches the inputs:
+            # the static graph cuts here too
+            cut = self._new_var(out.shape, out.dtype)
+            self.program.eqns.append(Eqn("Detach", (vid,), (cut,), {}, _site(), Detach))
+            if vid in self.depends:
+                self.depends.add(cut)
+            vid = cut
         self._bind(out, vid)
 
     def depends_on_input(self, t: Tensor) -> bool:

@@ -126,6 +126,22 @@ def select(a: np.ndarray, index) -> np.ndarray:
     return out
 
 
+class Detach(Function):
+    """The same numbers with no gradient back: `t.detach()`, or an op run under `no_grad`,
+    as a static graph records it. Eager `detach()` makes no node; the tracer hears of it
+    (Tensor.detach tells observers), so a replayed graph cuts the gradient there too."""
+
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, a):
+        return a
+
+    @staticmethod
+    def backward(ctx, g):
+        return (None,)  # no gradient flows back through a detach
+
+
 class IndexAdd(Function):
     """Scatter-add `g` into zeros: the backward of indexing, differentiable itself."""
 
