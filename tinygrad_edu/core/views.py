@@ -88,10 +88,12 @@ def inplace(t: Any, op: str, fn: Callable[[Any], Any]) -> Any:
         _refuse_leaf_change(t, op)
         old = _snapshot(t)  # ops that save their input need the old values
         _retire(t, old)
-        if of is not None and of.ops is not None and of.base._requires_grad:
+        if of is not None and of.ops is not None and old._grad_fn is not None and \
+                old._grad_fn._pre_hooks:
             # NOTE: as in PyTorch, the new values are computed from a fresh cut of the base,
             # not through the view's own node: a hook registered on the view before the
-            # change sees only gradients that reach the old values by other paths
+            # change sees only gradients that reach the old values by other paths (without
+            # hooks the two nodes send the same gradients, so the view's own node is kept)
             old._grad_fn = _fresh_cut(of, t._grad_fn)
     else:
         old = t  # no graph is recorded (an optimizer step): nothing can be saved

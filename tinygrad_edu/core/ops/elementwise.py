@@ -95,8 +95,8 @@ class Pow(Function):
     def forward(ctx, a, b):
         out = a**b
         ctx.save_for_backward(a, b, out if needs(ctx, 2)[1] else None)  # out only for d/db
-        # x ** 0 for a number 0: PyTorch's slope is a constant 0, with no graph of its own
-        ctx.zero_power = np.ndim(b) == 0 and b == 0
+        # a number as exponent (PyTorch's Tensor ** Scalar) takes PyTorch's simpler rule
+        ctx.number_power = np.ndim(b) == 0
         return out
 
     @staticmethod
@@ -105,10 +105,12 @@ class Pow(Function):
         na, nb = ctx.needs_input_grad
         # d(a^b)/da = b a^(b-1); NOTE: PyTorch takes it as 0 where b == 0, also at a == 0
         # (where the formula gives 0 * inf = nan): x ** 0 is the constant 1
-        if na and ctx.zero_power:
-            ga = np.zeros(data(g).shape, data(g).dtype)
+        if not na:
+            ga = None
+        elif ctx.number_power:  # x ** 0 has slope 0: a constant, with no graph of its own
+            ga = g * b * a ** (b - 1) if data(b) != 0 else np.zeros(data(g).shape, data(g).dtype)
         else:
-            ga = where(data(b) == 0, 0.0, g * b * a ** (b - 1)) if na else None
+            ga = where(data(b) == 0, 0.0, g * b * a ** (b - 1))
         # d(a^b)/db = a^b ln a; NOTE: 0 where a == 0 and b >= 0, as PyTorch (ln 0 = -inf),
         # and g outside the selection, as there: a nan from above stays nan
         gb = g * where((data(a) == 0) & (data(b) >= 0), 0.0, out * log(a)) if nb else None
