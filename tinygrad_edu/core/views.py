@@ -76,12 +76,12 @@ def refresh(view: Any) -> None:
     view._grad_fn, view._requires_grad = node, True
 
 
-def inplace(t: Any, op: str, fn: Callable[[Any], Any]) -> Any:
+def inplace(t: Any, op: str, fn: Callable[[Any], Any], fill: bool = False) -> Any:
     """Apply `t = fn(t)` in place: the numbers change in `t`'s storage (and so in its base
     and every other view of it), the version counter goes up, and the graph says so."""
     # NOTE: filling a broadcast view is allowed, as in PyTorch (one value for all the elements
     # that share a number); its gradient is refused in CopySlices.backward, as PyTorch does
-    check_writable(t, op, fill=op in ("fill_", "zero_"))
+    check_writable(t, op, fill=fill or op in ("fill_", "zero_"))
     recording = _state.enabled
     of = t._view
     if recording:
