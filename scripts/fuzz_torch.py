@@ -35,10 +35,11 @@ KNOWN: dict[tuple[str, str], str] = {
     "computes in memory order; tinygrad refuses every partial overlap (an error, never "
     "an order-dependent value)",
     (
-        "tg-raised",
-        r"\(setitem\): InplaceError: setitem: .* is a broadcast view",
+        "tg-raised|error-step",
+        r"\(setitem\):? \(?InplaceError: setitem: .* is a broadcast view",
     ): "t[index_array] = v into an expanded tensor: deprecated in PyTorch (it warns 'Use of "
-    "index_put_ on expanded tensors is deprecated', then writes); tinygrad refuses it",
+    "index_put_ on expanded tensors is deprecated', then writes, and refuses its gradient in "
+    "backward); tinygrad refuses the write",
 }
 
 

@@ -82,7 +82,7 @@ def test_an_inplace_error_matches_pytorchs_version_error():
 
 
 @pytest.mark.torch
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [0])
 def test_the_campaign_script_runs(seed, capsys):
     pytest.importorskip("torch")
     scripts = Path(__file__).resolve().parents[2] / "scripts"

@@ -486,3 +486,49 @@ def test_one_number_through_a_mask_is_a_fill_and_never_an_overlap():
     z = tg.tensor([[[-0.6], [1.7], [0.5]]])
     with pytest.raises(tg.InplaceError, match="shares some of its numbers"):
         z[np.array([False])] = z
+
+
+EXPANDED_WRITES = {  # a write into torch.zeros(1, 2).expand(3, 2): does PyTorch accept it?
+    "fill_": (lambda e: e.fill_(1.0), True),
+    "a number into one row": (lambda e: e.__setitem__(0, 7.0), True),
+    "a number into two rows (a copy into shared numbers)": (
+        lambda e: e.__setitem__(slice(1, None), 7.0),
+        False,
+    ),
+    "a number through a mask (masked_fill_)": (
+        lambda e: e.__setitem__(np.array([True, False, True]), 7.0),
+        True,
+    ),
+    "a number through an index array": (lambda e: e.__setitem__(np.array([0, 2]), 7.0), True),
+    "add_ (each shared number read and written twice)": (lambda e: e.add_(1.0), False),
+}
+
+
+@pytest.mark.parametrize("name", EXPANDED_WRITES)
+@pytest.mark.parametrize("lib", ["tg", "torch"])
+def test_writes_into_an_expanded_tensor_are_pytorchs(name, lib):
+    write, accepted = EXPANDED_WRITES[name]
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        e, error = torch.zeros(1, 2).expand(3, 2), RuntimeError
+        write = {
+            "a number through a mask (masked_fill_)": lambda e: e.__setitem__(
+                torch.tensor([True, False, True]), 7.0
+            ),
+            "a number through an index array": lambda e: e.__setitem__(torch.tensor([0, 2]), 7.0),
+        }.get(name, write)
+    else:
+        e, error = tg.zeros(1, 2).expand(3, 2), tg.InplaceError
+    if accepted:
+        write(e)
+    else:
+        with pytest.raises(error):
+            write(e)
+
+
+def test_a_number_masked_into_an_expanded_view_refuses_only_its_gradient():
+    x = tg.tensor([[[-2.0]]], requires_grad=True)
+    e = x.clip(None, 1.0).expand(2, 2, 2)
+    e[np.array([False, True])] = 1.5  # PyTorch: masked_fill_ works; backward refuses
+    with pytest.raises(tg.InplaceError, match="CopySlices.backward: a broadcast view"):
+        e.sum().backward()

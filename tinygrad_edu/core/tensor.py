@@ -801,8 +801,13 @@ class Tensor(torch_api.TorchMethods):
             raise ShapeError(message("setitem", f"{e} (tensor shape {self.shape!r})",
                                      source.here(), index_hint(e))) from None
         basic = isinstance(region, np.ndarray) and region.base is not None
-        if _is_mask(index) and np.size(_array_of(value, self)) == 1:
-            pass  # one number into a mask's places: PyTorch's masked_fill_, no overlap check
+        # a number through an index array or a mask (or one number as a tensor through a mask)
+        # is PyTorch's index fill or masked_fill_: no overlap to check, and a broadcast view
+        # can take it; through basic indices it is a copy, refused where numbers are shared
+        fill = not basic and (isinstance(value, numbers.Number) or (
+            _is_mask(index) and np.size(_array_of(value, self)) == 1))
+        if fill:
+            pass
         elif not basic:
             region = None  # integer arrays or masks: numpy wrote nothing yet, check it all
             views.check_writable(self, "setitem")  # into a broadcast view: refused first
@@ -812,9 +817,10 @@ class Tensor(torch_api.TorchMethods):
         if _state.enabled and (self.requires_grad or (isinstance(value, Tensor)
                                                       and value.requires_grad)):
             views.inplace(self, "setitem",
-                          lambda old: IndexPut.apply(old, _operand(value, self), index=index))
+                          lambda old: IndexPut.apply(old, _operand(value, self), index=index),
+                          fill=fill)
             return
-        views.check_writable(self, "setitem", region)
+        views.check_writable(self, "setitem", region, fill=fill)
         try:
             self.data[index] = _array_of(value, self)
         except (ValueError, IndexError) as e:

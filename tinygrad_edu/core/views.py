@@ -76,22 +76,24 @@ def refresh(view: Any) -> None:
     view._grad_fn, view._requires_grad = node, True
 
 
-def inplace(t: Any, op: str, fn: Callable[[Any], Any]) -> Any:
+def inplace(t: Any, op: str, fn: Callable[[Any], Any], fill: bool = False) -> Any:
     """Apply `t = fn(t)` in place: the numbers change in `t`'s storage (and so in its base
     and every other view of it), the version counter goes up, and the graph says so."""
     # NOTE: filling a broadcast view is allowed, as in PyTorch (one value for all the elements
     # that share a number); its gradient is refused in CopySlices.backward, as PyTorch does
-    check_writable(t, op, fill=op in ("fill_", "zero_"))
+    check_writable(t, op, fill=fill or op in ("fill_", "zero_"))
     recording = _state.enabled
     of = t._view
     if recording:
         _refuse_leaf_change(t, op)
         old = _snapshot(t)  # ops that save their input need the old values
         _retire(t, old)
-        if of is not None and of.ops is not None and of.base._requires_grad:
+        if of is not None and of.ops is not None and old._grad_fn is not None and \
+                old._grad_fn._pre_hooks:
             # NOTE: as in PyTorch, the new values are computed from a fresh cut of the base,
             # not through the view's own node: a hook registered on the view before the
-            # change sees only gradients that reach the old values by other paths
+            # change sees only gradients that reach the old values by other paths (without
+            # hooks the two nodes send the same gradients, so the view's own node is kept)
             old._grad_fn = _fresh_cut(of, t._grad_fn)
     else:
         old = t  # no graph is recorded (an optimizer step): nothing can be saved

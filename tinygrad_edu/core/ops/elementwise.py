@@ -95,8 +95,8 @@ class Pow(Function):
     def forward(ctx, a, b):
         out = a**b
         ctx.save_for_backward(a, b, out if needs(ctx, 2)[1] else None)  # out only for d/db
-        # x ** 0 for a number 0: PyTorch's slope is a constant 0, with no graph of its own
-        ctx.zero_power = np.ndim(b) == 0 and b == 0
+        # a number as exponent (PyTorch's Tensor ** Scalar) takes PyTorch's simpler rule
+        ctx.number_power = np.ndim(b) == 0
         return out
 
     @staticmethod
@@ -107,10 +107,8 @@ class Pow(Function):
         # (where the formula gives 0 * inf = nan): x ** 0 is the constant 1
         if not na:
             ga = None
-        elif ctx.zero_power:
-            ga = np.zeros(data(g).shape, data(g).dtype)
-        elif np.ndim(data(b)) == 0:  # a nonzero number exponent (x ** 3): the formula alone
-            ga = g * b * a ** (b - 1)
+        elif ctx.number_power:  # x ** 0 has slope 0: a constant, with no graph of its own
+            ga = g * b * a ** (b - 1) if data(b) != 0 else np.zeros(data(g).shape, data(g).dtype)
         else:
             ga = where(data(b) == 0, 0.0, g * b * a ** (b - 1))
         # d(a^b)/db = a^b ln a; NOTE: 0 where a == 0 and b >= 0, as PyTorch (ln 0 = -inf),
@@ -169,6 +167,8 @@ class ReLU(Function):
         (out,) = ctx.saved_tensors
         # NOTE: relu'(0) is taken as 0, like PyTorch; selected, not multiplied by a mask, so an
         # infinite gradient from above (sqrt(relu(x)) at x <= 0) gives 0, not 0 * inf = nan
+        if type(g) is np.ndarray:  # PERF: the usual backward, on arrays, without helpers
+            return (np.where(out <= 0, 0.0, g),)
         return (zero_slope(where(data(out) <= 0, 0.0, g), out),)
 
 
