@@ -4,6 +4,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -11,7 +12,9 @@ OPTIONAL = ["graphviz", "ipywidgets", "IPython", "matplotlib", "anywidget", "tra
 
 
 def test_import_contracts_hold():
-    exe = shutil.which("lint-imports")
+    # beside this Python first: a venv that was never activated has it there, not on PATH
+    beside = Path(sys.executable).parent / "lint-imports"
+    exe = str(beside) if beside.exists() else shutil.which("lint-imports")
     if exe is None:
         pytest.fail("lint-imports is missing: install the dev extra (pip install -e '.[dev]')")
     proc = subprocess.run([exe], capture_output=True, text=True)
