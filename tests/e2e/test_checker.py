@@ -13,13 +13,17 @@ from graphs import wait_for_drawing
 pytestmark = pytest.mark.e2e
 
 CELLS = [
-    # A graphviz drawing made without tinygrad_edu: only the checker is under test here.
+    # A graphviz drawing made without tinygrad_edu's graph code: only the checker is under
+    # test here. It is laid out by whichever renderer tinygrad_edu finds (Graphviz's dot
+    # or the graphviz-pure wheel): the graphviz package's own display needs `dot` on PATH.
     "import graphviz\n"
+    "from IPython.display import display, HTML\n"
+    "from tinygrad_edu.render.svg import dot_to_svg\n"
     "g = graphviz.Digraph()\n"
     "g.node('t1', 'a')\n"
     "g.node('op1', 'Mul', _attributes={'class': 'tg-new'})\n"
     "g.edge('t1', 'op1')\n"
-    "g",
+    "display({'image/svg+xml': dot_to_svg(g.source), 'text/plain': 'g'}, raw=True)",
     "from IPython.display import display, HTML\n"
     "display({'image/svg+xml': '<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" "
     "height=\"10\"><g class=\"graph\"></g></svg>', 'text/plain': 'empty'}, raw=True)",

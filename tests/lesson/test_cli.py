@@ -7,7 +7,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tinygrad_edu.lesson import cli
+from tinygrad_edu.lesson import cli, notebook
 from tinygrad_edu.lesson.cli import main
 from tinygrad_edu.lesson.template import title_of
 
@@ -21,12 +21,14 @@ def _run(*args, cwd=None):
 
 @pytest.mark.parametrize("args, words", [
     ([], ["tinygrad-edu", "lesson"]),
-    (["lesson"], ["new", "strip", "check"]),
-    (["lesson", "new"], ["NAME", "--dir", "Never overwrites"]),
+    (["lesson"], ["new", "run", "check", "strip", "grade"]),
+    (["lesson", "new"], ["NAME", "--dir", "Never overwrites", "two digits"]),
+    (["lesson", "run"], ["PATH", "--timeout", "raises-exception", "no folder of this machine"]),
     (["lesson", "strip"], ["SRC", "DEST", "# YOUR CODE HERE", "raise NotImplementedError",
-                           "Refuses to write over SRC"]),
-    (["lesson", "check"], ["PATH", "--nbval-current-env", "--sanitize-with",
-                           "pytest's exit code"]),
+                           "Refuses to write over SRC", "nbgrader cell metadata"]),
+    (["lesson", "check"], ["PATH", "--nbval-current-env", "--sanitize-with", "--student",
+                           "pytest's exit code", "never executed"]),
+    (["lesson", "grade"], ["SUBMISSION", "--json", "--source", "--timeout", "per exercise"]),
 ])
 def test_help_on_each_command(args, words):
     proc = _run(*args, "--help")
@@ -35,6 +37,10 @@ def test_help_on_each_command(args, words):
     text = " ".join(proc.stdout.split())  # argparse wraps lines
     for word in words:
         assert word in text
+    # every command ends with a runnable example of itself
+    example = proc.stdout.split("\nexample:\n", 1)[1].splitlines()
+    assert example and all(line.startswith("  tinygrad-edu ") for line in example)
+    assert any(line.split()[:len(args) + 1] == ["tinygrad-edu", *args] for line in example)
 
 
 def test_no_command_prints_usage_and_fails():
@@ -52,9 +58,17 @@ def test_title_of(name, title):
     assert title_of(name) == title
 
 
-def test_new_refuses_bad_names_and_existing_files(tmp_path, capsys):
-    assert main(["lesson", "new", "11 my topic", "--dir", str(tmp_path)]) == 1
-    assert "should look like 11_my_topic" in capsys.readouterr().err
+@pytest.mark.parametrize("name", ["attention", "1_attention", "123_attention", "12-attention",
+                                  "12_Attention", "12_", "12_my topic", "12__x", "12_2d"])
+def test_new_refuses_names_that_are_not_nn_words(tmp_path, capsys, name):
+    assert main(["lesson", "new", name, "--dir", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == (
+        f"lesson new: lesson name {name!r} should look like 12_attention: two digits (its "
+        "place in the course), an underscore, then lowercase words joined by underscores\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_new_refuses_existing_files(tmp_path, capsys):
     assert main(["lesson", "new", "11_topic.ipynb", "--dir", str(tmp_path)]) == 0
     path = tmp_path / "11_topic.ipynb"
     before = path.read_text()
@@ -91,6 +105,66 @@ def test_check_command_line_uses_the_project_sanitizer():
 def test_check_refuses_missing_paths(capsys):
     assert main(["lesson", "check", "no/such/lesson.ipynb"]) == 1
     assert "no such file or folder: no/such/lesson.ipynb" in capsys.readouterr().err
+
+
+def _executed(tmp_path, counts, tags=None):
+    nb = notebook.new_notebook([("markdown", "# Lesson 12: X")]
+                               + [("code", f"x{i} = {i}") for i in range(len(counts))])
+    for cell, count in zip(nb["cells"][1:], counts):
+        cell["execution_count"] = count
+    if tags:
+        nb["cells"][1]["metadata"]["tags"] = tags
+    path = tmp_path / "12_x.ipynb"
+    notebook.write(nb, path)
+    return path
+
+
+@pytest.mark.parametrize("counts, problem", [
+    ([None, None, None], "cell 2 ('x0 = 0') (and 2 more) never ran: the notebook was never "
+                         "executed, so nbval has no output to compare"),
+    ([1, None, 2], "cell 3 ('x1 = 1') never ran, so nbval has no output to compare"),
+    ([1, 3, 2], "cell 3 ('x1 = 1') ran as [3] where a fresh top-to-bottom run gives [2]: its "
+                "saved outputs are stale (from an earlier or out-of-order run)"),
+    ([4, 5, 6], "cell 2 ('x0 = 0') ran as [4] where a fresh top-to-bottom run gives [1]"),
+])
+def test_check_fails_a_notebook_whose_saved_outputs_are_not_a_fresh_run(tmp_path, capsys,
+                                                                           counts, problem):
+    path = _executed(tmp_path, counts)
+    assert main(["lesson", "check", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert f"lesson check: {path}: {problem}" in err
+    assert "tinygrad-edu lesson run PATH" in err
+    assert cli.saved_output_problems(notebook.read(path))  # and nbval never started
+
+
+def test_saved_outputs_of_a_fresh_run_have_no_problems(tmp_path):
+    assert cli.saved_output_problems(notebook.read(_executed(tmp_path, [1, 2, 3]))) == []
+    # a cell nbval skips may stay unrun
+    assert cli.saved_output_problems(notebook.read(
+        _executed(tmp_path, [None, 1, 2], tags=["nbval-skip"]))) == []
+
+
+class _Stream:
+    def __init__(self, tty):
+        self.tty = tty
+
+    def isatty(self):
+        return self.tty
+
+
+def test_colour_only_on_a_terminal_without_no_color(monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert cli.use_color(_Stream(True)) and not cli.use_color(_Stream(False))
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not cli.use_color(_Stream(True))
+
+
+def test_check_tells_nbval_not_to_colour_piped_output(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(cli.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
+    path = _executed(tmp_path, [1, 2])
+    assert main(["lesson", "check", str(path)]) == 0  # pytest's stdout is captured: no tty
+    assert "--color=no" in calls[0]
 
 
 @pytest.mark.slow

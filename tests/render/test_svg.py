@@ -21,8 +21,9 @@ needs_dot = pytest.mark.skipif(svg_mod.find_dot() is None, reason="no Graphviz d
 
 MISSING = (
     "draw: Graphviz's `dot` program was not found, so the graph cannot be laid out as a picture\n"
-    "  hint: install Graphviz: `apt-get install graphviz` (Debian/Ubuntu, Binder apt.txt), "
-    "`brew install graphviz` (macOS), `conda install graphviz`, or `pip install graphviz-pure`"
+    "  hint: `pip install graphviz-pure` (a dot that pip installs), or Graphviz itself: "
+    "`apt-get install graphviz` (Debian/Ubuntu), `brew install graphviz` (macOS), "
+    "`conda install graphviz`"
 )
 
 

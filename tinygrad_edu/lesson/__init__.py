@@ -2,7 +2,8 @@
 
 - `tinygrad_edu.lesson.check`: `expect_close`, `expect_equal`, `check_grad`, for cells
   that evaluate to True or fail saying what differs.
-- `tinygrad_edu.lesson.cli`: `lesson new` / `lesson strip` / `lesson check`.
+- `tinygrad_edu.lesson.cli`: `lesson new` / `run` / `check` / `strip` / `grade`
+  (docs/instructor_workflow.md); `exercises`, `execute` and `grade` behind them.
 
 Lesson layer (the top one): uses the public API; importing it loads no optional package.
 """

@@ -1,47 +1,96 @@
 """`tinygrad-edu` (also `python -m tinygrad_edu`): the instructor's command line.
 
-    tinygrad-edu lesson new NAME [--dir notebooks]   a lesson from the template
-    tinygrad-edu lesson run PATH... [--timeout S]    run top to bottom, save the outputs
-    tinygrad-edu lesson strip SRC DEST [--force]     the student copy, solutions removed
-    tinygrad-edu lesson check PATH... [-- ARGS]      run nbval on lessons, as CI does
+    tinygrad-edu lesson new NN_NAME [--dir notebooks]   a lesson from the template
+    tinygrad-edu lesson run PATH... [--timeout S]       run top to bottom, save the outputs
+    tinygrad-edu lesson check PATH... [-- ARGS]         saved outputs fresh, then nbval
+    tinygrad-edu lesson strip SRC DEST [--force]        the student copy (nbgrader markers)
+    tinygrad-edu lesson check --student COPY...         the copy fails its checks gracefully
+    tinygrad-edu lesson grade SUBMISSION... [--json]    points per exercise
 
-Every command has `--help`. Exit codes: 0 on success, 1 when a command refuses
-(the message says why), and `lesson check` passes pytest's own exit code through.
+docs/instructor_workflow.md puts them together. Every command's `--help` ends with an
+example. Output is plain (no colour) when it goes to a pipe or a file, or when the
+NO_COLOR environment variable is set. Exit codes: 0 on success, 1 when a command
+refuses or finds a problem (the message says which notebook and cell), 2 for usage
+errors; `lesson check` passes pytest's exit code through.
 Lesson layer: standard library only at import time.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
+from typing import TextIO
 
 from . import execute, notebook, strip, template
 
 # One sanitizer for everyone: the project's pytest config and `lesson check` both use
 # the copy shipped in the package, so an installed package checks lessons the same way.
 SANITIZE_CONFIG = Path(__file__).resolve().parent / "nbval_sanitize.cfg"
+GREEN, RED, YELLOW, BOLD, RESET = "\x1b[32m", "\x1b[31m", "\x1b[33m", "\x1b[1m", "\x1b[0m"
 
 
 def sanitize_config() -> Path:
-    """The nbval sanitize file `lesson check` uses (SVG geometry, graphviz version)."""
+    """The nbval sanitize file `lesson check` uses (drawings in a renderer-independent form)."""
     return SANITIZE_CONFIG
 
 
-def nbval_command(paths: list[str], sanitize: Path | None = None,
-                  extra: list[str] | None = None) -> list[str]:
+def use_color(stream: TextIO) -> bool:
+    """Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def _paint(text: str, color: str, stream: TextIO) -> str:
+    return f"{color}{text}{RESET}" if use_color(stream) else text
+
+
+def nbval_command(
+    paths: list[str], sanitize: Path | None = None, extra: list[str] | None = None
+) -> list[str]:
     """The pytest command line that checks `paths` exactly as the project's CI does."""
     cfg = sanitize or sanitize_config()
     # NOTE: `--opt=value` in one word: pytest takes any separate word that names an
     # existing file into its rootdir guess, which would pull in this repo's pytest config
-    return [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env",
-            f"--nbval-sanitize-with={cfg}", "-p", "no:cacheprovider", *(extra or []),
-            *paths]
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--nbval",
+        "--nbval-current-env",
+        f"--nbval-sanitize-with={cfg}",
+        "-p",
+        "no:cacheprovider",
+        *(extra or []),
+        *paths,
+    ]
+
+
+def _notebooks(paths: list[str], command: str) -> list[Path] | None:
+    """The notebooks named by `paths` (folders give their *.ipynb); None after an error."""
+    found: list[Path] = []
+    for name in paths:
+        path = Path(name)
+        if path.is_dir():
+            found.extend(
+                sorted(p for p in path.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+            )
+        elif path.is_file():
+            found.append(path)
+        else:
+            print(f"lesson {command}: no such file or folder: {name}", file=sys.stderr)
+            return None
+    return found
 
 
 def _new(args: argparse.Namespace) -> int:
-    name = args.name[:-len(".ipynb")] if args.name.endswith(".ipynb") else args.name
+    name = args.name[: -len(".ipynb")] if args.name.endswith(".ipynb") else args.name
     try:
         nb = template.lesson_notebook(name)
     except ValueError as e:
@@ -49,14 +98,18 @@ def _new(args: argparse.Namespace) -> int:
         return 1
     dest = Path(args.dir) / f"{name}.ipynb"
     if dest.exists():
-        print(f"lesson new: {dest} already exists; choose another NAME or delete it first",
-              file=sys.stderr)
+        print(
+            f"lesson new: {dest} already exists; choose another NAME or delete it first",
+            file=sys.stderr,
+        )
         return 1
     dest.parent.mkdir(parents=True, exist_ok=True)
     notebook.write(nb, dest)
     print(f"created {dest}")
-    print(f"next: open it in JupyterLab, write the lesson, run all, then "
-          f"`tinygrad-edu lesson check {dest}`")
+    print(
+        f"next: write the lesson in JupyterLab, then `tinygrad-edu lesson run {dest}` "
+        f"and `tinygrad-edu lesson check {dest}`"
+    )
     return 0
 
 
@@ -80,8 +133,11 @@ def _run(args: argparse.Namespace) -> int:
             status = 1
             continue
         except execute.CellError as e:
-            print(f"lesson run: {path}: {e}\n  nothing written; fix the cell, or tag a cell "
-                  "that raises on purpose `raises-exception`", file=sys.stderr)
+            print(
+                f"lesson run: {path}: {e}\n  nothing written; fix the cell, or tag a cell "
+                "that raises on purpose `raises-exception`",
+                file=sys.stderr,
+            )
             status = 1
             continue
         scrubbed = execute.scrub_paths(ran, path.parent)
@@ -89,87 +145,356 @@ def _run(args: argparse.Namespace) -> int:
         note = f", {scrubbed} traceback line{'s' * (scrubbed != 1)} made machine-independent"
         print(f"ran {path}{note if scrubbed else ''}")
         for number, where in execute.machine_paths(ran):
-            print(f"lesson run: {path}: cell {number} prints a path of this machine ({where}); "
-                  "nbval will fail elsewhere: print a relative path", file=sys.stderr)
+            print(
+                f"lesson run: {path}: cell {number} prints a path of this machine ({where}); "
+                "nbval will fail elsewhere: print a relative path",
+                file=sys.stderr,
+            )
             status = 1
     return status
 
 
 def _strip(args: argparse.Namespace) -> int:
+    dest = Path(args.dest)
+    if dest.is_dir() or dest.suffix != ".ipynb":
+        dest = dest / Path(args.src).name
     try:
-        n = strip.strip_file(Path(args.src), Path(args.dest), force=args.force)
+        n = strip.strip_file(Path(args.src), dest, force=args.force)
     except (strip.StripError, ValueError, OSError) as e:
         print(f"lesson strip: {e}", file=sys.stderr)
         return 1
-    print(f"wrote {args.dest}: {n} solution region{'s' * (n != 1)} removed, outputs cleared")
+    print(
+        f"wrote {dest}: {n} solution region{'s' * (n != 1)} removed, outputs cleared, "
+        "solution and check cells marked for grading (nbgrader metadata)"
+    )
+    print(f"next: `tinygrad-edu lesson check --student {dest}`")
     return 0
 
 
+def saved_output_problems(nb: dict) -> list[str]:
+    """Why a notebook's saved outputs cannot be what a fresh top-to-bottom run gives.
+
+    Rules: every code cell with code has run (nbval skips a cell that never ran, so a
+    notebook saved unexecuted would pass), and the execution counts read 1, 2, 3, ...
+    in order (a count out of order, or a first count above 1, means outputs from an
+    earlier or out-of-order run). Cells tagged `nbval-skip` may stay unrun. Tracebacks
+    must not name this machine's folders (`lesson run` saves them without).
+    """
+    problems = []
+    expected = 1
+    unrun = []
+    for number, cell in enumerate(nb.get("cells", []), start=1):
+        if cell.get("cell_type") != "code" or not notebook.source_text(cell).strip():
+            continue
+        first = (notebook.source_text(cell).strip().splitlines() or [""])[0][:60]
+        count = cell.get("execution_count")
+        if count is None:
+            if "nbval-skip" not in cell.get("metadata", {}).get("tags", []):
+                unrun.append(f"cell {number} ({first!r})")
+            continue
+        if count != expected and not problems:
+            problems.append(
+                f"cell {number} ({first!r}) ran as [{count}] where a fresh top-to-bottom run "
+                f"gives [{expected}]: its saved outputs are stale (from an earlier or "
+                "out-of-order run)"
+            )
+        expected = count + 1
+    if unrun:
+        ran_any = expected > 1
+        what = "never ran" if ran_any else "never ran: the notebook was never executed"
+        more = f" (and {len(unrun) - 1} more)" if len(unrun) > 1 else ""
+        problems.insert(0, f"{unrun[0]}{more} {what}, so nbval has no output to compare")
+    for number, where in execute.machine_paths(nb)[:1]:
+        problems.append(f"cell {number}'s output holds a path of this machine ({where})")
+    return problems
+
+
 def _check(args: argparse.Namespace) -> int:
-    missing = [p for p in args.paths if not Path(p).exists()]
-    if missing:
-        print(f"lesson check: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+    paths = _notebooks(args.paths, "check")
+    if paths is None:
         return 1
+    if not paths:
+        print(f"lesson check: no notebooks in {', '.join(args.paths)}", file=sys.stderr)
+        return 1
+    if args.student:
+        return _check_student(paths, args.timeout)
+    status = 0
+    for path in paths:
+        try:
+            problems = saved_output_problems(notebook.read(path))
+        except (OSError, ValueError) as e:
+            problems = [str(e)]
+        for problem in problems:
+            print(f"lesson check: {path}: {problem}", file=sys.stderr)
+            status = 1
+    if status:
+        print(
+            "lesson check: run the notebook top to bottom and save it: "
+            "`tinygrad-edu lesson run PATH` (or Restart Kernel and Run All, then save)",
+            file=sys.stderr,
+        )
+        return status
     sanitize = Path(args.sanitize_with) if args.sanitize_with else None
-    cmd = nbval_command(args.paths, sanitize, args.pytest_args)
+    extra = list(args.pytest_args)
+    if not use_color(sys.stdout):  # nbval colours its reports unless told not to
+        extra.insert(0, "--color=no")
+    cmd = nbval_command([str(p) for p in paths], sanitize, extra)
     print("running:", " ".join(cmd[1:]), flush=True)
     return subprocess.call(cmd)
+
+
+def _check_student(paths: list[Path], timeout: float) -> int:
+    from .grade import student_problems
+
+    status = 0
+    for path in paths:
+        try:
+            problems = student_problems(notebook.read(path), path.parent, timeout=timeout)
+        except (OSError, ValueError, ImportError) as e:
+            problems = [str(e)]
+        if problems:
+            status = 1
+            print(
+                _paint(
+                    f"{path}: {len(problems)} problem{'s' * (len(problems) != 1)}", RED, sys.stdout
+                )
+            )
+            for problem in problems:
+                print(f"  {problem}")
+        else:
+            print(
+                _paint(f"{path}: ok", GREEN, sys.stdout) + ": it runs, and every check "
+                "fails with a message until the exercise is solved"
+            )
+    return status
+
+
+def _grade(args: argparse.Namespace) -> int:
+    from .grade import grade_notebook, restore_checks
+
+    paths = _notebooks(args.submissions, "grade")
+    if paths is None:
+        return 1
+    source = None
+    if args.source:
+        try:
+            source = notebook.read(Path(args.source))
+        except (OSError, ValueError) as e:
+            print(f"lesson grade: {e}", file=sys.stderr)
+            return 1
+    results, status = [], 0
+    for path in paths:
+        try:
+            nb = notebook.read(path)
+            if source is not None:
+                restore_checks(nb, source)
+            results.append(grade_notebook(nb, path.parent, str(path), timeout=args.timeout))
+        except (OSError, ValueError, ImportError) as e:  # GradeError is a ValueError
+            print(f"lesson grade: {e}", file=sys.stderr)
+            status = 1
+    if args.json:
+        print(json.dumps([r.to_json() for r in results], indent=2))
+    else:
+        for result in results:
+            print(_table(result, sys.stdout))
+    return status
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+def _table(result, stream: TextIO) -> str:
+    rows = [
+        (
+            e.name,
+            f"{_points(e.points)}/{_points(e.max_points)}",
+            e.status + (f": {e.detail}" if e.detail and e.status != "passed" else ""),
+        )
+        for e in result.exercises
+    ]
+    total = ("total", f"{_points(result.points)}/{_points(result.max_points)}", "")
+    header = ("exercise", "points", "result")
+    width = [max(len(r[k]) for r in (header, *rows, total)) for k in range(2)]
+
+    def line(row: tuple[str, str, str]) -> str:
+        return f"{row[0]:<{width[0]}}  {row[1]:>{width[1]}}  {row[2]}".rstrip()
+
+    colors = {"passed": GREEN, "failed": RED, "not finished": YELLOW}
+    out = [_paint(result.notebook, BOLD, stream), line(header)]
+    for row, ex in zip(rows, result.exercises):
+        out.append(_paint(line(row), colors.get(ex.status, ""), stream))
+    out.append(line(total))
+    return "\n".join(out) + "\n"
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions are wrapped here (`_describe`), examples keep their lines."""
+
+
+def _describe(text: str) -> str:
+    return "\n\n".join(textwrap.fill(" ".join(p.split()), 88) for p in text.split("\n\n"))
+
+
+def _examples(*lines: str) -> str:
+    return "example:\n" + "\n".join(f"  {line}" for line in lines)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tinygrad-edu",
-        description="Instructor tools for tinygrad_edu lesson notebooks.")
+        formatter_class=_Formatter,
+        description="Instructor tools for tinygrad_edu lesson notebooks.",
+        epilog=_examples(
+            "tinygrad-edu lesson new 12_attention --dir notebooks", "tinygrad-edu lesson --help"
+        ),
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    lesson = sub.add_parser("lesson", help="create, strip and check lesson notebooks",
-                            description="Create, strip and check lesson notebooks.")
+    lesson = sub.add_parser(
+        "lesson",
+        help="create, run, check, strip and grade lesson notebooks",
+        formatter_class=_Formatter,
+        description=_describe(
+            "Create, run, check, strip and grade lesson notebooks: write -> check -> "
+            "release a student copy -> grade (docs/instructor_workflow.md)."
+        ),
+        epilog=_examples(
+            "tinygrad-edu lesson check notebooks/",
+            "tinygrad-edu lesson grade submissions/*.ipynb --json",
+        ),
+    )
     lsub = lesson.add_subparsers(dest="action", metavar="ACTION")
 
-    new = lsub.add_parser(
-        "new", help="create a lesson notebook from the template",
-        description="Create NAME.ipynb from the lesson template: title, setup cell (seeded, "
-                    "live graph on), example sections, Summary, and Exercises with a "
-                    "### BEGIN SOLUTION / ### END SOLUTION region and a check cell. "
-                    "Never overwrites an existing file.")
-    new.add_argument("name", metavar="NAME", help="file name without .ipynb, e.g. 11_my_topic")
-    new.add_argument("--dir", default="notebooks", help="folder to create it in "
-                     "(default: notebooks)")
+    def add(name: str, help_text: str, description: str, *examples: str):
+        return lsub.add_parser(
+            name,
+            help=help_text,
+            formatter_class=_Formatter,
+            description=_describe(description),
+            epilog=_examples(*examples),
+        )
+
+    new = add(
+        "new",
+        "create a lesson notebook from the template",
+        "Create NN_NAME.ipynb from the lesson template: title, setup cell (seeded, live "
+        "graph on), example sections, Summary, and Exercises with a ### BEGIN SOLUTION / "
+        "### END SOLUTION region and a check cell. The name is two digits (the lesson's "
+        "place in the course), an underscore, then lowercase words joined by "
+        "underscores. Never overwrites an existing file.",
+        "tinygrad-edu lesson new 12_attention --dir notebooks",
+    )
+    new.add_argument("name", metavar="NAME", help="file name without .ipynb, e.g. 12_attention")
+    new.add_argument(
+        "--dir", default="notebooks", help="folder to create it in (default: notebooks)"
+    )
     new.set_defaults(func=_new)
 
-    rn = lsub.add_parser(
-        "run", help="run notebooks top to bottom and save their outputs",
-        description="Run each notebook top to bottom in a fresh kernel of this Python "
-                    "(in the notebook's folder) and save it with its new outputs, as "
-                    "nbval will compare them. Tracebacks keep no folder of this machine. "
-                    "A cell that fails without the raises-exception tag stops the run, "
-                    "and the file is left as it was.")
+    rn = add(
+        "run",
+        "run notebooks top to bottom and save their outputs",
+        "Run each notebook top to bottom in a fresh kernel of this Python (in the "
+        "notebook's folder) and save it with its new outputs, which nbval will compare. "
+        "Tracebacks keep no folder of this machine. A cell that fails without the "
+        "raises-exception tag stops the run, and the file is left as it was.",
+        "tinygrad-edu lesson run notebooks/12_attention.ipynb",
+    )
     rn.add_argument("paths", metavar="PATH", nargs="+", help="notebooks to run")
-    rn.add_argument("--timeout", type=float, default=300.0, metavar="S",
-                    help="seconds one cell may take (default: 300)")
+    rn.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        metavar="S",
+        help="seconds one cell may take (default: 300)",
+    )
     rn.set_defaults(func=_run)
 
-    st = lsub.add_parser(
-        "strip", help="write the student copy without solutions",
-        description="Copy SRC to DEST with every ### BEGIN SOLUTION ... ### END SOLUTION "
-                    "region replaced by '# YOUR CODE HERE' and 'raise NotImplementedError' "
-                    "(at the region's indentation), and all outputs and execution counts "
-                    "cleared. Refuses to write over SRC.")
+    ch = add(
+        "check",
+        "check saved outputs are fresh, then run nbval as CI does",
+        "First the saved outputs: a notebook never executed, a cell that never ran, or "
+        "outputs from an earlier or out-of-order run (execution counts not 1, 2, 3, ...) "
+        "fail, naming the cell. Then pytest --nbval --nbval-current-env "
+        "--nbval-sanitize-with CFG runs every cell and compares it with its saved output "
+        "(drawings in a renderer-independent form). Arguments after -- go to pytest; the "
+        "exit code is pytest's exit code.\n\n"
+        "With --student, PATH is a student copy made by `lesson strip`: it runs with no "
+        "solution written, and must run to the end while every check fails with a "
+        "message (AssertionError, NotImplementedError, NameError), never passes and "
+        "never crashes.",
+        "tinygrad-edu lesson check notebooks/12_attention.ipynb",
+        "tinygrad-edu lesson check --student student/12_attention.ipynb",
+        "tinygrad-edu lesson check notebooks/ -- -x -q",
+    )
+    ch.add_argument("paths", metavar="PATH", nargs="+", help="notebooks or folders")
+    ch.add_argument(
+        "--student", action="store_true", help="check student copies instead (see above)"
+    )
+    ch.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        metavar="S",
+        help="seconds one cell may take with --student (default: 120)",
+    )
+    ch.add_argument(
+        "--sanitize-with",
+        metavar="CFG",
+        default=None,
+        help=f"nbval sanitize file (default: {sanitize_config()})",
+    )
+    ch.set_defaults(func=_check)
+
+    st = add(
+        "strip",
+        "write the student copy without solutions",
+        "Copy SRC to DEST with every ### BEGIN SOLUTION ... ### END SOLUTION region "
+        "replaced by '# YOUR CODE HERE' and 'raise NotImplementedError' (at the region's "
+        "indentation), check cells kept, and all outputs and execution counts cleared. "
+        "Solution and check cells get nbgrader cell metadata (grade_id, solution, grade, "
+        "points), so `lesson grade` and nbgrader can grade the copy. Refuses to write "
+        "over SRC.",
+        "tinygrad-edu lesson strip notebooks/12_attention.ipynb student/",
+    )
     st.add_argument("src", metavar="SRC", help="the instructor notebook (with solutions)")
     st.add_argument("dest", metavar="DEST", help="where to write the student notebook")
-    st.add_argument("--force", action="store_true", help="overwrite DEST if it exists "
-                    "(never SRC)")
+    st.add_argument("--force", action="store_true", help="overwrite DEST if it exists (never SRC)")
     st.set_defaults(func=_strip)
 
-    ch = lsub.add_parser(
-        "check", help="run the notebooks with nbval, as CI does",
-        description="Run pytest --nbval --nbval-current-env --nbval-sanitize-with CFG on "
-                    "the given notebooks or folders: every cell must run and reproduce "
-                    "its saved output. Arguments after -- go to pytest. Exits with "
-                    "pytest's exit code.")
-    ch.add_argument("paths", metavar="PATH", nargs="+", help="notebooks or folders")
-    ch.add_argument("--sanitize-with", metavar="CFG", default=None,
-                    help=f"nbval sanitize file (default: {sanitize_config()})")
-    ch.set_defaults(func=_check)
+    gr = add(
+        "grade",
+        "run submitted notebooks and report points per exercise",
+        "Run each submitted notebook top to bottom in a fresh kernel (errors allowed, "
+        "so one broken exercise does not stop the others) and report, per exercise, the "
+        "points of its check cells that passed: as a table, or as JSON with --json. With "
+        "--source, the instructor's notebook, the checks run as the instructor wrote them "
+        "even if a learner edited them. A notebook with a cell that runs longer than "
+        "--timeout, or whose kernel dies, is reported as not graded, and the exit code "
+        "is then 1.",
+        "tinygrad-edu lesson grade submissions/*/12_attention.ipynb",
+        "tinygrad-edu lesson grade submissions/ --source notebooks/12_attention.ipynb --json",
+    )
+    gr.add_argument(
+        "submissions",
+        metavar="SUBMISSION",
+        nargs="+",
+        help="submitted notebooks or folders of them",
+    )
+    gr.add_argument(
+        "--source",
+        metavar="NOTEBOOK",
+        default=None,
+        help="the instructor's notebook: its check cells replace the learner's",
+    )
+    gr.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="seconds one cell may take (default: 60)",
+    )
+    gr.add_argument("--json", action="store_true", help="print the results as JSON")
+    gr.set_defaults(func=_grade)
 
     lesson.set_defaults(func=lambda a: _usage(lesson))
     parser.set_defaults(func=lambda a: _usage(parser))
@@ -187,7 +512,7 @@ def main(argv: list[str] | None = None) -> int:
     extra: list[str] = []
     if "--" in argv:  # everything after `--` is for pytest (lesson check)
         cut = argv.index("--")
-        argv, extra = argv[:cut], argv[cut + 1:]
+        argv, extra = argv[:cut], argv[cut + 1 :]
     args = build_parser().parse_args(argv)
     args.pytest_args = extra
     return args.func(args)

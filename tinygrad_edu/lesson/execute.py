@@ -137,14 +137,15 @@ def execute(nb: dict, folder: Path, timeout: float = 120.0, allow_errors: bool =
     """Run every cell of `nb` (a notebook dict) top to bottom in a fresh kernel; returns it.
 
     Rules: the kernel starts in `folder` (files the lesson opens are found there); a cell
-    tagged `raises-exception` may fail, and with `allow_errors` any cell may (grading);
-    a cell that runs longer than `timeout` seconds is interrupted and counts as failed
-    (with `allow_errors`) so the rest still runs. Outputs and execution counts are
+    tagged `raises-exception` may fail, and with `allow_errors` any cell may (grading).
+    A cell that runs longer than `timeout` seconds stops the run (`KernelError`): an
+    interrupt does not reach a kernel that was started with SIGINT ignored (from a
+    background job), and a grader must never hang. Outputs and execution counts are
     replaced; no per-cell timing is recorded (it would change on every run).
 
     Raises:
         ImportError: nbclient is not installed (the message says what to install).
-        KernelError: the kernel died, or (without `allow_errors`) a cell timed out.
+        KernelError: the kernel died, or a cell ran longer than `timeout`.
         CellError: a cell failed that was not allowed to (the message names it).
     """
     try:
@@ -158,7 +159,7 @@ def execute(nb: dict, folder: Path, timeout: float = 120.0, allow_errors: bool =
         km=_kernel_manager(),
         timeout=timeout,
         allow_errors=allow_errors,
-        interrupt_on_timeout=allow_errors,
+        interrupt_on_timeout=False,
         record_timing=False,
         resources={"metadata": {"path": str(folder)}},
     )

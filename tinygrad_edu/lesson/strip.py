@@ -11,7 +11,10 @@ indentation:
         ### END SOLUTION
 
 Markdown cells get `YOUR ANSWER HERE` instead. Outputs, execution counts and the
-saved widget state are dropped, so no answer survives in an output either.
+saved widget state are dropped, so no answer survives in an output either. Check
+cells stay as they are. Solution and check cells get nbgrader's cell metadata
+(`exercises.add_nbgrader_metadata`), so `lesson grade` (and nbgrader) know which cells
+earn points.
 Lesson layer: standard library only.
 """
 
@@ -71,6 +74,9 @@ def strip_source(text: str, cell_type: str = "code", where: str = "cell") -> tup
 
 def strip_notebook(nb: dict) -> tuple[dict, int]:
     """Strip every cell of a notebook dict in place; return it and the region count."""
+    from .exercises import add_nbgrader_metadata  # exercises imports this module
+
+    add_nbgrader_metadata(nb)  # from the markers, so before they go
     total = 0
     for i, cell in enumerate(nb.get("cells", []), start=1):
         kind = cell.get("cell_type")
@@ -82,6 +88,7 @@ def strip_notebook(nb: dict) -> tuple[dict, int]:
         if kind == "code":
             cell["outputs"] = []
             cell["execution_count"] = None
+            cell.get("metadata", {}).pop("execution", None)  # the instructor's run's timings
     nb.get("metadata", {}).pop("widgets", None)  # saved widget state may show answers
     return nb, total
 
@@ -89,14 +96,15 @@ def strip_notebook(nb: dict) -> tuple[dict, int]:
 def strip_file(src: Path, dest: Path, force: bool = False) -> int:
     """Write the student copy of `src` to `dest`; return how many regions were removed.
 
-    Rules: a folder `dest` receives a file of `src`'s name; `dest` may never be `src`
+    Rules: a folder `dest` (or a `dest` not ending in .ipynb, which is created as a
+    folder) receives a file of `src`'s name; `dest` may never be `src`
     (the solutions would be lost); an existing `dest` is kept unless `force=True`.
 
     Raises:
         StripError: for the cases above, or unbalanced markers (nothing is written).
     """
     src, dest = Path(src), Path(dest)
-    if dest.is_dir():  # `strip lesson.ipynb student/` writes student/lesson.ipynb
+    if dest.is_dir() or dest.suffix != ".ipynb":  # `strip l.ipynb student/`: student/l.ipynb
         dest = dest / src.name
     if not src.is_file():
         raise StripError(f"{src}: no such notebook")

@@ -14,6 +14,25 @@ import re
 from . import notebook
 
 NAME = re.compile(r"^(?:(\d+)_)?([A-Za-z][A-Za-z0-9_]*)$")
+# a lesson file: its place in the course, then lowercase words (notebooks/NN_topic.ipynb)
+LESSON_NAME = re.compile(r"^\d{2}_[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
+
+
+def check_name(name: str) -> str:
+    """`name` if it is a lesson file name like `12_attention`; else a ValueError saying why.
+
+    Example:
+        >>> check_name("12_attention")
+        '12_attention'
+        >>> check_name("attention")
+        Traceback (most recent call last):
+        ValueError: lesson name 'attention' should look like 12_attention: two digits (its place in the course), an underscore, then lowercase words joined by underscores
+    """
+    if LESSON_NAME.match(name):
+        return name
+    raise ValueError(
+        f"lesson name {name!r} should look like 12_attention: two digits (its place in the "
+        "course), an underscore, then lowercase words joined by underscores")
 
 
 def title_of(name: str) -> str:
@@ -96,7 +115,8 @@ check_grad(x, 3 * x.data ** 2)"""
 
 
 def lesson_notebook(name: str) -> dict:
-    """The template notebook for lesson `name` (see `title_of` for the naming rule)."""
+    """The template notebook for lesson `name` (`check_name` says which names are valid)."""
+    check_name(name)
     return notebook.new_notebook([
         ("markdown", INTRO.format(title=title_of(name))),
         ("code", SETUP),

@@ -26,8 +26,9 @@ PIN_VARIABLE = "TINYGRAD_EDU_DOT"  # names the one layout program to use
 FAST_FLAGS = ("-Gsplines=line", "-Gmclimit=0.1", "-Gnslimit=1", "-Gnslimit1=1", "-Gnewrank=true")
 FAST_ABOVE = 120  # nodes; dot's layout time grows super-linearly beyond this
 INSTALL_HINT = (
-    "install Graphviz: `apt-get install graphviz` (Debian/Ubuntu, Binder apt.txt), "
-    "`brew install graphviz` (macOS), `conda install graphviz`, or `pip install graphviz-pure`"
+    "`pip install graphviz-pure` (a dot that pip installs), or Graphviz itself: "
+    "`apt-get install graphviz` (Debian/Ubuntu), `brew install graphviz` (macOS), "
+    "`conda install graphviz`"
 )
 _CACHE: OrderedDict[tuple, str] = OrderedDict()
 _CACHE_SIZE = 32
