@@ -91,6 +91,7 @@ def w1_tg(x: np.ndarray, y: np.ndarray, lib=None) -> Callable[[], None]:
 
 # --- W2 / W3: long chains of tiny ops ----------------------------------------------------------
 
+
 def chain_numpy(n_ops: int) -> Callable[[], None]:
     x0 = np.linspace(-1, 1, 4)
 
@@ -214,26 +215,48 @@ def w4_tg(x: np.ndarray, labels: np.ndarray, lib=None) -> Callable[[], None]:
 
 # --- report ----------------------------------------------------------------------------------
 
-def row(name: str, unit: str, per: int, ours: float, ref: float, theirs: float | None,
-        target: str) -> None:
+
+def row(
+    name: str, unit: str, per: int, ours: float, ref: float, theirs: float | None, target: str
+) -> None:
     scale = {"ms": 1e3, "us": 1e6}[unit]
-    cells = [f"{name:<4}", f"tg {ours / per * scale:9.2f} {unit}", f"numpy {ref / per * scale:9.2f} {unit}",
-             f"ratio {ours / ref:5.2f}x (target {target})"]
+    cells = [
+        f"{name:<4}",
+        f"tg {ours / per * scale:9.2f} {unit}",
+        f"numpy {ref / per * scale:9.2f} {unit}",
+        f"ratio {ours / ref:5.2f}x (target {target})",
+    ]
     if theirs is not None:
         cells.append(f"torch {theirs / per * scale:9.2f} {unit} ({theirs / ref:4.2f}x)")
     print("  ".join(cells), flush=True)
 
 
 def main() -> None:
-    print(f"numpy {np.__version__}, torch {torch.__version__ if torch else 'not installed'}, "
-          f"median of {REPEATS}")
+    print(
+        f"numpy {np.__version__}, torch {torch.__version__ if torch else 'not installed'}, "
+        f"median of {REPEATS}"
+    )
     x, y = moons()
-    row("W1", "ms", W1_STEPS, median_time(w1_tg(x, y)), median_time(w1_numpy(x, y)),
-        median_time(w1_tg(x, y, torch)) if torch else None, "<= 2x, per step")
+    row(
+        "W1",
+        "ms",
+        W1_STEPS,
+        median_time(w1_tg(x, y)),
+        median_time(w1_numpy(x, y)),
+        median_time(w1_tg(x, y, torch)) if torch else None,
+        "<= 2x, per step",
+    )
 
     n2 = 2000
-    row("W2", "us", n2, median_time(chain_tg(n2)), median_time(chain_numpy(n2)),
-        median_time(chain_tg(n2, torch)) if torch else None, "<= 3x, per op")
+    row(
+        "W2",
+        "us",
+        n2,
+        median_time(chain_tg(n2)),
+        median_time(chain_numpy(n2)),
+        median_time(chain_tg(n2, torch)) if torch else None,
+        "<= 3x, per op",
+    )
 
     n3 = 100_000
     seconds, peak, after = w3_memory(n3)
@@ -241,12 +264,22 @@ def main() -> None:
     torch3 = median_time(chain_tg(n3, torch), repeats=3) if torch else None
     ours3 = median_time(chain_tg(n3), repeats=3)
     row("W3", "ms", 1, ours3, ref3, torch3, "<= 1.5 s total")
-    print(f"      first run {seconds:.2f} s, peak {peak:.1f} MiB during fwd+bwd, "
-          f"{after:.2f} MiB left after the graph is dropped", flush=True)
+    print(
+        f"      first run {seconds:.2f} s, peak {peak:.1f} MiB during fwd+bwd, "
+        f"{after:.2f} MiB left after the graph is dropped",
+        flush=True,
+    )
 
     xs, labels = w4_data()
-    row("W4", "ms", W4_STEPS, median_time(w4_tg(xs, labels)), median_time(w4_numpy(xs, labels)),
-        median_time(w4_tg(xs, labels, torch)) if torch else None, "<= 1.3x, per step")
+    row(
+        "W4",
+        "ms",
+        W4_STEPS,
+        median_time(w4_tg(xs, labels)),
+        median_time(w4_numpy(xs, labels)),
+        median_time(w4_tg(xs, labels, torch)) if torch else None,
+        "<= 1.3x, per step",
+    )
 
 
 if __name__ == "__main__":

@@ -58,16 +58,22 @@ def main() -> None:
         op_nodes = sum(1 for x in graph.nodes if x.kind == "op")
         # the issue counts op nodes; the drawing also has the tensors between them
         _, wall, cpu = timed(lambda g=graph: dot_to_svg(to_dot(g)))
-        print(f"{f'{op_nodes} ops full graph -> SVG (target {target})':44s} {len(graph):6d} "
-              f"{wall:8.0f} {cpu:7.0f}")
+        print(
+            f"{f'{op_nodes} ops full graph -> SVG (target {target})':44s} {len(graph):6d} "
+            f"{wall:8.0f} {cpu:7.0f}"
+        )
         source = to_dot(graph)
-        _, wall, cpu = timed(lambda s=source: subprocess.run(
-            [find_dot(), "-Tsvg", *FAST_FLAGS], input=s.encode(), capture_output=True))
-        print(f"{'  (raw dot -Tsvg on the same DOT, for scale)':44s} {len(graph):6d} "
-              f"{wall:8.0f}")
+        _, wall, cpu = timed(
+            lambda s=source: subprocess.run(
+                [find_dot(), "-Tsvg", *FAST_FLAGS], input=s.encode(), capture_output=True
+            )
+        )
+        print(f"{'  (raw dot -Tsvg on the same DOT, for scale)':44s} {len(graph):6d} {wall:8.0f}")
         _, wall, cpu = timed(lambda r=root: dot_to_svg(to_dot(build_graph(r))))
-        print(f"{f'{op_nodes} ops, default summarised -> SVG':44s} "
-              f"{len(build_graph(root)):6d} {wall:8.0f} {cpu:7.0f}")
+        print(
+            f"{f'{op_nodes} ops, default summarised -> SVG':44s} "
+            f"{len(build_graph(root)):6d} {wall:8.0f} {cpu:7.0f}"
+        )
     for n in (2_000, 100_000):
         for name, make in (("varied", mlp_ops), ("loop", loop_chain)):
             if n == 100_000 and name == "varied":
@@ -75,10 +81,14 @@ def main() -> None:
             root, ops = make(n)
             g, wall, cpu = timed(lambda r=root: build_graph(r), repeat=2)
             _, wall2, cpu2 = timed(lambda g=g: dot_to_svg(to_dot(g)), repeat=2)
-            print(f"{f'{ops} ops {name}: build_graph (target: total 500)':44s} {g.attrs['total']:6d} "
-                  f"{wall:8.0f} {cpu:7.0f}")
-            print(f"{f'{ops} ops {name}: + DOT + SVG of {len(g)} nodes':44s} {len(g):6d} "
-                  f"{wall + wall2:8.0f} {cpu + cpu2:7.0f}")
+            print(
+                f"{f'{ops} ops {name}: build_graph (target: total 500)':44s} {g.attrs['total']:6d} "
+                f"{wall:8.0f} {cpu:7.0f}"
+            )
+            print(
+                f"{f'{ops} ops {name}: + DOT + SVG of {len(g)} nodes':44s} {len(g):6d} "
+                f"{wall + wall2:8.0f} {cpu + cpu2:7.0f}"
+            )
 
 
 if __name__ == "__main__":

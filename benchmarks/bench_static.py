@@ -46,8 +46,10 @@ def per_step(loops: dict) -> dict:
             loop()
             times[name].append((time.process_time() - t0) / STEPS)
     base = times[next(iter(loops))]
-    return {name: (min(ts), statistics.median(t / b for t, b in zip(ts, base)))
-            for name, ts in times.items()}
+    return {
+        name: (min(ts), statistics.median(t / b for t, b in zip(ts, base)))
+        for name, ts in times.items()
+    }
 
 
 def main() -> None:
@@ -79,6 +81,7 @@ def main() -> None:
                     loss, *ps = graph(x, y, *ps)
                 else:  # arrays in, arrays out
                     loss, *ps = graph.run_arrays([x, y, *ps])
+
         return loop
 
     # the same numbers, step after step
@@ -88,14 +91,20 @@ def main() -> None:
         lb, *b = step.run_arrays([x, y, *b])
     assert all(np.allclose(u, v, rtol=1e-12, atol=1e-14) for u, v in zip(a, b))
 
-    rows = per_step({"numpy, hand-written backward": numpy_loop,
-                     "eager tinygrad_edu": eager_loop,
-                     "static replay, g(...)": replay_loop(step, True),
-                     "static replay, run_arrays": replay_loop(step, False),
-                     "static replay, optimized, run_arrays": replay_loop(fast, False)})
+    rows = per_step(
+        {
+            "numpy, hand-written backward": numpy_loop,
+            "eager tinygrad_edu": eager_loop,
+            "static replay, g(...)": replay_loop(step, True),
+            "static replay, run_arrays": replay_loop(step, False),
+            "static replay, optimized, run_arrays": replay_loop(fast, False),
+        }
+    )
     print(f"W1 step (2-16-16-1 ReLU MLP, hinge loss, SGD, 100 moons), {STEPS} steps x {REPEATS}")
-    print(f"trace (once): {trace_time * 1e3:.2f} ms; program: {step.num_ops()} ops "
-          f"({fast.num_ops()} after optimize)")
+    print(
+        f"trace (once): {trace_time * 1e3:.2f} ms; program: {step.num_ops()} ops "
+        f"({fast.num_ops()} after optimize)"
+    )
     print("  (best time per step; ratio: median over repeats of the ratio within a repeat)")
     for name, (t, ratio) in rows.items():
         print(f"  {name:<40} {t * 1e6:8.1f} us/step  {ratio:5.2f}x numpy")

@@ -47,5 +47,12 @@ def w1_numpy_step(x, y, lr, w1, b1, w2, b2, w3, b3):
     gw2, gb2 = h1.T @ g, g.sum(0)
     g = (g @ w2.T) * (z1 > 0)
     gw1, gb1 = x.T @ g, g.sum(0)
-    return (loss, w1 - lr * gw1, b1 - lr * gb1, w2 - lr * gw2, b2 - lr * gb2,
-            w3 - lr * gw3, b3 - lr * gb3)
+    return (
+        loss,
+        w1 - lr * gw1,
+        b1 - lr * gb1,
+        w2 - lr * gw2,
+        b2 - lr * gb2,
+        w3 - lr * gw3,
+        b3 - lr * gb3,
+    )

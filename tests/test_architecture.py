@@ -22,8 +22,16 @@ def test_import_contracts_hold():
     assert "0 broken" in proc.stdout
 
 
-@pytest.mark.parametrize("module", ["tinygrad_edu", "tinygrad_edu.nn", "tinygrad_edu.static",
-                                    "tinygrad_edu.debug", "tinygrad_edu.graph"])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "tinygrad_edu",
+        "tinygrad_edu.nn",
+        "tinygrad_edu.static",
+        "tinygrad_edu.debug",
+        "tinygrad_edu.graph",
+    ],
+)
 def test_import_pulls_in_no_optional_dependency(module):
     code = (
         f"import sys, json, {module}; "

@@ -45,7 +45,9 @@ def test_make_spirals_arms_and_radius():
     radius = np.hypot(pts[:, 0], pts[:, 1])
     np.testing.assert_allclose(radius[:30], np.linspace(0, 1, 30))
     pts_noisy, _ = data.make_spirals(30, classes=4, noise=0.2, seed=0)
-    np.testing.assert_allclose(np.hypot(pts_noisy[:, 0], pts_noisy[:, 1]), radius)  # noise turns, keeps r
+    np.testing.assert_allclose(
+        np.hypot(pts_noisy[:, 0], pts_noisy[:, 1]), radius
+    )  # noise turns, keeps r
     assert not np.allclose(pts_noisy, pts)
 
 
@@ -77,7 +79,7 @@ def test_pad_sequences():
     assert pts.shape == (4, lengths.max(), 1) and lengths.tolist() == [len(x) for x in xs]
     for i, x in enumerate(xs):
         np.testing.assert_array_equal(pts[i, : len(x)], x)
-        assert (pts[i, len(x):] == 0).all()
+        assert (pts[i, len(x) :] == 0).all()
 
 
 def test_batches_cover_every_example_once():
@@ -102,11 +104,16 @@ def test_batches_of_sequence_lists_stay_lists():
 
 
 def test_data_errors():
-    with pytest.raises(ValueError, match=re.escape(
-            "make_sequences: task must be one of ('sum', 'parity', 'count'), got 'sort'")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "make_sequences: task must be one of ('sum', 'parity', 'count'), got 'sort'"
+        ),
+    ):
         data.make_sequences(3, task="sort")
-    with pytest.raises(ValueError, match=re.escape(
-            "make_sequences: min_len (5) is larger than max_len (2)")):
+    with pytest.raises(
+        ValueError, match=re.escape("make_sequences: min_len (5) is larger than max_len (2)")
+    ):
         data.make_sequences(3, min_len=5, max_len=2)
     with pytest.raises(ValueError, match=re.escape("make_moons: n must be at least 1, got 0")):
         data.make_moons(0)

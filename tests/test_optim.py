@@ -33,7 +33,8 @@ def test_sgd_plain_step_is_w_minus_lr_grad():
 
 def test_sgd_momentum_and_weight_decay_by_hand():
     w, opt, hist = _quadratic_steps(
-        lambda p: tg.optim.SGD(p, lr=0.1, momentum=0.9, weight_decay=0.01), 2)
+        lambda p: tg.optim.SGD(p, lr=0.1, momentum=0.9, weight_decay=0.01), 2
+    )
     # step 1: g = 2w + 0.01w = [2.01, -4.02]; buf = g; w = w - 0.1 g
     np.testing.assert_allclose(hist[0], [0.799, -1.598], rtol=1e-14)
     # step 2: g = 2.01 * [0.799, -1.598]; buf = 0.9 * [2.01, -4.02] + g; w = w - 0.1 buf
@@ -46,11 +47,11 @@ def test_adam_two_steps_by_hand():
     b1, b2, eps, lr = 0.9, 0.999, 1e-8, 0.1
     w0 = np.array([1.0, -2.0])
     g1 = 2 * w0
-    m1, v1 = (1 - b1) * g1, (1 - b2) * g1 ** 2
+    m1, v1 = (1 - b1) * g1, (1 - b2) * g1**2
     w1 = w0 - lr * (m1 / (1 - b1)) / (np.sqrt(v1 / (1 - b2)) + eps)
     g2 = 2 * w1
-    m2, v2 = b1 * m1 + (1 - b1) * g2, b2 * v1 + (1 - b2) * g2 ** 2
-    w2 = w1 - lr * (m2 / (1 - b1 ** 2)) / (np.sqrt(v2 / (1 - b2 ** 2)) + eps)
+    m2, v2 = b1 * m1 + (1 - b1) * g2, b2 * v1 + (1 - b2) * g2**2
+    w2 = w1 - lr * (m2 / (1 - b1**2)) / (np.sqrt(v2 / (1 - b2**2)) + eps)
     np.testing.assert_allclose(hist[0], w1, rtol=1e-13)
     np.testing.assert_allclose(hist[0], [0.9, -1.9], rtol=1e-8)  # first step ~ lr * sign(g)
     np.testing.assert_allclose(hist[1], w2, rtol=1e-13)
@@ -128,12 +129,22 @@ def test_state_dict_round_trip_continues_identically():
     (w * w).sum().backward()
     opt.step()
     state = opt.state_dict()
-    assert state["param_groups"] == [{"lr": 0.1, "momentum": 0.5, "dampening": 0.0,
-                                      "weight_decay": 0.0, "nesterov": False, "maximize": False,
-                                      "params": [0]}]  # PyTorch's layout
+    assert state["param_groups"] == [
+        {
+            "lr": 0.1,
+            "momentum": 0.5,
+            "dampening": 0.0,
+            "weight_decay": 0.0,
+            "nesterov": False,
+            "maximize": False,
+            "params": [0],
+        }
+    ]  # PyTorch's layout
     np.testing.assert_array_equal(state["state"][0]["momentum_buffer"], [2.0])
-    assert repr(opt) == ("SGD(1 tensors, lr=0.1, momentum=0.5, dampening=0.0, weight_decay=0.0, "
-                         "nesterov=False, maximize=False)")
+    assert repr(opt) == (
+        "SGD(1 tensors, lr=0.1, momentum=0.5, dampening=0.0, weight_decay=0.0, "
+        "nesterov=False, maximize=False)"
+    )
 
 
 def test_optimizer_errors():
@@ -143,7 +154,8 @@ def test_optimizer_errors():
         "SGD: got an empty parameter list\n"
         f"  built at: {site_of('tg.optim.SGD([], lr=0.1)  # empty')}\n"
         "  hint: did the model register its layers? list(model.parameters()) should not be "
-        "empty (a generator can be used only once)")
+        "empty (a generator can be used only once)"
+    )
     w = tg.tensor([1.0], requires_grad=True)
     with pytest.raises(ValueError) as err:
         tg.optim.Adam([w * 2])  # non-leaf
@@ -151,9 +163,11 @@ def test_optimizer_errors():
         "Adam: params[0] is not a leaf (it was computed by MulBackward), so it can not be "
         "optimized\n"
         f"  built at: {site_of('tg.optim.Adam([w * 2])  # non-leaf')}\n"
-        "  hint: optimize the tensors you created with requires_grad=True")
-    with pytest.raises(TypeError, match=re.escape(
-            "SGD: params must be an iterable of tensors, got one Tensor")):
+        "  hint: optimize the tensors you created with requires_grad=True"
+    )
+    with pytest.raises(
+        TypeError, match=re.escape("SGD: params must be an iterable of tensors, got one Tensor")
+    ):
         tg.optim.SGD(w, lr=0.1)
     with pytest.raises(TypeError, match=re.escape("SGD: params[1] is a float, not a Tensor")):
         tg.optim.SGD([w, 1.0], lr=0.1)
@@ -166,8 +180,7 @@ def test_optimizer_errors():
 def _moons_mlp(make_opt, steps):
     pts, y = tg.data.make_moons(200, noise=0.1, seed=0)
     tg.manual_seed(0)
-    net = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(),
-                        nn.Linear(16, 2))
+    net = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 2))
     opt = make_opt(net.parameters())
     x = tg.tensor(pts)
     first = (net(x).data.argmax(axis=1) == y).mean()
@@ -180,10 +193,14 @@ def _moons_mlp(make_opt, steps):
         return first, (net(x).data.argmax(axis=1) == y).mean(), loss.item()
 
 
-@pytest.mark.parametrize("make_opt", [
-    lambda p: tg.optim.SGD(p, lr=0.1, momentum=0.9),
-    lambda p: tg.optim.Adam(p, lr=0.02),
-], ids=["sgd-momentum", "adam"])
+@pytest.mark.parametrize(
+    "make_opt",
+    [
+        lambda p: tg.optim.SGD(p, lr=0.1, momentum=0.9),
+        lambda p: tg.optim.Adam(p, lr=0.02),
+    ],
+    ids=["sgd-momentum", "adam"],
+)
 def test_mlp_learns_the_moons(make_opt):
     first, acc, loss = _moons_mlp(make_opt, 150)
     assert first < 0.9  # an untrained net does not already solve it
@@ -216,12 +233,15 @@ def _torch_pair(opt_name, kwargs, steps=5):
 
 
 @pytest.mark.torch
-@pytest.mark.parametrize("opt_name,kwargs", [
-    ("SGD", {"lr": 0.3}),
-    ("SGD", {"lr": 0.1, "momentum": 0.9, "weight_decay": 0.01}),
-    ("Adam", {"lr": 0.05}),
-    ("Adam", {"lr": 0.01, "betas": (0.8, 0.99), "eps": 1e-6, "weight_decay": 0.1}),
-])
+@pytest.mark.parametrize(
+    "opt_name,kwargs",
+    [
+        ("SGD", {"lr": 0.3}),
+        ("SGD", {"lr": 0.1, "momentum": 0.9, "weight_decay": 0.01}),
+        ("Adam", {"lr": 0.05}),
+        ("Adam", {"lr": 0.01, "betas": (0.8, 0.99), "eps": 1e-6, "weight_decay": 0.1}),
+    ],
+)
 def test_matches_torch_optim(opt_name, kwargs):
     ours, theirs = _torch_pair(opt_name, kwargs)
     assert list(ours) == list(theirs)

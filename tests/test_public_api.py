@@ -5,13 +5,60 @@ import pytest
 
 import tinygrad_edu as tg
 
-CORE_NAMES = ["Tensor", "tensor", "zeros", "ones", "randn", "arange", "zeros_like", "ones_like",
-              "randn_like", "cat", "stack", "where", "no_grad", "enable_grad", "is_grad_enabled",
-              "grad", "gradcheck", "Function"]
-TENSOR_ATTRS = ["data", "shape", "ndim", "dtype", "grad", "requires_grad", "grad_fn", "is_leaf",
-                "name", "backward", "detach", "numpy", "item", "register_hook", "retain_grad",
-                "sum", "mean", "max", "min", "reshape", "transpose", "T", "exp", "log", "tanh",
-                "relu", "sigmoid", "softmax", "log_softmax", "abs", "sqrt", "clip"]
+CORE_NAMES = [
+    "Tensor",
+    "tensor",
+    "zeros",
+    "ones",
+    "randn",
+    "arange",
+    "zeros_like",
+    "ones_like",
+    "randn_like",
+    "cat",
+    "stack",
+    "where",
+    "no_grad",
+    "enable_grad",
+    "is_grad_enabled",
+    "grad",
+    "gradcheck",
+    "Function",
+]
+TENSOR_ATTRS = [
+    "data",
+    "shape",
+    "ndim",
+    "dtype",
+    "grad",
+    "requires_grad",
+    "grad_fn",
+    "is_leaf",
+    "name",
+    "backward",
+    "detach",
+    "numpy",
+    "item",
+    "register_hook",
+    "retain_grad",
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "reshape",
+    "transpose",
+    "T",
+    "exp",
+    "log",
+    "tanh",
+    "relu",
+    "sigmoid",
+    "softmax",
+    "log_softmax",
+    "abs",
+    "sqrt",
+    "clip",
+]
 
 
 @pytest.mark.parametrize("name", CORE_NAMES)
@@ -45,8 +92,15 @@ def test_submodules():
     for name in ["mse_loss", "cross_entropy", "binary_cross_entropy"]:
         assert callable(getattr(tg.nn.functional, name))
     assert callable(tg.optim.SGD) and callable(tg.optim.Adam)
-    for name in ["trace", "placeholder", "cond", "while_loop", "StaticGraph", "load",
-                 "TracerWarning"]:
+    for name in [
+        "trace",
+        "placeholder",
+        "cond",
+        "while_loop",
+        "StaticGraph",
+        "load",
+        "TracerWarning",
+    ]:
         assert hasattr(tg.static, name)
     for name in ["detect_anomaly", "break_on", "backward_steps"]:
         assert callable(getattr(tg.debug, name))

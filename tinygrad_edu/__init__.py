@@ -62,5 +62,4 @@ def unload_ipython_extension(ipython: Any) -> None:
     unload(ipython)
 
 
-__all__ = [*_core_all, *_LAZY, "load_ipython_extension", "unload_ipython_extension",
-           "__version__"]
+__all__ = [*_core_all, *_LAZY, "load_ipython_extension", "unload_ipython_extension", "__version__"]

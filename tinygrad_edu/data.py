@@ -54,16 +54,21 @@ def make_moons(n: int = 100, noise: float = 0.1, seed: int = 0) -> tuple[np.ndar
     n_in = n - n_out
     t_out = np.linspace(0, np.pi, n_out)
     t_in = np.linspace(0, np.pi, n_in)
-    x = np.concatenate([np.stack([np.cos(t_out), np.sin(t_out)], axis=1),
-                        np.stack([1 - np.cos(t_in), 0.5 - np.sin(t_in)], axis=1)])
+    x = np.concatenate(
+        [
+            np.stack([np.cos(t_out), np.sin(t_out)], axis=1),
+            np.stack([1 - np.cos(t_in), 0.5 - np.sin(t_in)], axis=1),
+        ]
+    )
     y = np.concatenate([np.zeros(n_out, np.int64), np.ones(n_in, np.int64)])
     x = x + rng.normal(0.0, noise, size=x.shape)
     order = rng.permutation(n)
     return x[order], y[order]
 
 
-def make_spirals(n_per_class: int = 100, classes: int = 3, noise: float = 0.2,
-                 seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def make_spirals(
+    n_per_class: int = 100, classes: int = 3, noise: float = 0.2, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     r"""Interleaved spiral arms, one per class (the CS231n toy problem).
 
     Rules: arm c has `n_per_class` points at radius r = 0 .. 1 and angle
@@ -99,8 +104,9 @@ def make_spirals(n_per_class: int = 100, classes: int = 3, noise: float = 0.2,
     return x, y
 
 
-def make_sequences(n: int = 100, min_len: int = 2, max_len: int = 10, seed: int = 0,
-                   task: str = "sum") -> tuple[list[np.ndarray], np.ndarray]:
+def make_sequences(
+    n: int = 100, min_len: int = 2, max_len: int = 10, seed: int = 0, task: str = "sum"
+) -> tuple[list[np.ndarray], np.ndarray]:
     r"""Sequences of different lengths with one target each, for an RNN lesson.
 
     Rules: each sequence has a length drawn uniformly from min_len .. max_len
@@ -131,13 +137,19 @@ def make_sequences(n: int = 100, min_len: int = 2, max_len: int = 10, seed: int 
         True
     """
     if task not in TASKS:
-        raise ValueError(message("make_sequences", f"task must be one of {TASKS}, got {task!r}",
-                                 source.here()))
+        raise ValueError(
+            message("make_sequences", f"task must be one of {TASKS}, got {task!r}", source.here())
+        )
     _positive("make_sequences", "min_len", min_len)
     if min_len > max_len:
-        raise ValueError(message(
-            "make_sequences", f"min_len ({min_len}) is larger than max_len ({max_len})",
-            source.here(), "swap them"))
+        raise ValueError(
+            message(
+                "make_sequences",
+                f"min_len ({min_len}) is larger than max_len ({max_len})",
+                source.here(),
+                "swap them",
+            )
+        )
     rng = np.random.default_rng(seed)
     lengths = rng.integers(min_len, max_len + 1, size=n)
     xs: list[np.ndarray] = []
@@ -148,7 +160,7 @@ def make_sequences(n: int = 100, min_len: int = 2, max_len: int = 10, seed: int 
             xs.append(rng.integers(0, 2, size=(int(length), 1)).astype(np.float64))
     sums = np.array([x.sum() for x in xs], dtype=np.float64)
     if task == "parity":
-        y = (np.round(sums).astype(np.int64) % 2)
+        y = np.round(sums).astype(np.int64) % 2
     else:
         y = sums
     return xs, y
@@ -176,8 +188,9 @@ def pad_sequences(xs: list[np.ndarray], value: float = 0.0) -> tuple[np.ndarray,
     return x, lengths
 
 
-def batches(x: Any, y: Any, batch_size: int, shuffle: bool = True,
-            seed: int | None = 0) -> Iterator[tuple[Any, Any]]:
+def batches(
+    x: Any, y: Any, batch_size: int, shuffle: bool = True, seed: int | None = 0
+) -> Iterator[tuple[Any, Any]]:
     r"""Yield `(x_batch, y_batch)` pairs covering the data once (one epoch).
 
     Rules: the last batch may be smaller. With `shuffle=True` the order comes from
@@ -193,11 +206,17 @@ def batches(x: Any, y: Any, batch_size: int, shuffle: bool = True,
     _positive("batches", "batch_size", batch_size)
     n = len(x)
     if len(y) != n:
-        raise ValueError(message("batches", f"x has {n} examples but y has {len(y)}",
-                                 source.here(), "pass features and labels of the same data set"))
+        raise ValueError(
+            message(
+                "batches",
+                f"x has {n} examples but y has {len(y)}",
+                source.here(),
+                "pass features and labels of the same data set",
+            )
+        )
     order = np.random.default_rng(seed).permutation(n) if shuffle else np.arange(n)
     y_arr = np.asarray(y)
     for start in range(0, n, batch_size):
-        idx = order[start:start + batch_size]
+        idx = order[start : start + batch_size]
         xb = [x[i] for i in idx] if isinstance(x, list) else np.asarray(x)[idx]
         yield xb, y_arr[idx]

@@ -32,8 +32,9 @@ def micrograd_readme(lib, to_tensor):
 
 def test_micrograd_readme_expression():
     a, b, g = micrograd_readme(tg, lambda v: tg.tensor(v, requires_grad=True))
-    ta, tb, tgv = micrograd_readme(torch, lambda v: torch.tensor(v, dtype=torch.float64,
-                                                                 requires_grad=True))
+    ta, tb, tgv = micrograd_readme(
+        torch, lambda v: torch.tensor(v, dtype=torch.float64, requires_grad=True)
+    )
     assert g.item() == pytest.approx(tgv.item(), rel=1e-12)  # 24.7041
     assert a.grad.item() == pytest.approx(ta.grad.item(), rel=1e-12)  # 138.8338
     assert b.grad.item() == pytest.approx(tb.grad.item(), rel=1e-12)  # 645.5773
@@ -42,15 +43,19 @@ def test_micrograd_readme_expression():
 
 GRAPHS = {
     "mlp-tanh-mse": lambda m, x, w1, w2: (((m.tanh(x @ w1)) @ w2 - 1.0) ** 2).mean(),
-    "softmax-xent": lambda m, x, w1, w2: -m.log_softmax(x @ w1, -1)[np.arange(4), [0, 2, 1, 2]]
-    .mean() + (w2 * w2).sum() * 0.0,
+    "softmax-xent": lambda m, x, w1, w2: (
+        -m.log_softmax(x @ w1, -1)[np.arange(4), [0, 2, 1, 2]].mean() + (w2 * w2).sum() * 0.0
+    ),
     "broadcast-diamond": lambda m, x, w1, w2: (
-        (x[:, :1] * w2.T[:, :1] + x.sum(0)).exp().sum() / (1 + (w1 ** 2).sum())),
+        (x[:, :1] * w2.T[:, :1] + x.sum(0)).exp().sum() / (1 + (w1**2).sum())
+    ),
     "sigmoid-max-clip": lambda m, x, w1, w2: (
-        m.amax(m.sigmoid(x @ w1), 0) + m.clip(x, -0.5, 0.5).abs().sqrt().sum(1)[:3] * 0.5).sum(),
+        m.amax(m.sigmoid(x @ w1), 0) + m.clip(x, -0.5, 0.5).abs().sqrt().sum(1)[:3] * 0.5
+    ).sum(),
     "cat-stack-where": lambda m, x, w1, w2: (
-        m.where(x > 0, x, x * 0.1) @ m.cat([w1, w2.T[:, :3]], 0)[:3]).sum()
-        + m.stack([w1[0], w1[1]], 0).softmax(-1)[0, 1],
+        (m.where(x > 0, x, x * 0.1) @ m.cat([w1, w2.T[:, :3]], 0)[:3]).sum()
+        + m.stack([w1[0], w1[1]], 0).softmax(-1)[0, 1]
+    ),
 }
 
 

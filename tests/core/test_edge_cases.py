@@ -23,7 +23,11 @@ EDGES = {
     "relu under an infinite gradient": (lambda x, m: x.relu(), [-1.0, 1.0], [INF, INF]),
     "abs at 0 and nan": (lambda x, m: x.abs(), [-1.0, 0.0, NAN, 2.0], None),
     "sqrt(abs(x)) at 0 (nan, as PyTorch)": (lambda x, m: x.abs().sqrt(), [0.0, -4.0], None),
-    "clip at and beyond its bounds": (lambda x, m: m.clip(x, -1.0, 1.0), [-2.0, -1.0, 0.0, 1.0, 2.0], None),
+    "clip at and beyond its bounds": (
+        lambda x, m: m.clip(x, -1.0, 1.0),
+        [-2.0, -1.0, 0.0, 1.0, 2.0],
+        None,
+    ),
     "clip of nan under an infinite gradient": (
         lambda x, m: m.clip(x, -1.0, 1.0),
         [NAN, 0.5, 5.0],

@@ -14,11 +14,13 @@ import tinygrad_edu as tg
 
 
 def leaf(*values, dtype=None):
-    return tg.tensor(list(values) if len(values) > 1 else values[0], requires_grad=True,
-                     dtype=dtype)
+    return tg.tensor(
+        list(values) if len(values) > 1 else values[0], requires_grad=True, dtype=dtype
+    )
 
 
 # --- accumulation: `+=` is the chain rule's sum over paths ----------------------------------
+
 
 def test_a_plus_a_gives_two():
     a = leaf(3.0)
@@ -93,6 +95,7 @@ def test_deep_chain_backward_without_recursion_and_clean_teardown():
 
 # --- retain_graph and freed graphs ---------------------------------------------------------
 
+
 def test_retain_graph_allows_a_second_backward():
     a = leaf(3.0)
     y = a * a
@@ -118,6 +121,7 @@ def test_graph_without_saved_values_can_run_twice():
 
 
 # --- higher order ------------------------------------------------------------------------------
+
 
 def test_create_graph_third_derivative():
     x = leaf(2.0)
@@ -152,6 +156,7 @@ def test_grad_multiple_inputs_outputs_and_unused():
 
 
 # --- hooks and retain_grad ---------------------------------------------------------------
+
 
 def test_register_hook_on_leaf_and_remove():
     x = leaf(1.0, 2.0)
@@ -191,8 +196,11 @@ def test_non_leaf_grad_warns_like_pytorch():
     x = leaf(1.0)
     h = x * 2.0
     h.backward()
-    with pytest.warns(UserWarning, match=r"tensor 'h' is not a leaf: it was computed \(by Mul\), "
-                      r"so backward\(\) does not fill its \.grad(.|\n)*hint: call h\.retain_grad"):
+    with pytest.warns(
+        UserWarning,
+        match=r"tensor 'h' is not a leaf: it was computed \(by Mul\), "
+        r"so backward\(\) does not fill its \.grad(.|\n)*hint: call h\.retain_grad",
+    ):
         assert h.grad is None
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -209,7 +217,8 @@ def test_non_leaf_warning_names_the_variable_and_shows_no_grad():
     text = str(caught[0].message)
     assert text.splitlines()[0] == (
         ".grad: tensor 'w' is not a leaf: it was computed (by Sub), so backward() does not "
-        "fill its .grad (it stays None)")
+        "fill its .grad (it stays None)"
+    )
     assert text.splitlines()[-4:] == [
         "  hint: to update a weight and keep it a leaf, do it without recording:",
         "        with tg.no_grad():",
@@ -220,6 +229,7 @@ def test_non_leaf_warning_names_the_variable_and_shows_no_grad():
 
 
 # --- grad mode --------------------------------------------------------------------------------
+
 
 def test_no_grad_and_enable_grad_as_context_managers():
     x = leaf(1.0)
@@ -269,13 +279,22 @@ def test_detach_shares_data_and_leaves_the_graph():
 
 # --- in-place ops and the version counter -----------------------------------------------------
 
-@pytest.mark.parametrize("op, expected, dydx", [
-    ("y += 2.0", [4.0, 6.0], [2.0, 2.0]), ("y -= 2.0", [0.0, 2.0], [2.0, 2.0]),
-    ("y *= 3.0", [6.0, 12.0], [6.0, 6.0]), ("y /= 4.0", [0.5, 1.0], [0.5, 0.5]),
-    ("y.add_(x)", [3.0, 6.0], [3.0, 3.0]), ("y.mul_(x)", [2.0, 8.0], [4.0, 8.0]),
-    ("y.sub_(x)", [1.0, 2.0], [1.0, 1.0]), ("y.div_(2.0)", [1.0, 2.0], [1.0, 1.0]),
-    ("y.zero_()", [0.0, 0.0], [0.0, 0.0]), ("y.fill_(5.0)", [5.0, 5.0], [0.0, 0.0]),
-])
+
+@pytest.mark.parametrize(
+    "op, expected, dydx",
+    [
+        ("y += 2.0", [4.0, 6.0], [2.0, 2.0]),
+        ("y -= 2.0", [0.0, 2.0], [2.0, 2.0]),
+        ("y *= 3.0", [6.0, 12.0], [6.0, 6.0]),
+        ("y /= 4.0", [0.5, 1.0], [0.5, 0.5]),
+        ("y.add_(x)", [3.0, 6.0], [3.0, 3.0]),
+        ("y.mul_(x)", [2.0, 8.0], [4.0, 8.0]),
+        ("y.sub_(x)", [1.0, 2.0], [1.0, 1.0]),
+        ("y.div_(2.0)", [1.0, 2.0], [1.0, 1.0]),
+        ("y.zero_()", [0.0, 0.0], [0.0, 0.0]),
+        ("y.fill_(5.0)", [5.0, 5.0], [0.0, 0.0]),
+    ],
+)
 def test_inplace_on_non_leaf_values_and_gradients(op, expected, dydx):
     x = tg.tensor([1.0, 2.0], requires_grad=True)
     y = x * 2.0
@@ -314,8 +333,19 @@ def test_detached_alias_shares_the_version_counter():
         y.sum().backward()
 
 
-@pytest.mark.parametrize("op", ["x += 1.0", "x -= 1.0", "x *= 2.0", "x /= 2.0", "x.add_(1.0)",
-                                "x.mul_(2.0)", "x.zero_()", "x.fill_(1.0)"])
+@pytest.mark.parametrize(
+    "op",
+    [
+        "x += 1.0",
+        "x -= 1.0",
+        "x *= 2.0",
+        "x /= 2.0",
+        "x.add_(1.0)",
+        "x.mul_(2.0)",
+        "x.zero_()",
+        "x.fill_(1.0)",
+    ],
+)
 def test_inplace_on_leaf_requiring_grad_raises_at_once(op):
     x = tg.tensor([1.0, 2.0], requires_grad=True, name="x")
     with pytest.raises(tg.InplaceError):
@@ -337,6 +367,7 @@ def test_inplace_on_leaf_in_no_grad_is_allowed_and_bumps_the_version():
 
 # --- dtype rules ------------------------------------------------------------------------------
 
+
 def test_python_floats_become_float64_and_ints_int64_as_in_pytorch():
     assert tg.tensor([1, 2, 3]).dtype == np.int64
     assert tg.tensor([1, 2.0]).dtype == np.float64  # one float makes it floating
@@ -354,7 +385,8 @@ def test_python_floats_become_float64_and_ints_int64_as_in_pytorch():
         tg.Tensor(2, 3)
     assert str(e.value).startswith(
         "Tensor: Tensor(2, 3) reads as sizes, but here the second argument is requires_grad "
-        "(PyTorch's Tensor(2, 3) makes an uninitialised tensor of that shape)")
+        "(PyTorch's Tensor(2, 3) makes an uninitialised tensor of that shape)"
+    )
     assert "hint: use tg.zeros(2, 3) or tg.empty(...)" in str(e.value)
 
 
@@ -363,9 +395,25 @@ def test_numpy_arrays_keep_their_floating_dtype():
     assert tg.tensor(np.ones(2)).dtype == np.float64
 
 
-@pytest.mark.parametrize("expr", ["x + 2.0", "2.0 + x", "x * 3", "3 * x", "x - 1", "1 - x",
-                                  "x / 2", "2 / x", "x ** 2", "2.0 ** x", "-x", "x.clip(0, 1)",
-                                  "tg.where(x > 0, x, 0.0)", "x + np.float64(2)"])
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "x + 2.0",
+        "2.0 + x",
+        "x * 3",
+        "3 * x",
+        "x - 1",
+        "1 - x",
+        "x / 2",
+        "2 / x",
+        "x ** 2",
+        "2.0 ** x",
+        "-x",
+        "x.clip(0, 1)",
+        "tg.where(x > 0, x, 0.0)",
+        "x + np.float64(2)",
+    ],
+)
 def test_python_scalars_never_promote_float32(expr):
     x = tg.tensor(np.array([0.5, 1.5], dtype=np.float32), requires_grad=True)
     out = eval(expr)  # noqa: S307

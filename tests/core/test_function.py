@@ -96,21 +96,27 @@ def test_learner_functions_are_not_in_the_op_registry():
 
 def test_gradcheck_reports_the_wrong_backward():
     x = tg.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True, name="x")
+
     def fn(x):
         return WrongSwish.apply(x)
 
-    line = next(n for n, text in enumerate(open(__file__, encoding="utf-8"), 1)
-                if text.strip() == "return WrongSwish.apply(x)")
+    line = next(
+        n
+        for n, text in enumerate(open(__file__, encoding="utf-8"), 1)
+        if text.strip() == "return WrongSwish.apply(x)"
+    )
     # gradcheck reduces a non-scalar output with fixed weights uniform(0.5, 1.5), seed 0
     weight = np.random.default_rng(0).uniform(0.5, 1.5, size=(2, 2))[0, 0]
     s = 1 / (1 + np.exp(-0.5))
     analytic, numeric = weight * s, weight * (s + 0.5 * s * (1 - s))  # at index (0, 0)
     site = f"{os.path.relpath(__file__)}, line {line}: return WrongSwish.apply(x)"
-    text = (f"gradcheck: gradient of input 0 ('x') differs at index (0, 0): autograd gives "
-            f"{analytic:.6g}, finite differences give {numeric:.6g} (4 of 4 elements differ)\n"
-            f"  built at: {site}\n"
-            "  hint: check the backward of WrongSwishBackward and of the ops before it "
-            "(tg.debug.check_nodes(loss) finds the node)")
+    text = (
+        f"gradcheck: gradient of input 0 ('x') differs at index (0, 0): autograd gives "
+        f"{analytic:.6g}, finite differences give {numeric:.6g} (4 of 4 elements differ)\n"
+        f"  built at: {site}\n"
+        "  hint: check the backward of WrongSwishBackward and of the ops before it "
+        "(tg.debug.check_nodes(loss) finds the node)"
+    )
     with pytest.raises(tg.GradcheckError, match="^" + re.escape(text) + "$"):
         tg.gradcheck(fn, [x])
     assert tg.gradcheck(fn, [x], raise_exception=False) is False

@@ -58,23 +58,43 @@ OPS += [
     ("matmul-broadcast-batch", lambda a, b: a @ b, np.matmul, [(2, 3, 4), (4, 5)], "any"),
     ("sum", lambda a: a.sum(), np.sum, [(3, 4)], "any"),
     ("sum-axis0", lambda a: a.sum(0), lambda a: a.sum(0), [(3, 4)], "any"),
-    ("sum-axis-neg-keep", lambda a: a.sum(-1, keepdims=True),
-     lambda a: a.sum(-1, keepdims=True), [(2, 3, 4)], "any"),
+    (
+        "sum-axis-neg-keep",
+        lambda a: a.sum(-1, keepdims=True),
+        lambda a: a.sum(-1, keepdims=True),
+        [(2, 3, 4)],
+        "any",
+    ),
     ("sum-axes-tuple", lambda a: a.sum((0, 2)), lambda a: a.sum((0, 2)), [(2, 3, 4)], "any"),
     ("mean", lambda a: a.mean(), np.mean, [(3, 4)], "any"),
-    ("mean-axis1-keep", lambda a: a.mean(1, keepdims=True),
-     lambda a: a.mean(1, keepdims=True), [(3, 4)], "any"),
+    (
+        "mean-axis1-keep",
+        lambda a: a.mean(1, keepdims=True),
+        lambda a: a.mean(1, keepdims=True),
+        [(3, 4)],
+        "any",
+    ),
     ("max", lambda a: a.max(), np.max, [(3, 4)], "any"),
     ("max-axis1", lambda a: a.max(axis=1), lambda a: a.max(1), [(3, 4)], "any"),
-    ("max-axis0-keep", lambda a: a.max(0, keepdims=True),
-     lambda a: a.max(0, keepdims=True), [(3, 4)], "any"),
+    (
+        "max-axis0-keep",
+        lambda a: a.max(0, keepdims=True),
+        lambda a: a.max(0, keepdims=True),
+        [(3, 4)],
+        "any",
+    ),
     ("min", lambda a: a.min(), np.min, [(3, 4)], "any"),
     ("min-axis-neg", lambda a: a.min(axis=-1), lambda a: a.min(-1), [(2, 3, 4)], "any"),
     ("reshape", lambda a: a.reshape(4, 3), lambda a: a.reshape(4, 3), [(3, 4)], "any"),
     ("reshape-infer", lambda a: a.reshape(-1), lambda a: a.reshape(-1), [(2, 3, 2)], "any"),
     ("transpose", lambda a: a.transpose(), np.transpose, [(3, 4)], "any"),
-    ("transpose-axes", lambda a: a.transpose(2, 0, 1),
-     lambda a: a.transpose(2, 0, 1), [(2, 3, 4)], "any"),
+    (
+        "transpose-axes",
+        lambda a: a.transpose(2, 0, 1),
+        lambda a: a.transpose(2, 0, 1),
+        [(2, 3, 4)],
+        "any",
+    ),
     ("T", lambda a: a.T, lambda a: a.T, [(3, 4)], "any"),
     ("exp", lambda a: a.exp(), np.exp, [(3, 4)], "any"),
     ("log", lambda a: a.log(), np.log, [(3, 4)], "pos"),
@@ -84,37 +104,86 @@ OPS += [
     ("softmax", lambda a: a.softmax(), _softmax, [(3, 4)], "any"),
     ("softmax-axis0", lambda a: a.softmax(0), lambda a: _softmax(a, 0), [(3, 4)], "any"),
     ("log_softmax", lambda a: a.log_softmax(), _log_softmax, [(3, 4)], "any"),
-    ("log_softmax-axis0", lambda a: a.log_softmax(axis=0),
-     lambda a: _log_softmax(a, 0), [(3, 4)], "any"),
+    (
+        "log_softmax-axis0",
+        lambda a: a.log_softmax(axis=0),
+        lambda a: _log_softmax(a, 0),
+        [(3, 4)],
+        "any",
+    ),
     ("abs", lambda a: a.abs(), np.abs, [(3, 4)], "any"),
     ("sqrt", lambda a: a.sqrt(), np.sqrt, [(3, 4)], "pos"),
     ("clip", lambda a: a.clip(-0.5, 0.5), lambda a: np.clip(a, -0.5, 0.5), [(3, 4)], "any"),
-    ("clip-min-only", lambda a: a.clip(min=0.25), lambda a: np.clip(a, 0.25, None),
-     [(3, 4)], "any"),
+    (
+        "clip-min-only",
+        lambda a: a.clip(min=0.25),
+        lambda a: np.clip(a, 0.25, None),
+        [(3, 4)],
+        "any",
+    ),
     ("index-int", lambda a: a[1], lambda a: a[1], [(3, 4)], "any"),
     ("index-slice", lambda a: a[1:, ::2], lambda a: a[1:, ::2], [(3, 4)], "any"),
     ("index-negative-ellipsis", lambda a: a[..., -1], lambda a: a[..., -1], [(2, 3, 4)], "any"),
     ("index-newaxis", lambda a: a[None, :, 2], lambda a: a[None, :, 2], [(3, 4)], "any"),
-    ("index-int-array-repeats", lambda a: a[ROWS, COLS], lambda a: a[ROWS, COLS],
-     [(3, 4)], "any"),
+    ("index-int-array-repeats", lambda a: a[ROWS, COLS], lambda a: a[ROWS, COLS], [(3, 4)], "any"),
     ("index-list", lambda a: a[[2, 0, 2]], lambda a: a[[2, 0, 2]], [(3, 4)], "any"),
-    ("index-tensor-labels", lambda a: a[np.arange(3), tg.tensor([1.0, 3.0, 3.0])],
-     lambda a: a[np.arange(3), [1, 3, 3]], [(3, 4)], "any"),
+    (
+        "index-tensor-labels",
+        lambda a: a[np.arange(3), tg.tensor([1.0, 3.0, 3.0])],
+        lambda a: a[np.arange(3), [1, 3, 3]],
+        [(3, 4)],
+        "any",
+    ),
     ("index-bool-mask", lambda a: a[MASK], lambda a: a[MASK], [(3, 4)], "any"),
-    ("cat-axis0", lambda a, b: tg.cat([a, b]), lambda a, b: np.concatenate([a, b]),
-     [(2, 3), (1, 3)], "any"),
-    ("cat-axis-neg", lambda a, b, c: tg.cat([a, b, c], axis=-1),
-     lambda a, b, c: np.concatenate([a, b, c], axis=-1), [(2, 1), (2, 3), (2, 2)], "any"),
-    ("stack-axis0", lambda a, b: tg.stack([a, b]), lambda a, b: np.stack([a, b]),
-     [(2, 3), (2, 3)], "any"),
-    ("stack-axis-last", lambda a, b, c: tg.stack([a, b, c], axis=-1),
-     lambda a, b, c: np.stack([a, b, c], axis=-1), [(2, 3)] * 3, "any"),
-    ("where", lambda a, b: tg.where(MASK, a, b), lambda a, b: np.where(MASK, a, b),
-     [(3, 4), (3, 4)], "any"),
-    ("where-broadcast", lambda a, b: tg.where(MASK, a, b), lambda a, b: np.where(MASK, a, b),
-     [(4,), (3, 1)], "any"),
-    ("where-scalar", lambda a: tg.where(a > 0, a, 0.0), lambda a: np.where(a > 0, a, 0.0),
-     [(3, 4)], "any"),
+    (
+        "cat-axis0",
+        lambda a, b: tg.cat([a, b]),
+        lambda a, b: np.concatenate([a, b]),
+        [(2, 3), (1, 3)],
+        "any",
+    ),
+    (
+        "cat-axis-neg",
+        lambda a, b, c: tg.cat([a, b, c], axis=-1),
+        lambda a, b, c: np.concatenate([a, b, c], axis=-1),
+        [(2, 1), (2, 3), (2, 2)],
+        "any",
+    ),
+    (
+        "stack-axis0",
+        lambda a, b: tg.stack([a, b]),
+        lambda a, b: np.stack([a, b]),
+        [(2, 3), (2, 3)],
+        "any",
+    ),
+    (
+        "stack-axis-last",
+        lambda a, b, c: tg.stack([a, b, c], axis=-1),
+        lambda a, b, c: np.stack([a, b, c], axis=-1),
+        [(2, 3)] * 3,
+        "any",
+    ),
+    (
+        "where",
+        lambda a, b: tg.where(MASK, a, b),
+        lambda a, b: np.where(MASK, a, b),
+        [(3, 4), (3, 4)],
+        "any",
+    ),
+    (
+        "where-broadcast",
+        lambda a, b: tg.where(MASK, a, b),
+        lambda a, b: np.where(MASK, a, b),
+        [(4,), (3, 1)],
+        "any",
+    ),
+    (
+        "where-scalar",
+        lambda a: tg.where(a > 0, a, 0.0),
+        lambda a: np.where(a > 0, a, 0.0),
+        [(3, 4)],
+        "any",
+    ),
 ]
 
 
@@ -154,8 +223,9 @@ def test_gradcheck(name, fn, ref, in_shapes, domain):
 
 @pytest.mark.parametrize("name, fn, ref, in_shapes, domain", OPS, ids=[r[0] for r in OPS])
 def test_float32_stays_float32(name, fn, ref, in_shapes, domain):
-    inputs = [tg.tensor(a.astype(np.float32), requires_grad=True)
-              for a in make_inputs(in_shapes, domain)]
+    inputs = [
+        tg.tensor(a.astype(np.float32), requires_grad=True) for a in make_inputs(in_shapes, domain)
+    ]
     out = fn(*inputs)
     assert out.dtype == np.float32
     out.sum().backward()
@@ -163,8 +233,19 @@ def test_float32_stays_float32(name, fn, ref, in_shapes, domain):
         assert t.grad.dtype == np.float32 and t.grad.shape == t.shape
 
 
-SECOND_ORDER = ["mul(3, 4)-(4,)", "div(3, 4)-(3, 4)", "pow(3, 4)-(3, 4)", "exp", "log", "tanh",
-                "sigmoid", "softmax", "log_softmax", "matmul-2d", "sqrt"]
+SECOND_ORDER = [
+    "mul(3, 4)-(4,)",
+    "div(3, 4)-(3, 4)",
+    "pow(3, 4)-(3, 4)",
+    "exp",
+    "log",
+    "tanh",
+    "sigmoid",
+    "softmax",
+    "log_softmax",
+    "matmul-2d",
+    "sqrt",
+]
 # linear ops have a constant first derivative; square the input so the second one is not zero
 SECOND_ORDER_LINEAR = [
     ("max-axis1", lambda a: (a * a).max(axis=1)),
@@ -224,9 +305,17 @@ def test_second_derivative_values():
     np.testing.assert_allclose(d2y.data, -2 * t * (1 - t**2))
 
 
-@pytest.mark.parametrize("symbol, ufunc", [("<", np.less), ("<=", np.less_equal),
-                                           (">", np.greater), (">=", np.greater_equal),
-                                           ("==", np.equal), ("!=", np.not_equal)])
+@pytest.mark.parametrize(
+    "symbol, ufunc",
+    [
+        ("<", np.less),
+        ("<=", np.less_equal),
+        (">", np.greater),
+        (">=", np.greater_equal),
+        ("==", np.equal),
+        ("!=", np.not_equal),
+    ],
+)
 def test_comparisons_give_no_grad_tensors(symbol, ufunc):
     a = tg.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
     b = tg.tensor([[2.0], [1.0]], requires_grad=True)
@@ -271,8 +360,11 @@ def test_relu_and_abs_derivative_at_zero_is_zero_like_pytorch():
 
 # --- properties over shapes and values ------------------------------------------------------
 
-BINARY = {"add": (lambda a, b: a + b, np.add), "sub": (lambda a, b: a - b, np.subtract),
-          "mul": (lambda a, b: a * b, np.multiply)}
+BINARY = {
+    "add": (lambda a, b: a + b, np.add),
+    "sub": (lambda a, b: a - b, np.subtract),
+    "mul": (lambda a, b: a * b, np.multiply),
+}
 
 
 @given(pair=broadcastable_pair(), op=st.sampled_from(sorted(BINARY)), data=st.data())
@@ -293,8 +385,20 @@ def test_binary_ops_broadcast_like_numpy_and_unbroadcast_grads(pair, op, data):
     np.testing.assert_allclose(a.grad.data, summed.sum(axis=axes, keepdims=True).reshape(a.shape))
 
 
-UNARY = ["exp", "tanh", "sigmoid", "relu", "abs", "softmax", "log_softmax", "sum", "mean",
-         "max", "min", "T"]
+UNARY = [
+    "exp",
+    "tanh",
+    "sigmoid",
+    "relu",
+    "abs",
+    "softmax",
+    "log_softmax",
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "T",
+]
 
 
 @given(shape=shapes, name=st.sampled_from(UNARY), data=st.data())
@@ -310,8 +414,12 @@ def test_unary_ops_gradcheck_on_random_shapes(shape, name, data):
     assert tg.gradcheck(row[1], [x])
 
 
-@given(pair=st.sampled_from([((2, 3), (3, 4)), ((3,), (3, 2)), ((2, 2, 3), (3,)),
-                             ((1, 2, 3), (4, 3, 1))]), data=st.data())
+@given(
+    pair=st.sampled_from(
+        [((2, 3), (3, 4)), ((3,), (3, 2)), ((2, 2, 3), (3,)), ((1, 2, 3), (4, 3, 1))]
+    ),
+    data=st.data(),
+)
 def test_matmul_gradcheck_on_random_values(pair, data):
     a = tg.tensor(data.draw(arrays(pair[0])), requires_grad=True)
     b = tg.tensor(data.draw(arrays(pair[1])), requires_grad=True)

@@ -72,7 +72,7 @@ def change_a_reshaped_view(lib):
     x = a * 1
     r = x.reshape(2, 2)
     r[1].add_(r[0])
-    (x ** 2).sum().backward()
+    (x**2).sum().backward()
     return val(x), val(a.grad)
 
 
@@ -81,7 +81,7 @@ def setitem_with_tensors_that_require_grad(lib):
     x = zeros(lib, 2, 3)
     x[0] = w * 2
     x[1, 1:] = w[:2]
-    weights = (tg.arange(6.0) if lib is tg else torch.arange(6.0, dtype=torch.float64))
+    weights = tg.arange(6.0) if lib is tg else torch.arange(6.0, dtype=torch.float64)
     (x * weights.reshape(2, 3)).sum().backward()
     return val(x), val(w.grad)
 
@@ -89,8 +89,9 @@ def setitem_with_tensors_that_require_grad(lib):
 def setitem_with_an_index_list(lib):
     a = leaf(lib, [1.0, 2.0, 3.0])
     x = a * 3
-    x[[0, 2]] = (tg.tensor([5.0, 6.0]) if lib is tg else
-                 torch.tensor([5.0, 6.0], dtype=torch.float64))
+    x[[0, 2]] = (
+        tg.tensor([5.0, 6.0]) if lib is tg else torch.tensor([5.0, 6.0], dtype=torch.float64)
+    )
     (x * x).sum().backward()
     return val(x), val(a.grad)
 
@@ -122,7 +123,7 @@ def change_a_view_under_no_grad(lib):
     a = leaf(lib, [1.0, 2.0, 3.0])
     x = a * 1
     v = x[:2]
-    with (tg.no_grad() if lib is tg else torch.no_grad()):
+    with tg.no_grad() if lib is tg else torch.no_grad():
         v.mul_(10)  # the numbers change; the graph does not
     x.sum().backward()
     return val(x), val(a.grad)
@@ -141,8 +142,11 @@ def augmented_assignment_through_indices(lib):
 def write_a_row_of_an_expanded_tensor(lib):
     x = zeros(lib, 3)
     grid = x.expand(2, 3)
-    grid[0] = (tg.tensor([5.0, 6.0, 7.0]) if lib is tg else
-               torch.tensor([5.0, 6.0, 7.0], dtype=torch.float64))
+    grid[0] = (
+        tg.tensor([5.0, 6.0, 7.0])
+        if lib is tg
+        else torch.tensor([5.0, 6.0, 7.0], dtype=torch.float64)
+    )
     grid[1].add_(1.0)  # one row is one copy of each number: allowed
     return val(x)
 
@@ -211,7 +215,7 @@ def view_of_a_leaf(lib):
 
 def view_made_under_no_grad(lib):
     x = leaf(lib, [1.0, 2.0, 3.0]) * 1
-    with (tg.no_grad() if lib is tg else torch.no_grad()):
+    with tg.no_grad() if lib is tg else torch.no_grad():
         v = x[1:]
     v.mul_(2)
 
@@ -255,32 +259,39 @@ def zero_an_expanded_view_in_a_graph(lib):
 
 REFUSED = {
     zero_an_expanded_view_in_a_graph: (
-        "CopySlices.backward: a broadcast view (from expand or broadcast_to) was filled in "
-        "place"),
+        "CopySlices.backward: a broadcast view (from expand or broadcast_to) was filled in place"
+    ),
     shifted_copy_onto_itself: (
         "setitem: the value being written shares some of its numbers with this tensor "
         "(shape (5,)), the tensor being written, so the result would depend on the order of "
-        "the writes"),
+        "the writes"
+    ),
     add_own_transpose: (
-        "add_: the value being written shares some of its numbers with this tensor "
-        "(shape (2, 2))"),
+        "add_: the value being written shares some of its numbers with this tensor (shape (2, 2))"
+    ),
     empty_view_of_a_leaf: (
         "mul_: this tensor (shape (0,)) is a view of this tensor (shape (3,)), a leaf, that "
-        "requires grad"),
+        "requires grad"
+    ),
     write_a_column_of_an_expanded_tensor: (
         "setitem: this tensor (shape (2, 3)) is a broadcast view: several of its elements are "
-        "one number in memory"),
+        "one number in memory"
+    ),
     view_of_a_leaf: (
         "mul_: this tensor (shape ()) is a view of this tensor (shape (3,)), a leaf, that "
-        "requires grad; changing it in place would hide the change from autograd"),
+        "requires grad; changing it in place would hide the change from autograd"
+    ),
     view_made_under_no_grad: (
         "mul_: this tensor (shape (2,)) is a view made inside `with tg.no_grad():` and is being "
-        "changed in place with grad mode on; autograd cannot tell which of the two you meant"),
+        "changed in place with grad mode on; autograd cannot tell which of the two you meant"
+    ),
     broadcast_view: (
         "mul_: this tensor (shape (2, 3)) is a broadcast view: several of its elements are one "
-        "number in memory, so changing them in place is ambiguous"),
+        "number in memory, so changing them in place is ambiguous"
+    ),
     saved_view_then_base_changed: (
-        "MulBackward.backward: a tensor this op saved for backward was modified in place at "),
+        "MulBackward.backward: a tensor this op saved for backward was modified in place at "
+    ),
 }
 
 
@@ -355,9 +366,11 @@ def test_a_read_only_array_is_copied_by_tensor_and_refused_in_place_by_from_nump
         shared[0] = 5.0
     assert str(info.value).startswith(
         "setitem: the numpy array behind this tensor (shape (3,)) is read-only, so it cannot be "
-        "changed in place\n")
-    assert str(info.value).endswith("hint: make a tensor with its own copy of the numbers: "
-                                    "tg.tensor(array) copies")
+        "changed in place\n"
+    )
+    assert str(info.value).endswith(
+        "hint: make a tensor with its own copy of the numbers: tg.tensor(array) copies"
+    )
 
 
 MOVES = {
@@ -391,7 +404,8 @@ def test_view_refuses_what_needs_a_copy_and_names_reshape():
     with pytest.raises(tg.ShapeError) as info:
         x.T.view(-1)
     assert str(info.value).startswith(
-        "view: cannot view a tensor of shape (3, 2) as (-1,) without copying")
+        "view: cannot view a tensor of shape (3, 2) as (-1,) without copying"
+    )
     assert str(info.value).endswith("hint: use .reshape(...), which copies when it must")
     assert x.T.reshape(-1).numpy().tolist() == [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
 

@@ -33,8 +33,10 @@ def _in_two_threads(inside, outside):
         run("outside", outside)
         done.set()
 
-    threads = [threading.Thread(target=run, args=("inside", inside, wait)),
-               threading.Thread(target=run_outside)]
+    threads = [
+        threading.Thread(target=run, args=("inside", inside, wait)),
+        threading.Thread(target=run_outside),
+    ]
     for t in threads:
         t.start()
     for t in threads:

@@ -35,19 +35,29 @@ def test_no_grad_works_as_a_bare_decorator():
 
 def test_mean_and_swapaxes_with_a_bad_axis_use_the_house_format():
     x = tg.ones(2, 3)
-    with pytest.raises(np.exceptions.AxisError, match=re.escape(
+    with pytest.raises(
+        np.exceptions.AxisError,
+        match=re.escape(
             "sum: failed on inputs of shape (2, 3): axis 2 is out of bounds for array of "
-            "dimension 2")):
+            "dimension 2"
+        ),
+    ):
         x.mean(axis=2)
-    with pytest.raises(tg.ShapeError, match=re.escape(
-            "swapaxes: axis 2 is out of range for a tensor with 2 axes (shape (2, 3))")):
+    with pytest.raises(
+        tg.ShapeError,
+        match=re.escape("swapaxes: axis 2 is out of range for a tensor with 2 axes (shape (2, 3))"),
+    ):
         x.swapaxes(0, 2)
 
 
 def test_where_names_the_pair_of_shapes_that_clash():
     x = tg.ones(2, 2)
-    with pytest.raises(tg.ShapeError, match=re.escape(
-            "where: cannot broadcast shapes (2, 2) and (3,): axis -1 has sizes 2 and 3")):
+    with pytest.raises(
+        tg.ShapeError,
+        match=re.escape(
+            "where: cannot broadcast shapes (2, 2) and (3,): axis -1 has sizes 2 and 3"
+        ),
+    ):
         tg.where(x > 0, x, tg.tensor([1.0, 2.0, 3.0]))
 
 

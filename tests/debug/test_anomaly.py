@@ -1,4 +1,3 @@
-
 import numpy as np
 import pytest
 from debug_helpers import line_of
@@ -22,7 +21,8 @@ def test_forward_nan_names_op_stats_line_and_hint():
         f"  built at: tests/debug/test_anomaly.py, line {line_of('y = x.log()  # noqa')}: "
         "y = x.log()  # noqa: F841\n"
         "  hint: log of a negative number is nan and log(0) is -inf: clip the input first "
-        "(x.clip(1e-12)) or add a small eps")
+        "(x.clip(1e-12)) or add a small eps"
+    )
     assert str(info.value) == expected
     node = info.value.node
     assert node.name == "LogBackward" and node._mark == "anomaly"
@@ -43,15 +43,22 @@ def test_backward_inf_of_sqrt_at_zero():
         "  incoming gradient: shape (2,), 0 nan, 0 inf, finite min 3, max 3\n"
         f"  built at: tests/debug/test_anomaly.py, line {line_of('y = x.sqrt()')}: y = x.sqrt()\n"
         "  hint: sqrt has an infinite slope at 0: add a small eps inside the root, "
-        "(x + 1e-12).sqrt()")
+        "(x + 1e-12).sqrt()"
+    )
     assert str(info.value) == expected
     assert info.value.phase == "backward" and info.value.node._mark == "anomaly"
 
 
 def test_input_already_nan_gets_input_hint_and_no_grad_ops_are_checked():
     x = tg.tensor([np.nan, 1.0])
-    with pytest.raises(AnomalyError, match=r"(?s)^mul: .*input 0: shape \(2,\), 1 nan.*"
-                       r"hint: an input already held nan/inf before this op"), detect_anomaly():
+    with (
+        pytest.raises(
+            AnomalyError,
+            match=r"(?s)^mul: .*input 0: shape \(2,\), 1 nan.*"
+            r"hint: an input already held nan/inf before this op",
+        ),
+        detect_anomaly(),
+    ):
         x * 2
 
 

@@ -82,7 +82,8 @@ def test_a_plus_a_text_shows_accumulation():
         "  AccumulateGrad(a) has 2 gradients so far, sum 4.0000\n"
         "step 3: AccumulateGrad(a)\n"
         "  grad in: 4.0000 = 2.0000 + 2.0000 (from 2 paths)\n"
-        "  a.grad is now 4.0000")
+        "  a.grad is now 4.0000"
+    )
     assert a.grad.item() == 4.0 and b.grad.item() == 6.0
 
 

@@ -22,7 +22,8 @@ def test_not_interactive_under_pytest_so_default_records():
     assert [str(h) for h in bp.hits] == [
         f"hit 0: log (forward) y  [tests/debug/test_breakpoints.py, line {line_of('y = x.log()')}: "
         "y = x.log()]: "
-        "shape (2,), 0 nan, 0 inf, finite min 0, max 0.6931"]
+        "shape (2,), 0 nan, 0 inf, finite min 0, max 0.6931"
+    ]
     assert bp.hits[0].node is y.grad_fn and bp.hits[0].tensor is y
     assert y.grad_fn._mark == "breakpoint" and last_hit() is bp.hits[0]
     assert function._local.observers == []
@@ -39,15 +40,18 @@ def test_raise_carries_node_and_tensor_with_house_format():
         f"  built at: tests/debug/test_breakpoints.py, line {line_of('y = h.log()')}: "
         "y = h.log()  # noqa: F841\n"
         "  hint: this is the breakpoint you set with action='raise'; the exception's .node and "
-        ".tensor hold the values (action='record' collects hits instead)")
+        ".tensor hold the values (action='record' collects hits instead)"
+    )
     assert info.value.node.name == "LogBackward"
     assert np.isnan(info.value.tensor.data[1])
 
 
 def test_name_when_and_backward_phase():
     x = tg.tensor([1.0, 2.0, 3.0], requires_grad=True, name="x")
-    with break_on(name="h", action="record") as by_name, \
-            break_on(when=lambda t: t.data.max() > 10, action="record") as by_value:
+    with (
+        break_on(name="h", action="record") as by_name,
+        break_on(when=lambda t: t.data.max() > 10, action="record") as by_value,
+    ):
         h = x * 2
         big = h * 10  # noqa: F841
     assert [h_.op for h_ in by_name.hits] == ["mul"] and by_name.hits[0].name == "h"
@@ -66,14 +70,19 @@ def test_name_when_and_backward_phase():
 def test_backward_nan_breakpoint_raises():
     x = tg.tensor([0.0, 1.0], requires_grad=True)
     loss = x.sqrt().sum()
-    with pytest.raises(Breakpoint, match=r"^break_on: SqrtBackward \(backward\) matched"), \
-            break_on(nan=True, phase="backward", action="raise"):
+    with (
+        pytest.raises(Breakpoint, match=r"^break_on: SqrtBackward \(backward\) matched"),
+        break_on(nan=True, phase="backward", action="raise"),
+    ):
         loss.backward()
 
 
 def test_bad_arguments():
-    with pytest.raises(ValueError, match=r"^break_on: phase must be 'forward' or 'backward', "
-                                         r"got 'sideways'"):
+    with pytest.raises(
+        ValueError,
+        match=r"^break_on: phase must be 'forward' or 'backward', "
+        r"got 'sideways'",
+    ):
         break_on(phase="sideways")
     with pytest.raises(ValueError, match=r"^break_on: action must be one of"):
         break_on(action="explode")
@@ -99,8 +108,9 @@ def test_interactive_lands_in_pdb_at_the_learner_line(tmp_path, commands):
     (tmp_path / "learner.py").write_text(SCRIPT)
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "PYTEST_CURRENT_TEST")}
     env["PYTHONWARNINGS"] = "ignore"
-    child = pexpect.spawn(sys.executable, ["learner.py"], cwd=str(tmp_path), env=env,
-                          encoding="utf-8", timeout=30)
+    child = pexpect.spawn(
+        sys.executable, ["learner.py"], cwd=str(tmp_path), env=env, encoding="utf-8", timeout=30
+    )
     try:
         child.expect(r"\(Pdb\) ")
         assert "learner.py(6)main()\n-> y = x.log()" in child.before.replace("\r", "")

@@ -11,7 +11,8 @@ def test_log_values_fixed_precision_names_and_cut(capsys):
     assert capsys.readouterr().out == (
         "x (10,): [0.0000, 0.3333, 0.6667, 1.0000, 1.3333, 1.6667, 2.0000, 2.3333, ...]\n"
         "tensor 1 (): 1.0000e-07\n"
-        "big (1, 2): (1, 2) [1.0000e+06, -2.0000]\n")
+        "big (1, 2): (1, 2) [1.0000e+06, -2.0000]\n"
+    )
 
 
 def test_log_grads_prints_in_engine_order_and_removes_hooks(capsys):
@@ -20,10 +21,7 @@ def test_log_grads_prints_in_engine_order_and_removes_hooks(capsys):
     h = a * b
     logger = log_grads(a, b, h=h, precision=2)
     (h + a).sum().backward()
-    assert capsys.readouterr().out == (
-        "h.grad: [1.00, 1.00]\n"
-        "b.grad: 3.00\n"
-        "a.grad: [4.00, 4.00]\n")
+    assert capsys.readouterr().out == ("h.grad: [1.00, 1.00]\nb.grad: 3.00\na.grad: [4.00, 4.00]\n")
     logger.remove()
     (a * b).sum().backward()
     assert capsys.readouterr().out == ""

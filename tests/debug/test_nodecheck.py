@@ -35,9 +35,15 @@ def _graph(square):
     w2 = tg.randn(5, 2, requires_grad=True, name="w2")
     h = (x @ w1 + b1).relu()
     z = square.apply(h @ w2)
-    return ((z.softmax(axis=-1).log() * 0.5).mean() + z.max() + z.reshape(8).sum()
-            + z.T.sum(axis=0).clip(-1, 1).sum() / 2 + (z.exp()[1:3] ** 2).sigmoid().tanh().sum()
-            - x.abs().sqrt().sum() + tg.where(z > 0, z, z * 0.1).sum())
+    return (
+        (z.softmax(axis=-1).log() * 0.5).mean()
+        + z.max()
+        + z.reshape(8).sum()
+        + z.T.sum(axis=0).clip(-1, 1).sum() / 2
+        + (z.exp()[1:3] ** 2).sigmoid().tanh().sum()
+        - x.abs().sqrt().sum()
+        + tg.where(z > 0, z, z * 0.1).sum()
+    )
 
 
 def test_finds_the_wrong_custom_function_among_built_in_ops():
@@ -48,11 +54,15 @@ def test_finds_the_wrong_custom_function_among_built_in_ops():
     assert bad._mark_text.startswith("backward disagrees with finite differences (error ")
     rows = {r.name: r for r in report.rows}
     assert rows["BadSquareBackward"].status == "WRONG"
-    assert rows["BadSquareBackward"].site.endswith(f"line {line_of('z = square.apply')}: "
-                                                  "z = square.apply(h @ w2)")
+    assert rows["BadSquareBackward"].site.endswith(
+        f"line {line_of('z = square.apply')}: z = square.apply(h @ w2)"
+    )
     # the claimed gradient is half the true one everywhere
-    m = re.fullmatch(r"input 0 at index \(\d, \d\): backward gives (\S+), "
-                     r"finite differences give (\S+)", rows["BadSquareBackward"].detail)
+    m = re.fullmatch(
+        r"input 0 at index \(\d, \d\): backward gives (\S+), "
+        r"finite differences give (\S+)",
+        rows["BadSquareBackward"].detail,
+    )
     got, numeric = float(m.group(1)), float(m.group(2))
     assert numeric == pytest.approx(2 * got, rel=1e-4)
     assert all(r.status == "ok" for r in report.rows if r.name != "BadSquareBackward")
@@ -82,7 +92,8 @@ def test_works_after_backward_by_recomputing_and_skips_what_is_lost():
     report = check_nodes(loss)
     assert [(r.name, r.status, r.detail) for r in report.rows] == [
         ("AddBackward", "ok", "input 1 not kept: checked with stand-in values"),
-        ("SumBackward", "ok", "input 0 not kept: checked with stand-in values")]
+        ("SumBackward", "ok", "input 0 not kept: checked with stand-in values"),
+    ]
 
 
 def test_skips_only_when_no_stand_in_is_possible():
@@ -97,11 +108,14 @@ def test_skips_only_when_no_stand_in_is_possible():
 
     w = tg.tensor([1.0, 2.0], requires_grad=True)
     report = check_nodes(Shift.apply(w, tg.tensor(np.array([1, 2]))).sum())
-    assert [(r.name, r.status) for r in report.rows] == [("ShiftBackward", "skipped"),
-                                                         ("SumBackward", "ok")]
+    assert [(r.name, r.status) for r in report.rows] == [
+        ("ShiftBackward", "skipped"),
+        ("SumBackward", "ok"),
+    ]
     assert report.ok
     assert str(report).splitlines()[2].strip() == (
-        "inputs not available (freed, or not kept by the op, and not floats)")
+        "inputs not available (freed, or not kept by the op, and not floats)"
+    )
 
 
 def test_crashing_backward_is_a_finding():
@@ -127,8 +141,7 @@ def test_mlp_on_data_that_needs_no_grad_checks_every_node():
     labels = np.array([0, 1, 1, 0, 1, 0, 0, 1])
     model = tg.nn.Sequential(tg.nn.Linear(3, 5), tg.nn.Tanh(), tg.nn.Linear(5, 2))
     z = BadSquare.apply(model(x))
-    loss = (tg.nn.functional.mse_loss(z, y)
-            + tg.nn.functional.cross_entropy(model(x * 2.0), labels))
+    loss = tg.nn.functional.mse_loss(z, y) + tg.nn.functional.cross_entropy(model(x * 2.0), labels)
     report = check_nodes(loss)
     assert [n.name for n in report.failed] == ["BadSquareBackward"]
     assert {r.status for r in report.rows if r.name != "BadSquareBackward"} == {"ok"}
@@ -171,4 +184,5 @@ def test_report_text_is_exact_and_the_site_comes_last_unpadded():
         "                   input 1 not kept: checked with stand-in values\n"
         f"SumBackward        ok       {here}loss = (BadSquare.apply(x * w) - 1.0).sum()\n"
         "                   input 0 not kept: checked with stand-in values\n"
-        "4 nodes checked, 1 wrong: BadSquareBackward")
+        "4 nodes checked, 1 wrong: BadSquareBackward"
+    )

@@ -31,7 +31,7 @@ SABOTAGE_SVG = (
     "import tinygrad_edu.render.drawing as _e2e_drawing\n"
     "import tinygrad_edu.render.svg as _e2e_svg\n"
     "_e2e_empty = lambda *args, **kwargs: "
-    "'<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1\" height=\"1\"></svg>'\n"
+    '\'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"></svg>\'\n'
     "_e2e_svg.dot_to_svg = _e2e_drawing.dot_to_svg = _e2e_empty\n"
 )
 
@@ -83,8 +83,12 @@ def browser_context(_browser_available):
     context = None
     try:
         context = pw.chromium.launch_persistent_context(
-            str(profile), executable_path=str(chromium_path()), headless=True, args=CHROMIUM_FLAGS,
-            viewport={"width": 1280, "height": 900}, timeout=60_000,
+            str(profile),
+            executable_path=str(chromium_path()),
+            headless=True,
+            args=CHROMIUM_FLAGS,
+            viewport={"width": 1280, "height": 900},
+            timeout=60_000,
         )
         context.set_default_timeout(30_000)
         yield context

@@ -25,7 +25,7 @@ CELLS = [
     "g.edge('t1', 'op1')\n"
     "display({'image/svg+xml': dot_to_svg(g.source), 'text/plain': 'g'}, raw=True)",
     "from IPython.display import display, HTML\n"
-    "display({'image/svg+xml': '<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" "
+    'display({\'image/svg+xml\': \'<svg xmlns="http://www.w3.org/2000/svg" width="10" '
     "height=\"10\"><g class=\"graph\"></g></svg>', 'text/plain': 'empty'}, raw=True)",
     "display(HTML(''))",
     "print('a Mul')",
@@ -41,8 +41,11 @@ def test_checker_reads_svg_and_rejects_broken_outputs(open_notebook, tmp_path):
     assert [n.id for n in drawing.nodes] == ["t1", "op1"]
     assert [n.id for n in drawing.with_class("tg-new")] == ["op1"]
     assert drawing.edges == 1
-    with pytest.raises(AssertionError, match=r"labels \['a', 'missing'\] after 1 s; found:\n"
-                                             r"img drawing, rendered=True, 2 nodes"):
+    with pytest.raises(
+        AssertionError,
+        match=r"labels \['a', 'missing'\] after 1 s; found:\n"
+        r"img drawing, rendered=True, 2 nodes",
+    ):
         wait_for_drawing(nb.output(0), ["a", "missing"], timeout_s=1)
     for broken in (1, 2, 3):
         with pytest.raises(AssertionError, match="no rendered drawing"):

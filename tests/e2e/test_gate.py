@@ -16,15 +16,19 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_missing_chromium_is_named():
-    assert missing(Path("/nonexistent/chromium")) == \
-        "/nonexistent/chromium not found (Debian: apt-get install -y chromium)"
+    assert (
+        missing(Path("/nonexistent/chromium"))
+        == "/nonexistent/chromium not found (Debian: apt-get install -y chromium)"
+    )
 
 
 def test_missing_playwright_is_named(monkeypatch):
     # A None entry in sys.modules makes `import playwright.sync_api` raise ImportError.
     monkeypatch.setitem(sys.modules, "playwright.sync_api", None)
-    assert missing(Path(sys.executable)) == \
-        "the playwright Python package is not installed (pip install -e .[dev])"
+    assert (
+        missing(Path(sys.executable))
+        == "the playwright Python package is not installed (pip install -e .[dev])"
+    )
 
 
 def test_nothing_missing_here_passes_through():
@@ -46,9 +50,20 @@ def test_ci_run_without_chromium_fails_every_e2e_test(tmp_path):
     # The whole chain, as .ci/run would see it: env var -> fixture -> pytest exit status.
     env = dict(os.environ, CI="true", TG_E2E_CHROMIUM="/nonexistent/chromium")
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "tests/e2e/test_core_in_lab.py", "-q",
-         "-p", "no:cacheprovider"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "tests/e2e/test_core_in_lab.py",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert run.returncode == 1, run.stdout + run.stderr
     assert "2 errors" in run.stdout

@@ -61,16 +61,22 @@ def _picture(area) -> tuple[list[str], set[tuple[frozenset, str]], str]:
         return [], set(), "drawings: " + "\n".join(d.describe() for d in found)
     d = found[0]
     # a leaf is named by its first two lines; it gains a "grad ..." line once it has run
-    heads = {n.id: " | ".join(n.texts[:2] if "tg-accumulate" in n.classes else n.texts[:1])
-             for n in d.graph_nodes()}
+    heads = {
+        n.id: " | ".join(n.texts[:2] if "tg-accumulate" in n.classes else n.texts[:1])
+        for n in d.graph_nodes()
+    }
     current = [" | ".join(n.texts) for n in d.with_class("tg-current")]
-    edges = {(frozenset(heads.get(e, e) for e in edge["ends"]), text)
-             for edge in area.evaluate(_READ_EDGES) for text in edge["texts"]}
+    edges = {
+        (frozenset(heads.get(e, e) for e in edge["ends"]), text)
+        for edge in area.evaluate(_READ_EDGES)
+        for text in edge["texts"]
+    }
     return current, edges, d.describe() + f"\nedge labels: {sorted(map(str, edges))}"
 
 
-def _wait_picture(area, current: str, labels: list[tuple[str, str, str]],
-                  timeout_s: float = 15.0) -> None:
+def _wait_picture(
+    area, current: str, labels: list[tuple[str, str, str]], timeout_s: float = 15.0
+) -> None:
     """Poll until exactly one node is tg-current and it is `current`, and every
     (node, node, gradient) in `labels` is written on the edge between those nodes."""
     want = {(frozenset((a, b)), text) for a, b, text in labels}
@@ -80,8 +86,10 @@ def _wait_picture(area, current: str, labels: list[tuple[str, str, str]],
         if got == [current] and want <= edges:
             return
         if time.monotonic() > deadline:
-            raise AssertionError(f"stepper drawing never showed {current!r} as the one "
-                                 f"current node with edge labels {labels}; it shows:\n{seen}")
+            raise AssertionError(
+                f"stepper drawing never showed {current!r} as the one "
+                f"current node with edge labels {labels}; it shows:\n{seen}"
+            )
         time.sleep(0.25)
 
 
@@ -115,8 +123,7 @@ def test_step_back_reset_buttons_walk_backward(open_notebook, tmp_path):
     assert "sends -3.0000 to AccumulateGrad(a)" in text
     assert "sends 2.0000 to AccumulateGrad(b)" in text
     # the highlight moved on; Mul's gradients joined Add's on the edges
-    _wait_picture(area, MUL, [(MUL, ACC_A, "-3.000"), (MUL, ACC_B, "2.000"),
-                              (ADD, MUL, "1.000")])
+    _wait_picture(area, MUL, [(MUL, ACC_A, "-3.000"), (MUL, ACC_B, "2.000"), (ADD, MUL, "1.000")])
     nb.screenshot_cell(STEPPER_CELL, "stepper-step2")
 
     step.click()
@@ -126,8 +133,7 @@ def test_step_back_reset_buttons_walk_backward(open_notebook, tmp_path):
     assert "grad in: -2.0000 = 1.0000 + -3.0000 (from 2 paths)" in text
     assert "a.grad is now -2.0000" in text
     # a's gradient arrived from both paths: both edges carry theirs, the leaf shows the sum
-    _wait_picture(area, f"{ACC_A} | grad -2.0000",
-                  [(MUL, ACC_A, "-3.000"), (ADD, ACC_A, "1.000")])
+    _wait_picture(area, f"{ACC_A} | grad -2.0000", [(MUL, ACC_A, "-3.000"), (ADD, ACC_A, "1.000")])
     nb.screenshot_cell(STEPPER_CELL, "stepper-step4")
 
     back.click()

@@ -299,8 +299,13 @@ def test_a_long_unroll_folds_its_middle_steps_into_one_node():
     assert (s.name, s.module, s.blocks) == ("rnncell.t=1 ... t=10", "rnncell", 10)
     steps = {n.module for n in g.nodes if n.kind == "op" and n.module}
     assert steps == {"rnncell.t=0", "rnncell.t=11"}  # the first and the last stay open
-    per_step = len([n for n in build_graph(_unrolled(12), fold=False, max_nodes=None).nodes
-                    if n.module == "rnncell.t=3"])
+    per_step = len(
+        [
+            n
+            for n in build_graph(_unrolled(12), fold=False, max_nodes=None).nodes
+            if n.module == "rnncell.t=3"
+        ]
+    )
     assert s.count == 10 * per_step
     assert g.attrs["hidden"] == 0  # folded, not cut off by the node cap
     tip = node_details(s)
@@ -316,9 +321,14 @@ def test_a_long_unroll_folds_its_middle_steps_into_one_node():
 def test_expand_opens_the_steps_asked_for():
     g = build_graph(_unrolled(12), expand="rnncell.t=5")
     assert sorted(n.name for n in g.nodes if n.kind == "summary") == [
-        "rnncell.t=1 ... t=4", "rnncell.t=6 ... t=10"]
+        "rnncell.t=1 ... t=4",
+        "rnncell.t=6 ... t=10",
+    ]
     assert {n.module for n in g.nodes if n.kind == "op" and n.module} == {
-        "rnncell.t=0", "rnncell.t=5", "rnncell.t=11"}
+        "rnncell.t=0",
+        "rnncell.t=5",
+        "rnncell.t=11",
+    }
     every = build_graph(_unrolled(12), expand=True, max_nodes=None)
     assert not [n for n in every.nodes if n.kind == "summary"]
     assert len({n.module for n in every.nodes if n.module.startswith("rnncell.t=")}) == 12
@@ -335,7 +345,10 @@ def test_a_slice_of_named_data_is_named_in_the_drawing():
     assert names == ["x[0]", "x[1]", "x[2]"]
     x = tg.tensor(np.zeros((3, 4)), name="x")
     assert [x[1:3, 0].name, x[..., None].name, x[::2].name] == [
-        "x[1:3, 0]", "x[..., None]", "x[::2]"]
+        "x[1:3, 0]",
+        "x[..., None]",
+        "x[::2]",
+    ]
     assert x[[0, 2]].name is None  # an index of arrays: no short name
     assert tg.tensor(np.zeros(3))[0].name is None  # unnamed data stays unnamed
     w = tg.tensor([1.0, 2.0], requires_grad=True, name="w")

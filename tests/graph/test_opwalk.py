@@ -17,8 +17,9 @@ from tinygrad_edu.graph import build_graph, watermark
 def reference(*tensors, since=None, max_nodes=150, names=None, marks=None):
     roots = B._roots(tensors)
     wm = B.Watermark(*since) if since is not None else None
-    return B._build(B._walk_forward, roots, wm, "forward", names, B._extra_marks(marks), (),
-                    max_nodes, True, ())
+    return B._build(
+        B._walk_forward, roots, wm, "forward", names, B._extra_marks(marks), (), max_nodes, True, ()
+    )
 
 
 def same(*tensors, **options):
@@ -114,8 +115,10 @@ def test_merging_chains_keep_the_earliest_link_and_fold_once():
 def random_program(seed: int):
     """A random mix of shared leaves, constants, loops (folds), branches and roots."""
     rng = random.Random(seed)
-    pool = [tg.tensor(rng.uniform(0.5, 1.5), requires_grad=True, name=f"p{i}")
-            for i in range(rng.randint(1, 4))]
+    pool = [
+        tg.tensor(rng.uniform(0.5, 1.5), requires_grad=True, name=f"p{i}")
+        for i in range(rng.randint(1, 4))
+    ]
     roots = []
     mark = None
     for _ in range(rng.randint(1, 6)):
@@ -157,8 +160,13 @@ def test_random_programs_match_the_reference(seed, max_nodes):
 def test_varied_graph_over_the_cap():
     rng = random.Random(0)
     x = tg.randn(3, name="x")
-    steps = [lambda a, w: a * w, lambda a, w: (a + w).tanh(), lambda a, w: a.exp() - w,
-             lambda a, w: a.sum() * w, lambda a, w: a / 2.0]
+    steps = [
+        lambda a, w: a * w,
+        lambda a, w: (a + w).tanh(),
+        lambda a, w: a.exp() - w,
+        lambda a, w: a.sum() * w,
+        lambda a, w: a / 2.0,
+    ]
     for k in range(120):  # no op sequence repeats four times in a row: little folds
         x = rng.choice(steps)(x, tg.tensor(float(k), requires_grad=True, name=f"w{k}"))
         if k == 60:

@@ -14,9 +14,10 @@ def test_site_resolves_to_the_cell_between_cells():
     interactiveshell = pytest.importorskip("IPython.core.interactiveshell")
     ip = interactiveshell.InteractiveShell.instance()
     try:
-        ip.run_cell("import tinygrad_edu as tg\n"
-                    "x = tg.tensor([1.0], requires_grad=True)\n"
-                    "y = x * 2", store_history=True)
+        ip.run_cell(
+            "import tinygrad_edu as tg\nx = tg.tensor([1.0], requires_grad=True)\ny = x * 2",
+            store_history=True,
+        )
         count = ip.execution_count - 1
         assert not hasattr(builtins, "get_ipython")  # as in a post_run_cell callback
         assert str(ip.user_ns["y"].grad_fn.site) == f"cell [{count}], line 3: y = x * 2"

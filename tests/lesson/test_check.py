@@ -18,22 +18,29 @@ def test_expect_close_accepts_tensors_arrays_lists_and_rounding():
 
 def test_expect_close_names_the_first_differing_element_and_counts():
     actual = tg.tensor([[1.0, 2.0], [3.0, 4.0]])
-    with pytest.raises(AssertionError, match=re.escape(
-            "check: w.grad differs at index (1, 0): expected 3.5, got 3 "
-            "(2 of 4 elements differ)")):
+    with pytest.raises(
+        AssertionError,
+        match=re.escape(
+            "check: w.grad differs at index (1, 0): expected 3.5, got 3 (2 of 4 elements differ)"
+        ),
+    ):
         expect_close(actual, [[1.0, 2.0], [3.5, 4.5]], "w.grad")
 
 
 def test_expect_close_scalar_message_has_no_index():
-    with pytest.raises(AssertionError, match=re.escape(
-            "check: loss differs: expected 0.25, got 0.5 (1 of 1 elements differ)")):
+    with pytest.raises(
+        AssertionError,
+        match=re.escape("check: loss differs: expected 0.25, got 0.5 (1 of 1 elements differ)"),
+    ):
         expect_close(tg.tensor(0.5), 0.25, "loss")
 
 
 def test_expect_close_refuses_broadcasting_and_explains_shape():
-    msg = ("check: b.grad has shape (3,), expected shape (3, 1)\n"
-           "  hint: compare the shapes of the tensors that went into it; .reshape() or "
-           ".sum(axis) may be missing")
+    msg = (
+        "check: b.grad has shape (3,), expected shape (3, 1)\n"
+        "  hint: compare the shapes of the tensors that went into it; .reshape() or "
+        ".sum(axis) may be missing"
+    )
     with pytest.raises(AssertionError, match=f"^{re.escape(msg)}$"):
         expect_close(tg.tensor([1.0, 1.0, 1.0]), [[1.0], [1.0], [1.0]], "b.grad")
 
@@ -44,8 +51,9 @@ def test_expect_close_nan_never_passes():
 
 
 def test_expect_close_rejects_non_numbers():
-    with pytest.raises(AssertionError, match=re.escape(
-            "check: y should be numbers, got str 'abc'")):
+    with pytest.raises(
+        AssertionError, match=re.escape("check: y should be numbers, got str 'abc'")
+    ):
         expect_close("abc", 1.0, "y")
 
 
@@ -53,32 +61,46 @@ def test_expect_equal():
     x = tg.tensor(2.0, requires_grad=True)
     y = x * x
     assert expect_equal(y.grad_fn.name, "MulBackward", "y.grad_fn.name") is True
-    with pytest.raises(AssertionError, match=re.escape(
-            "check: y.is_leaf is False, expected True")):
+    with pytest.raises(AssertionError, match=re.escape("check: y.is_leaf is False, expected True")):
         expect_equal(y.is_leaf, True, "y.is_leaf")
-    with pytest.raises(AssertionError, match=re.escape(
-            "hint: use expect_close(y, expected) for numbers in tensors or arrays")):
+    with pytest.raises(
+        AssertionError,
+        match=re.escape("hint: use expect_close(y, expected) for numbers in tensors or arrays"),
+    ):
         expect_equal(y, 4.0, "y")
 
 
 def test_check_grad_compares_the_gradient():
     x = tg.tensor([1.0, -2.0], requires_grad=True, name="x")
     (x * x * x).sum().backward()
-    assert check_grad(x, 3 * x.data ** 2) is True
-    with pytest.raises(AssertionError, match=re.escape(
-            "check: x.grad differs at index (1,): expected -12, got 12")):
+    assert check_grad(x, 3 * x.data**2) is True
+    with pytest.raises(
+        AssertionError, match=re.escape("check: x.grad differs at index (1,): expected -12, got 12")
+    ):
         check_grad(x, [3.0, -12.0])
 
 
-@pytest.mark.parametrize("case, msg", [
-    ("no_backward", "check: x.grad is None: no backward() has reached it yet\n"
-                    "  hint: call loss.backward() on a result that was computed from it"),
-    ("no_requires_grad", "check: x.grad is None: x has requires_grad=False, so backward skips "
-                         "it\n  hint: create it with requires_grad=True, e.g. "
-                         "tg.tensor(..., requires_grad=True)"),
-    ("non_leaf", "check: h.grad is None: h is not a leaf, and only leaves keep .grad\n"
-                 "  hint: call h.retain_grad() before backward() to keep its gradient"),
-])
+@pytest.mark.parametrize(
+    "case, msg",
+    [
+        (
+            "no_backward",
+            "check: x.grad is None: no backward() has reached it yet\n"
+            "  hint: call loss.backward() on a result that was computed from it",
+        ),
+        (
+            "no_requires_grad",
+            "check: x.grad is None: x has requires_grad=False, so backward skips "
+            "it\n  hint: create it with requires_grad=True, e.g. "
+            "tg.tensor(..., requires_grad=True)",
+        ),
+        (
+            "non_leaf",
+            "check: h.grad is None: h is not a leaf, and only leaves keep .grad\n"
+            "  hint: call h.retain_grad() before backward() to keep its gradient",
+        ),
+    ],
+)
 def test_check_grad_says_why_a_gradient_is_missing(case, msg):
     x = tg.tensor([1.0, 2.0], requires_grad=case != "no_requires_grad", name="x")
     target = x
@@ -93,6 +115,8 @@ def test_check_grad_says_why_a_gradient_is_missing(case, msg):
 def test_check_grad_wants_the_tensor_not_its_grad():
     x = tg.tensor([1.0], requires_grad=True)
     (x * 2).sum().backward()
-    with pytest.raises(AssertionError, match=re.escape(
-            "hint: pass the tensor itself (x), not its gradient (x.grad)")):
+    with pytest.raises(
+        AssertionError,
+        match=re.escape("hint: pass the tensor itself (x), not its gradient (x.grad)"),
+    ):
         check_grad(x.grad.numpy(), [2.0])

@@ -15,21 +15,47 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "tinygrad_edu", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "tinygrad_edu", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
 
 
-@pytest.mark.parametrize("args, words", [
-    ([], ["tinygrad-edu", "lesson"]),
-    (["lesson"], ["new", "run", "check", "strip", "grade"]),
-    (["lesson", "new"], ["NAME", "--dir", "Never overwrites", "two digits"]),
-    (["lesson", "run"], ["PATH", "--timeout", "raises-exception", "no folder of this machine"]),
-    (["lesson", "strip"], ["SRC", "DEST", "# YOUR CODE HERE", "raise NotImplementedError",
-                           "Refuses to write over SRC", "nbgrader cell metadata"]),
-    (["lesson", "check"], ["PATH", "--nbval-current-env", "--sanitize-with", "--student",
-                           "pytest's exit code", "never executed"]),
-    (["lesson", "grade"], ["SUBMISSION", "--json", "--source", "--timeout", "per exercise"]),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        ([], ["tinygrad-edu", "lesson"]),
+        (["lesson"], ["new", "run", "check", "strip", "grade"]),
+        (["lesson", "new"], ["NAME", "--dir", "Never overwrites", "two digits"]),
+        (["lesson", "run"], ["PATH", "--timeout", "raises-exception", "no folder of this machine"]),
+        (
+            ["lesson", "strip"],
+            [
+                "SRC",
+                "DEST",
+                "# YOUR CODE HERE",
+                "raise NotImplementedError",
+                "Refuses to write over SRC",
+                "nbgrader cell metadata",
+            ],
+        ),
+        (
+            ["lesson", "check"],
+            [
+                "PATH",
+                "--nbval-current-env",
+                "--sanitize-with",
+                "--student",
+                "pytest's exit code",
+                "never executed",
+            ],
+        ),
+        (["lesson", "grade"], ["SUBMISSION", "--json", "--source", "--timeout", "per exercise"]),
+    ],
+)
 def test_help_on_each_command(args, words):
     proc = _run(*args, "--help")
     assert proc.returncode == 0, proc.stderr
@@ -40,7 +66,7 @@ def test_help_on_each_command(args, words):
     # every command ends with a runnable example of itself
     example = proc.stdout.split("\nexample:\n", 1)[1].splitlines()
     assert example and all(line.startswith("  tinygrad-edu ") for line in example)
-    assert any(line.split()[:len(args) + 1] == ["tinygrad-edu", *args] for line in example)
+    assert any(line.split()[: len(args) + 1] == ["tinygrad-edu", *args] for line in example)
 
 
 def test_no_command_prints_usage_and_fails():
@@ -49,22 +75,38 @@ def test_no_command_prints_usage_and_fails():
     assert "usage: tinygrad-edu lesson" in proc.stderr
 
 
-@pytest.mark.parametrize("name, title", [
-    ("11_my_topic", "Lesson 11: My topic"),
-    ("03_static_vs_dynamic", "Lesson 3: Static vs dynamic"),
-    ("attention", "Attention"),
-])
+@pytest.mark.parametrize(
+    "name, title",
+    [
+        ("11_my_topic", "Lesson 11: My topic"),
+        ("03_static_vs_dynamic", "Lesson 3: Static vs dynamic"),
+        ("attention", "Attention"),
+    ],
+)
 def test_title_of(name, title):
     assert title_of(name) == title
 
 
-@pytest.mark.parametrize("name", ["attention", "1_attention", "123_attention", "12-attention",
-                                  "12_Attention", "12_", "12_my topic", "12__x", "12_2d"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "attention",
+        "1_attention",
+        "123_attention",
+        "12-attention",
+        "12_Attention",
+        "12_",
+        "12_my topic",
+        "12__x",
+        "12_2d",
+    ],
+)
 def test_new_refuses_names_that_are_not_nn_words(tmp_path, capsys, name):
     assert main(["lesson", "new", name, "--dir", str(tmp_path)]) == 1
     assert capsys.readouterr().err == (
         f"lesson new: lesson name {name!r} should look like 12_attention: two digits (its "
-        "place in the course), an underscore, then lowercase words joined by underscores\n")
+        "place in the course), an underscore, then lowercase words joined by underscores\n"
+    )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -90,14 +132,20 @@ def test_new_notebook_follows_the_lesson_shape(tmp_path):
     assert heads[-2:] == ["## Summary", "## Exercises"]
     assert any("### BEGIN SOLUTION" in s and "### END SOLUTION" in s for s in sources)
     assert "check_grad(" in sources[-1]  # a check cell follows the exercise
-    assert all(c.execution_count is None and c.outputs == []
-               for c in nb.cells if c.cell_type == "code")
+    assert all(
+        c.execution_count is None and c.outputs == [] for c in nb.cells if c.cell_type == "code"
+    )
 
 
 def test_check_command_line_uses_the_project_sanitizer():
     cmd = cli.nbval_command(["notebooks/"])
-    assert cmd[1:6] == ["-m", "pytest", "--nbval", "--nbval-current-env",
-                        f"--nbval-sanitize-with={cli.sanitize_config()}"]
+    assert cmd[1:6] == [
+        "-m",
+        "pytest",
+        "--nbval",
+        "--nbval-current-env",
+        f"--nbval-sanitize-with={cli.sanitize_config()}",
+    ]
     assert cmd[-1] == "notebooks/"
     assert cli.sanitize_config().is_file()
 
@@ -108,8 +156,9 @@ def test_check_refuses_missing_paths(capsys):
 
 
 def _executed(tmp_path, counts, tags=None):
-    nb = notebook.new_notebook([("markdown", "# Lesson 12: X")]
-                               + [("code", f"x{i} = {i}") for i in range(len(counts))])
+    nb = notebook.new_notebook(
+        [("markdown", "# Lesson 12: X")] + [("code", f"x{i} = {i}") for i in range(len(counts))]
+    )
     for cell, count in zip(nb["cells"][1:], counts):
         cell["execution_count"] = count
     if tags:
@@ -119,16 +168,26 @@ def _executed(tmp_path, counts, tags=None):
     return path
 
 
-@pytest.mark.parametrize("counts, problem", [
-    ([None, None, None], "cell 2 ('x0 = 0') (and 2 more) never ran: the notebook was never "
-                         "executed, so nbval has no output to compare"),
-    ([1, None, 2], "cell 3 ('x1 = 1') never ran, so nbval has no output to compare"),
-    ([1, 3, 2], "cell 3 ('x1 = 1') ran as [3] where a fresh top-to-bottom run gives [2]: its "
-                "saved outputs are stale (from an earlier or out-of-order run)"),
-    ([4, 5, 6], "cell 2 ('x0 = 0') ran as [4] where a fresh top-to-bottom run gives [1]"),
-])
-def test_check_fails_a_notebook_whose_saved_outputs_are_not_a_fresh_run(tmp_path, capsys,
-                                                                           counts, problem):
+@pytest.mark.parametrize(
+    "counts, problem",
+    [
+        (
+            [None, None, None],
+            "cell 2 ('x0 = 0') (and 2 more) never ran: the notebook was never "
+            "executed, so nbval has no output to compare",
+        ),
+        ([1, None, 2], "cell 3 ('x1 = 1') never ran, so nbval has no output to compare"),
+        (
+            [1, 3, 2],
+            "cell 3 ('x1 = 1') ran as [3] where a fresh top-to-bottom run gives [2]: its "
+            "saved outputs are stale (from an earlier or out-of-order run)",
+        ),
+        ([4, 5, 6], "cell 2 ('x0 = 0') ran as [4] where a fresh top-to-bottom run gives [1]"),
+    ],
+)
+def test_check_fails_a_notebook_whose_saved_outputs_are_not_a_fresh_run(
+    tmp_path, capsys, counts, problem
+):
     path = _executed(tmp_path, counts)
     assert main(["lesson", "check", str(path)]) == 1
     err = capsys.readouterr().err
@@ -140,8 +199,12 @@ def test_check_fails_a_notebook_whose_saved_outputs_are_not_a_fresh_run(tmp_path
 def test_saved_outputs_of_a_fresh_run_have_no_problems(tmp_path):
     assert cli.saved_output_problems(notebook.read(_executed(tmp_path, [1, 2, 3]))) == []
     # a cell nbval skips may stay unrun
-    assert cli.saved_output_problems(notebook.read(
-        _executed(tmp_path, [None, 1, 2], tags=["nbval-skip"]))) == []
+    assert (
+        cli.saved_output_problems(
+            notebook.read(_executed(tmp_path, [None, 1, 2], tags=["nbval-skip"]))
+        )
+        == []
+    )
 
 
 class _Stream:
@@ -174,8 +237,9 @@ def test_new_lesson_runs_and_passes_nbval_and_a_failing_one_fails(tmp_path):
     assert main(["lesson", "new", "11_my_topic", "--dir", str(tmp_path)]) == 0
     path = tmp_path / "11_my_topic.ipynb"
     nb = nbformat.read(path, as_version=4)
-    nbclient.NotebookClient(nb, timeout=60, kernel_name="python3",
-                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    nbclient.NotebookClient(
+        nb, timeout=60, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
     nbformat.write(nb, path)
     counts = [c.execution_count for c in nb.cells if c.cell_type == "code"]
     assert counts == list(range(1, len(counts) + 1))

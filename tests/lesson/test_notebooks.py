@@ -16,11 +16,22 @@ from tinygrad_edu.lesson import execute
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 LESSONS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
-PLANNED = ["01_define_by_run", "02_backward", "03_static_vs_dynamic", "04_control_flow",
-           "05_varying_sizes", "06_debugging", "07_changing_models", "08_myths_measured",
-           "09_deployment", "10_train_end_to_end", "11_views_and_inplace",
-           "12_engine_from_scratch", "13_autograd_in_depth",
-           "14_graph_breaks"]
+PLANNED = [
+    "01_define_by_run",
+    "02_backward",
+    "03_static_vs_dynamic",
+    "04_control_flow",
+    "05_varying_sizes",
+    "06_debugging",
+    "07_changing_models",
+    "08_myths_measured",
+    "09_deployment",
+    "10_train_end_to_end",
+    "11_views_and_inplace",
+    "12_engine_from_scratch",
+    "13_autograd_in_depth",
+    "14_graph_breaks",
+]
 ADDRESS = re.compile(r"\b0x[0-9a-f]{6,}\b")
 
 
@@ -50,14 +61,24 @@ def test_lesson_has_the_house_shape(path):
     setup = cells[1].source
     assert cells[1].cell_type == "code"
     assert "import tinygrad_edu as tg" in setup and "np.random.seed(0)" in setup
-    heads = [line for c in cells if c.cell_type == "markdown"
-             for line in c.source.splitlines() if line.startswith("## ")]
+    heads = [
+        line
+        for c in cells
+        if c.cell_type == "markdown"
+        for line in c.source.splitlines()
+        if line.startswith("## ")
+    ]
     sections = [h for h in heads if re.match(r"## \d+\. ", h)]
     assert 3 <= len(sections) <= 6, sections
-    assert [h for h in heads if h in ("## Summary", "## Exercises")] == ["## Summary",
-                                                                         "## Exercises"]
-    start = next(i for i, c in enumerate(cells)
-                 if c.cell_type == "markdown" and "## Exercises" in c.source.splitlines())
+    assert [h for h in heads if h in ("## Summary", "## Exercises")] == [
+        "## Summary",
+        "## Exercises",
+    ]
+    start = next(
+        i
+        for i, c in enumerate(cells)
+        if c.cell_type == "markdown" and "## Exercises" in c.source.splitlines()
+    )
     exercises = cells[start:]
     assert any("### BEGIN SOLUTION" in c.source for c in exercises)
 
@@ -86,8 +107,13 @@ def test_lesson_was_run_top_to_bottom_without_errors(path):
 @_lessons()
 def test_code_lines_fit_88_columns(path):
     nb = nbformat.read(path, as_version=4)
-    long = [line for c in nb.cells if c.cell_type == "code"
-            for line in c.source.splitlines() if len(line) > 88]
+    long = [
+        line
+        for c in nb.cells
+        if c.cell_type == "code"
+        for line in c.source.splitlines()
+        if len(line) > 88
+    ]
     assert long == []
 
 

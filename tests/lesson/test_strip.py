@@ -33,8 +33,9 @@ class Square:
 
 def _python(text):
     """Cell source without IPython magics, so `ast.parse` can check it."""
-    return "\n".join("pass" if line.lstrip().startswith(("%", "!")) else line
-                     for line in text.splitlines())
+    return "\n".join(
+        "pass" if line.lstrip().startswith(("%", "!")) else line for line in text.splitlines()
+    )
 
 
 def _solution_lines(text):
@@ -51,14 +52,22 @@ def _solution_lines(text):
 
 
 def _solved_notebook(tmp_path):
-    nb = notebook.new_notebook([
-        ("markdown", "# Title"),
-        ("code", SOLVED),
-        ("markdown", "Why?\n### BEGIN SOLUTION\nsecret_three because\n### END SOLUTION\n"),
-        ("code", "x = 1\nx"),
-    ])
-    nb["cells"][3]["outputs"] = [{"output_type": "execute_result", "execution_count": 4,
-                                  "data": {"text/plain": "secret_four"}, "metadata": {}}]
+    nb = notebook.new_notebook(
+        [
+            ("markdown", "# Title"),
+            ("code", SOLVED),
+            ("markdown", "Why?\n### BEGIN SOLUTION\nsecret_three because\n### END SOLUTION\n"),
+            ("code", "x = 1\nx"),
+        ]
+    )
+    nb["cells"][3]["outputs"] = [
+        {
+            "output_type": "execute_result",
+            "execution_count": 4,
+            "data": {"text/plain": "secret_four"},
+            "metadata": {},
+        }
+    ]
     nb["cells"][3]["execution_count"] = 4
     nb["metadata"]["widgets"] = {"state": {"secret_five": 1}}
     src = tmp_path / "solved.ipynb"
@@ -69,7 +78,9 @@ def _solved_notebook(tmp_path):
 def test_strip_source_replaces_each_region_at_its_indentation():
     out, n = strip_source(SOLVED)
     assert n == 2
-    assert out == """\
+    assert (
+        out
+        == """\
 def relu(x):
     # YOUR CODE HERE
     raise NotImplementedError
@@ -80,21 +91,29 @@ class Square:
         # YOUR CODE HERE
         raise NotImplementedError
 """
+    )
     ast.parse(out)
 
 
 def test_strip_source_without_trailing_newline_and_without_regions():
     assert strip_source("### BEGIN SOLUTION\ny = 2\n### END SOLUTION") == (
-        "# YOUR CODE HERE\nraise NotImplementedError", 1)
+        "# YOUR CODE HERE\nraise NotImplementedError",
+        1,
+    )
     assert strip_source("y = 2\n") == ("y = 2\n", 0)
 
 
-@pytest.mark.parametrize("text, msg", [
-    ("### BEGIN SOLUTION\ny = 1\n", "cell, line 1: BEGIN SOLUTION is never closed"),
-    ("y = 1\n### END SOLUTION\n", "cell, line 2: END SOLUTION without a ### BEGIN SOLUTION"),
-    ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION\n",
-     "cell, line 2: BEGIN SOLUTION inside the region opened at line 1"),
-])
+@pytest.mark.parametrize(
+    "text, msg",
+    [
+        ("### BEGIN SOLUTION\ny = 1\n", "cell, line 1: BEGIN SOLUTION is never closed"),
+        ("y = 1\n### END SOLUTION\n", "cell, line 2: END SOLUTION without a ### BEGIN SOLUTION"),
+        (
+            "### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION\n",
+            "cell, line 2: BEGIN SOLUTION inside the region opened at line 1",
+        ),
+    ],
+)
 def test_unbalanced_markers_are_refused(text, msg):
     with pytest.raises(StripError, match=re.escape(msg)):
         strip_source(text)
@@ -122,8 +141,7 @@ def test_strip_refuses_to_overwrite_the_source_or_an_existing_dest(tmp_path, cap
     assert main(["lesson", "strip", str(src), str(src)]) == 1
     assert "must not overwrite the source notebook" in capsys.readouterr().err
     # the same file through another spelling of the path
-    assert main(["lesson", "strip", str(src), str(tmp_path / "." / "solved.ipynb"),
-                 "--force"]) == 1
+    assert main(["lesson", "strip", str(src), str(tmp_path / "." / "solved.ipynb"), "--force"]) == 1
     assert src.read_text() == before
 
     dest = tmp_path / "student.ipynb"
@@ -152,7 +170,8 @@ def test_unbalanced_notebook_writes_nothing(tmp_path, capsys):
     assert main(["lesson", "strip", str(src), str(tmp_path / "out.ipynb")]) == 1
     assert capsys.readouterr().err == (
         "lesson strip: cell 2, line 1: BEGIN SOLUTION is never closed; "
-        "add ### END SOLUTION after the solution\n")
+        "add ### END SOLUTION after the solution\n"
+    )
     assert not (tmp_path / "out.ipynb").exists()
 
 
@@ -177,8 +196,7 @@ def test_every_lesson_strips_clean(path, tmp_path):
     code_lines = {line.strip() for cell in stripped.cells for line in cell.source.splitlines()}
     # a solution line may legitimately repeat elsewhere (e.g. `return y`), so count
     # only the lines that appear nowhere outside the solution regions of the original
-    outside = {line.strip() for cell in original.cells
-               for line in _outside_solutions(cell.source)}
+    outside = {line.strip() for cell in original.cells for line in _outside_solutions(cell.source)}
     leaked = [s for s in solutions if s in code_lines and s not in outside]
     assert leaked == []
 

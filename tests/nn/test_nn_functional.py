@@ -20,8 +20,7 @@ def test_cross_entropy_equals_numpy_reference_for_every_reduction():
     target = np.array([0, 3, 1, 1, 2, 0])
     ref = _ce_reference(logits.data, target)
     np.testing.assert_allclose(F.cross_entropy(logits, target).item(), ref.mean(), rtol=1e-12)
-    np.testing.assert_allclose(F.cross_entropy(logits, target, "sum").item(), ref.sum(),
-                               rtol=1e-12)
+    np.testing.assert_allclose(F.cross_entropy(logits, target, "sum").item(), ref.sum(), rtol=1e-12)
     np.testing.assert_allclose(F.cross_entropy(logits, target, "none").data, ref, rtol=1e-12)
 
 
@@ -37,12 +36,19 @@ def test_cross_entropy_gradient_is_softmax_minus_one_hot_over_batch():
 def test_cross_entropy_accepts_every_kind_of_class_index():
     logits = tg.randn(3, 4)
     expected = F.cross_entropy(logits, np.array([1, 0, 3])).item()
-    for target in ([1, 0, 3], np.array([1, 0, 3], np.int32), tg.tensor([1.0, 0.0, 3.0]),
-                   tg.tensor(np.array([1, 0, 3]))):
+    for target in (
+        [1, 0, 3],
+        np.array([1, 0, 3], np.int32),
+        tg.tensor([1.0, 0.0, 3.0]),
+        tg.tensor(np.array([1, 0, 3])),
+    ):
         assert F.cross_entropy(logits, target).item() == expected
     single = tg.tensor([0.5, 2.0, -1.0], requires_grad=True)  # one example: (classes,) and ()
-    np.testing.assert_allclose(F.cross_entropy(single, 1).item(),
-                               _ce_reference(single.data[None], np.array([1]))[0], rtol=1e-12)
+    np.testing.assert_allclose(
+        F.cross_entropy(single, 1).item(),
+        _ce_reference(single.data[None], np.array([1]))[0],
+        rtol=1e-12,
+    )
     assert tg.gradcheck(lambda z: F.cross_entropy(z, 1), single)
 
 
@@ -62,14 +68,16 @@ def test_cross_entropy_target_shape_errors():
         "cross_entropy: expected target of shape (4,) (one class index per row of logits "
         "(4, 3)), got (4, 1)\n"
         f"  built at: {site_of('# column target')}\n"
-        "  hint: flatten it: target.reshape(-1)")
+        "  hint: flatten it: target.reshape(-1)"
+    )
     with pytest.raises(tg.ShapeError) as err:
         F.cross_entropy(logits, np.eye(3)[[0, 1, 2, 0]])  # one-hot target
     assert str(err.value) == (
         "cross_entropy: expected target of shape (4,) (one class index per row of logits "
         "(4, 3)), got (4, 3)\n"
         f"  built at: {site_of('# one-hot target')}\n"
-        "  hint: cross_entropy takes class indices, not one-hot rows: pass y.argmax(axis=1)")
+        "  hint: cross_entropy takes class indices, not one-hot rows: pass y.argmax(axis=1)"
+    )
     with pytest.raises(tg.ShapeError) as err:
         F.cross_entropy(logits, [0, 1])  # too few
     assert str(err.value).splitlines()[-1] == "  hint: pass one class index per row of the logits"
@@ -78,7 +86,8 @@ def test_cross_entropy_target_shape_errors():
     assert str(err.value) == (
         "cross_entropy: expected logits of shape (batch, classes) or (classes,), got (2, 3, 4)\n"
         f"  built at: {site_of('# 3-d logits')}\n"
-        "  hint: reshape the logits to (-1, classes)")
+        "  hint: reshape the logits to (-1, classes)"
+    )
 
 
 def test_cross_entropy_class_value_errors():
@@ -89,7 +98,8 @@ def test_cross_entropy_class_value_errors():
         "cross_entropy: target class 3 at position 2 is out of range for logits with 3 classes "
         "(valid classes: 0 to 2)\n"
         f"  built at: {site_of('# class 3 of 3')}\n"
-        "  hint: class indices start at 0; check out_features of the last layer")
+        "  hint: class indices start at 0; check out_features of the last layer"
+    )
     with pytest.raises(IndexError, match="target class -1 at position 0 is out of range"):
         F.cross_entropy(logits, [-1, 1, 1, 2])
     with pytest.raises(ValueError) as err:
@@ -97,7 +107,8 @@ def test_cross_entropy_class_value_errors():
     assert str(err.value) == (
         "cross_entropy: target must hold whole-number class indices, got 0.5 at position 2\n"
         f"  built at: {site_of('# probabilities')}\n"
-        "  hint: for one probability per example use binary_cross_entropy(p, y)")
+        "  hint: for one probability per example use binary_cross_entropy(p, y)"
+    )
 
 
 def test_mse_loss_values_gradcheck_and_reductions():
@@ -119,14 +130,16 @@ def test_mse_loss_refuses_silent_broadcast():
         "mse_loss: input shape (4, 1) and target shape (4,) differ (broadcasting them would "
         "compare every input with every target)\n"
         f"  built at: {site_of('# (4, 1) vs (4,)')}\n"
-        "  hint: reshape the target to match: target.reshape(4, 1)")
+        "  hint: reshape the target to match: target.reshape(4, 1)"
+    )
     with pytest.raises(tg.ShapeError, match="hint: make the input and the target the same shape"):
         F.mse_loss(pred, np.zeros(3))
     with pytest.raises(ValueError) as err:
         F.mse_loss(pred, np.zeros((4, 1)), reduction="avg")  # bad reduction
     assert str(err.value) == (
         "mse_loss: reduction must be 'mean', 'sum' or 'none', got 'avg'\n"
-        f"  built at: {site_of('# bad reduction')}")
+        f"  built at: {site_of('# bad reduction')}"
+    )
 
 
 def test_binary_cross_entropy_values_and_gradcheck():
@@ -152,7 +165,8 @@ def test_binary_cross_entropy_errors():
     assert str(err.value) == (
         "binary_cross_entropy: input must be probabilities in [0, 1], got values from -0.3 to 1.2\n"
         f"  built at: {site_of('# logits, not probabilities')}\n"
-        "  hint: apply .sigmoid() to the model's output first")
+        "  hint: apply .sigmoid() to the model's output first"
+    )
     with pytest.raises(tg.ShapeError, match=r"binary_cross_entropy: input shape \(2,\) and "):
         F.binary_cross_entropy(tg.tensor([0.2, 0.3]), [[0.0], [1.0]])
 
@@ -167,8 +181,11 @@ def test_activation_passthroughs_match_tensor_methods():
 
 
 def test_functional_linear_gradcheck_and_shape_error():
-    x, w, b = tg.randn(4, 3, requires_grad=True), tg.randn(2, 3, requires_grad=True), \
-        tg.randn(2, requires_grad=True)
+    x, w, b = (
+        tg.randn(4, 3, requires_grad=True),
+        tg.randn(2, 3, requires_grad=True),
+        tg.randn(2, requires_grad=True),
+    )
     assert tg.gradcheck(F.linear, (x, w, b))
     with pytest.raises(tg.ShapeError) as err:
         F.linear(tg.randn(4, 2), w)  # two features
@@ -176,4 +193,5 @@ def test_functional_linear_gradcheck_and_shape_error():
         "linear: the weight has shape (2, 3), so the input needs 3 features in its last axis, "
         "got shape (4, 2)\n"
         f"  built at: {site_of('# two features')}\n"
-        "  hint: make the layer Linear(2, 2), or check what you pass in")
+        "  hint: make the layer Linear(2, 2), or check what you pass in"
+    )

@@ -60,7 +60,8 @@ def test_linear_wrong_feature_count_names_the_layer():
         "Linear(2, 16): expected input with 2 features in the last axis, got shape (4, 3)\n"
         f"  built at: {site_of('layer(tg.zeros(4, 3))  # three features')}\n"
         "  hint: the layer was made for 2 features but the data has 3; change the layer's size "
-        "or reshape the data")
+        "or reshape the data"
+    )
 
 
 def test_activation_layers_match_their_tensor_methods():
@@ -101,23 +102,33 @@ def test_sequential_errors():
     assert str(err.value) == (
         "Sequential: index 3 is out of range for 1 modules\n"
         f"  built at: {site_of('net[3]  # out of range')}\n"
-        "  hint: valid indices are 0 to 0 (or -1 for the last)")
+        "  hint: valid indices are 0 to 0 (or -1 for the last)"
+    )
     with pytest.raises(TypeError) as err:
         nn.Sequential(nn.Linear(2, 4), np.tanh)  # a function
     assert str(err.value) == (
         "Sequential: expected a Module, got ufunc\n"
         f"  built at: {site_of('np.tanh)  # a function')}\n"
-        "  hint: wrap a function in a Module subclass, or call it in your own forward()")
+        "  hint: wrap a function in a Module subclass, or call it in your own forward()"
+    )
 
 
 def test_rnn_cell_matches_the_formula():
     cell = nn.RNNCell(3, 4)
     x, h = tg.randn(2, 3), tg.randn(2, 4)
-    expected = np.tanh(x.data @ cell.weight_ih.data.T + cell.bias_ih.data
-                       + h.data @ cell.weight_hh.data.T + cell.bias_hh.data)
+    expected = np.tanh(
+        x.data @ cell.weight_ih.data.T
+        + cell.bias_ih.data
+        + h.data @ cell.weight_hh.data.T
+        + cell.bias_hh.data
+    )
     np.testing.assert_allclose(cell(x, h).data, expected, rtol=1e-12)
-    assert [n for n, _ in cell.named_parameters()] == ["weight_ih", "weight_hh", "bias_ih",
-                                                       "bias_hh"]
+    assert [n for n, _ in cell.named_parameters()] == [
+        "weight_ih",
+        "weight_hh",
+        "bias_ih",
+        "bias_hh",
+    ]
     assert np.abs(np.concatenate([p.data.ravel() for p in cell.parameters()])).max() <= 0.5
     zero_state = cell(x)
     np.testing.assert_allclose(zero_state.data, cell(x, tg.zeros(2, 4)).data)
@@ -160,11 +171,16 @@ def test_rnn_cell_errors():
         nn.RNNCell(1, 2, nonlinearity="sigmoid")  # bad nonlinearity
     assert str(err.value) == (
         "RNNCell: nonlinearity must be 'tanh' or 'relu', got 'sigmoid'\n"
-        f"  built at: {site_of(')  # bad nonlinearity')}")
+        f"  built at: {site_of(')  # bad nonlinearity')}"
+    )
     cell = nn.RNNCell(1, 2)
-    with pytest.raises(tg.ShapeError, match=re.escape(
+    with pytest.raises(
+        tg.ShapeError,
+        match=re.escape(
             "RNNCell(1, 2): expected hidden state hx with 2 features in the last axis, got shape "
-            "(1, 3)")):
+            "(1, 3)"
+        ),
+    ):
         cell(tg.zeros(1, 1), tg.zeros(1, 3))
 
 

@@ -38,8 +38,13 @@ class Net(nn.Module):
 def test_named_parameters_follow_registration_order_with_dotted_names():
     net = Net()
     names = [n for n, _ in net.named_parameters()]
-    assert names == ["encoder.scale", "encoder.fc.weight", "encoder.fc.bias", "head.0.weight",
-                     "head.0.bias"]
+    assert names == [
+        "encoder.scale",
+        "encoder.fc.weight",
+        "encoder.fc.bias",
+        "head.0.weight",
+        "head.0.bias",
+    ]
     assert [p.shape for p in net.parameters()] == [(4,), (4, 3), (4,), (2, 4), (2,)]
     assert all(isinstance(p, nn.Parameter) and p.requires_grad for p in net.parameters())
 
@@ -66,10 +71,24 @@ def test_shared_parameters_and_modules_are_listed_once():
 def test_modules_children_and_named_modules_walk_depth_first():
     net = Net()
     assert [n for n, _ in net.named_modules()] == [
-        "", "encoder", "encoder.fc", "encoder.act", "head", "head.0", "head.1"]
+        "",
+        "encoder",
+        "encoder.fc",
+        "encoder.act",
+        "head",
+        "head.0",
+        "head.1",
+    ]
     assert [n for n, _ in net.named_children()] == ["encoder", "head"]
     assert [type(m).__name__ for m in net.modules()] == [
-        "Net", "Block", "Linear", "Tanh", "Sequential", "Linear", "ReLU"]
+        "Net",
+        "Block",
+        "Linear",
+        "Tanh",
+        "Sequential",
+        "Linear",
+        "ReLU",
+    ]
 
 
 def test_reassigning_an_attribute_replaces_the_registration():
@@ -118,9 +137,11 @@ def test_repr_is_pytorch_style_and_nested():
     )
     assert repr(nn.RNNCell(3, 8)) == "RNNCell(3, 8)"
     assert repr(nn.RNNCell(3, 8, bias=False, nonlinearity="relu")) == (
-        "RNNCell(3, 8, bias=False, nonlinearity=relu)")
+        "RNNCell(3, 8, bias=False, nonlinearity=relu)"
+    )
     assert repr(nn.Parameter([1.0, 2.0])) == (
-        "Parameter containing:\ntensor([1., 2.], requires_grad=True)")
+        "Parameter containing:\ntensor([1., 2.], requires_grad=True)"
+    )
 
 
 def test_state_dict_round_trip_copies_values_in_place():
@@ -156,7 +177,8 @@ def test_load_state_dict_errors():
         "load_state_dict: the state dict does not fit Sequential: missing keys ['0.bias']; "
         "unexpected keys ['1.bias']\n"
         f"  built at: {site_of('net.load_state_dict(state)  # keys')}\n"
-        "  hint: compare with list(model.state_dict()), or pass strict=False")
+        "  hint: compare with list(model.state_dict()), or pass strict=False"
+    )
     result = net.load_state_dict(state, strict=False)
     assert result.missing_keys == ["0.bias"] and result.unexpected_keys == ["1.bias"]
     assert not net[0].weight.data.any()
@@ -165,7 +187,8 @@ def test_load_state_dict_errors():
     assert str(err.value) == (
         "load_state_dict: '0.weight' expected shape (3, 2), got (2, 3)\n"
         f"  built at: {site_of('# shape')}\n"
-        "  hint: the saved model has a different layer size")
+        "  hint: the saved model has a different layer size"
+    )
 
 
 def test_forgetting_super_init_names_the_fix():
@@ -178,7 +201,8 @@ def test_forgetting_super_init_names_the_fix():
     assert str(err.value) == (
         "Broken.fc: cannot register Linear 'fc' before Module.__init__() ran\n"
         f"  built at: {site_of('self.fc = nn.Linear(1, 1)  # no super')}\n"
-        "  hint: call super().__init__() first in Broken.__init__")
+        "  hint: call super().__init__() first in Broken.__init__"
+    )
 
 
 def test_forward_must_be_defined():

@@ -11,7 +11,9 @@ nn, F = tg.nn, tg.nn.functional
 
 
 def _copy_into_torch(ours, theirs):
-    theirs.double().load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
+    theirs.double().load_state_dict(
+        {k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()}
+    )
     return theirs
 
 
@@ -22,11 +24,17 @@ def _assert_same_grads(ours, theirs):
 
 
 def test_mlp_cross_entropy_forward_and_grads_match_torch():
-    net = nn.Sequential(nn.Linear(3, 6), nn.ReLU(), nn.Linear(6, 6), nn.Sigmoid(),
-                        nn.Linear(6, 4))
-    tnet = _copy_into_torch(net, torch.nn.Sequential(
-        torch.nn.Linear(3, 6), torch.nn.ReLU(), torch.nn.Linear(6, 6), torch.nn.Sigmoid(),
-        torch.nn.Linear(6, 4)))
+    net = nn.Sequential(nn.Linear(3, 6), nn.ReLU(), nn.Linear(6, 6), nn.Sigmoid(), nn.Linear(6, 4))
+    tnet = _copy_into_torch(
+        net,
+        torch.nn.Sequential(
+            torch.nn.Linear(3, 6),
+            torch.nn.ReLU(),
+            torch.nn.Linear(6, 6),
+            torch.nn.Sigmoid(),
+            torch.nn.Linear(6, 4),
+        ),
+    )
     assert [n for n, _ in net.named_parameters()] == [n for n, _ in tnet.named_parameters()]
     x, y = np.random.randn(9, 3), np.random.randint(0, 4, size=9)
     loss = F.cross_entropy(net(tg.tensor(x)), y)
@@ -61,22 +69,25 @@ def test_losses_match_torch(reduction):
     p = np.random.uniform(0.01, 0.99, size=(4, 3))
     t = np.random.randint(0, 2, size=(4, 3)).astype(float)
     ours = F.binary_cross_entropy(tg.tensor(p), t, reduction)
-    theirs = torch.nn.functional.binary_cross_entropy(torch.tensor(p), torch.tensor(t),
-                                                      reduction=reduction)
+    theirs = torch.nn.functional.binary_cross_entropy(
+        torch.tensor(p), torch.tensor(t), reduction=reduction
+    )
     np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-12)
     ours = F.mse_loss(tg.tensor(p), t, reduction)
     theirs = torch.nn.functional.mse_loss(torch.tensor(p), torch.tensor(t), reduction=reduction)
     np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-12)
     z, y = np.random.randn(5, 3), np.random.randint(0, 3, size=5)
     ours = F.cross_entropy(tg.tensor(z), y, reduction)
-    theirs = torch.nn.functional.cross_entropy(torch.tensor(z), torch.tensor(y),
-                                               reduction=reduction)
+    theirs = torch.nn.functional.cross_entropy(
+        torch.tensor(z), torch.tensor(y), reduction=reduction
+    )
     np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-12)
 
 
 def test_bce_at_exact_zero_and_one_matches_torch_clamp():
     p, t = np.array([0.0, 1.0, 0.0, 1.0]), np.array([1.0, 0.0, 0.0, 1.0])
     ours = F.binary_cross_entropy(tg.tensor(p), t, "none")
-    theirs = torch.nn.functional.binary_cross_entropy(torch.tensor(p), torch.tensor(t),
-                                                      reduction="none")
+    theirs = torch.nn.functional.binary_cross_entropy(
+        torch.tensor(p), torch.tensor(t), reduction="none"
+    )
     np.testing.assert_array_equal(ours.data, theirs.numpy())

@@ -24,8 +24,11 @@ def test_cond_traced_matches_eager_for_both_branches(sign):
 
 
 def test_cond_program_text_shows_both_branches_and_captures():
-    g = tg.static.trace(lambda x, w: cond(x.sum() > 0, lambda v: v * w, lambda v: -v, x),
-                        tg.tensor([1.0]), tg.tensor([2.0]))
+    g = tg.static.trace(
+        lambda x, w: cond(x.sum() > 0, lambda v: v * w, lambda v: -v, x),
+        tg.tensor([1.0]),
+        tg.tensor([2.0]),
+    )
     text = [line.split("  #")[0].rstrip() for line in str(g).splitlines()]
     assert text == [
         "f(x: float64[1], w: float64[1]):",
@@ -59,11 +62,16 @@ def test_cond_gradients_flow_through_the_branch_that_ran():
 
 
 def test_cond_branches_must_agree_on_shapes():
-    with pytest.raises(tg.TracingError, match=re.escape(
+    with pytest.raises(
+        tg.TracingError,
+        match=re.escape(
             "cond: the branches must return the same shapes and dtypes: true_fn returns "
-            "float64[2], false_fn returns float64[]")):
-        tg.static.trace(lambda x: cond(x.sum() > 0, lambda v: v, lambda v: v.sum(), x),
-                        tg.tensor([1.0, 2.0]))
+            "float64[2], false_fn returns float64[]"
+        ),
+    ):
+        tg.static.trace(
+            lambda x: cond(x.sum() > 0, lambda v: v, lambda v: v.sum(), x), tg.tensor([1.0, 2.0])
+        )
 
 
 def halve_until_small(x):
@@ -86,7 +94,7 @@ def test_while_loop_tuple_carry_and_captures():
 
     g = tg.static.trace(f, tg.tensor([1.0]))
     i, v = g(tg.tensor([2.0]))
-    assert i.item() == 4.0 and v.item() == pytest.approx(2.0 * 1.5 ** 4)
+    assert i.item() == 4.0 and v.item() == pytest.approx(2.0 * 1.5**4)
     ie, ve = f(tg.tensor([2.0]))
     assert (ie.item(), ve.item()) == (i.item(), v.item())
 
@@ -102,18 +110,25 @@ def test_while_loop_gradient_goes_back_through_the_steps_taken():
     dg = g.grad()
     for x in (np.array([0.1, 0.2]), np.array([0.3, 0.05]), np.array([11.0, 0.0])):
         gx, gw = dg(x, w0)
-        np.testing.assert_allclose(gx.data, numeric_grad(lambda a, b: g(a, b), [x, w0.copy()], 0),
-                                   rtol=1e-5, atol=1e-7)
-        np.testing.assert_allclose(gw.data, numeric_grad(lambda a, b: g(a, b), [x, w0.copy()], 1),
-                                   rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(
+            gx.data, numeric_grad(lambda a, b: g(a, b), [x, w0.copy()], 0), rtol=1e-5, atol=1e-7
+        )
+        np.testing.assert_allclose(
+            gw.data, numeric_grad(lambda a, b: g(a, b), [x, w0.copy()], 1), rtol=1e-5, atol=1e-7
+        )
 
 
 def test_while_loop_body_must_keep_the_carry_shape():
-    with pytest.raises(tg.TracingError, match=re.escape(
+    with pytest.raises(
+        tg.TracingError,
+        match=re.escape(
             "while_loop: body_fn must return the carry unchanged in shape and dtype: the carry "
-            "is float64[2], body_fn returned float64[]")):
-        tg.static.trace(lambda x: while_loop(lambda v: v.sum() < 1, lambda v: v.sum(), x),
-                        tg.tensor([0.0, 0.0]))
+            "is float64[2], body_fn returned float64[]"
+        ),
+    ):
+        tg.static.trace(
+            lambda x: while_loop(lambda v: v.sum() < 1, lambda v: v.sum(), x), tg.tensor([0.0, 0.0])
+        )
     with pytest.raises(tg.TracingError, match="while_loop: body_fn must return the carry"):
         while_loop(lambda v: v.sum() < 1, lambda v: v.sum(), tg.tensor([0.0, 0.0]))
 

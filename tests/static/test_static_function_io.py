@@ -25,18 +25,23 @@ def test_function_cache_hits_misses_and_why_it_retraced():
     info = f.cache_info()
     assert (info.hits, info.misses, len(info.entries)) == (2, 2, 2)
     assert info.last_retrace_reason == (
-        "argument 'x' has shape (4,) float64, but the last trace was made for shape (3,) float64")
+        "argument 'x' has shape (4,) float64, but the last trace was made for shape (3,) float64"
+    )
     f(tg.ones(4), 3.0)
     assert f.cache_info().last_retrace_reason == (
         "argument 'scale' has the static value 3.0, but the last trace was made for the static "
-        "value 2.0")
+        "value 2.0"
+    )
     f(tg.ones(4).astype("float32"), 3.0)
     assert "float32" in f.cache_info().last_retrace_reason
     assert calls == [(3,), (4,), (4,), (4,)]  # Python ran once per trace only
     assert repr(f.cache_info()).startswith("CacheInfo(entries=4, hits=2, misses=4, last retrace:")
-    with pytest.raises(tg.TracingError, match=re.escape(
-            "tg.static.function: argument 'scale' is a list, which is neither a tensor nor "
-            "hashable")):
+    with pytest.raises(
+        tg.TracingError,
+        match=re.escape(
+            "tg.static.function: argument 'scale' is a list, which is neither a tensor nor hashable"
+        ),
+    ):
         f(tg.ones(3), [1.0])
 
 
@@ -56,8 +61,8 @@ def test_equal_static_values_of_different_types_get_their_own_traces():
     # True == 1 and hash(True) == hash(1), but x[True] adds an axis: it needs its own trace
     assert pick(x, True).shape == (1, 2, 2)
     assert pick.cache_info().last_retrace_reason == (
-        "argument 'k' has the static value True, but the last trace was made for the static "
-        "value 1")
+        "argument 'k' has the static value True, but the last trace was made for the static value 1"
+    )
     assert repeat(x, 3).tolist() == [[8.0, 16.0], [24.0, 32.0]]
     with pytest.raises(TypeError, match="'float' object cannot be interpreted as an integer"):
         repeat(x, 3.0)  # as eager Python does: a replay of the n=3 trace would hide it
@@ -93,7 +98,7 @@ def test_custom_functions_cannot_be_exported(tmp_path):
     class Cube(tg.Function):
         @staticmethod
         def forward(ctx, x):
-            return x ** 3
+            return x**3
 
         @staticmethod
         def backward(ctx, g):
@@ -101,9 +106,13 @@ def test_custom_functions_cannot_be_exported(tmp_path):
 
     g = tg.static.trace(lambda x: Cube.apply(x), tg.tensor([2.0]))
     assert g(tg.tensor([3.0])).item() == 27.0  # runs in memory
-    with pytest.raises(tg.static.FormatError, match=re.escape(
+    with pytest.raises(
+        tg.static.FormatError,
+        match=re.escape(
             "save: op 'Cube' is a Function defined outside tinygrad_edu, so a loaded graph "
-            "could not run it")):
+            "could not run it"
+        ),
+    ):
         g.save(tmp_path / "cube")
 
 
@@ -122,24 +131,39 @@ def _set(doc, key, value, index=None):
 
 
 HOSTILE = {
-    "unknown op": (lambda d: _set(d, "op", "os.system", 0),
-                   "load: program.eqns[0]: unknown op 'os.system'; known ops are the built-in "),
-    "bad reference": (lambda d: _set(d, "in", [1, 99], 0),
-                      "load: program.eqns[0]: input 99 is used before it is computed"),
-    "forward reference": (lambda d: _set(d, "outputs", [1234]),
-                          "load: program.outputs: 1234 is not computed by the program"),
-    "huge shape": (lambda d: d["program"]["vars"][0].update(shape=[10**6, 10**6]),
-                   "load: program.vars[0]: shape (1000000, 1000000) has 1000000000000 elements"),
-    "wrong type": (lambda d: _set(d, "attrs", {"axis": {"__class__": "x"}}, 2),
-                   "load: program.eqns[2].attrs.axis: unsupported attribute value"),
-    "unknown attribute": (lambda d: _set(d, "attrs", {"cmd": "rm"}, 1),
-                          "load: program.eqns[1]: Exp has no attribute 'cmd'"),
-    "bad dtype": (lambda d: d["program"]["vars"][0].update(dtype="object"),
-                  "load: program.vars[0]: unsupported dtype 'object'"),
-    "not our format": (lambda d: d.update(format="pickle"),
-                       "not a tinygrad_edu.static file"),
-    "extra key": (lambda d: d["program"].update(code="print(1)"),
-                  "load: program: a program must be an object with exactly the keys"),
+    "unknown op": (
+        lambda d: _set(d, "op", "os.system", 0),
+        "load: program.eqns[0]: unknown op 'os.system'; known ops are the built-in ",
+    ),
+    "bad reference": (
+        lambda d: _set(d, "in", [1, 99], 0),
+        "load: program.eqns[0]: input 99 is used before it is computed",
+    ),
+    "forward reference": (
+        lambda d: _set(d, "outputs", [1234]),
+        "load: program.outputs: 1234 is not computed by the program",
+    ),
+    "huge shape": (
+        lambda d: d["program"]["vars"][0].update(shape=[10**6, 10**6]),
+        "load: program.vars[0]: shape (1000000, 1000000) has 1000000000000 elements",
+    ),
+    "wrong type": (
+        lambda d: _set(d, "attrs", {"axis": {"__class__": "x"}}, 2),
+        "load: program.eqns[2].attrs.axis: unsupported attribute value",
+    ),
+    "unknown attribute": (
+        lambda d: _set(d, "attrs", {"cmd": "rm"}, 1),
+        "load: program.eqns[1]: Exp has no attribute 'cmd'",
+    ),
+    "bad dtype": (
+        lambda d: d["program"]["vars"][0].update(dtype="object"),
+        "load: program.vars[0]: unsupported dtype 'object'",
+    ),
+    "not our format": (lambda d: d.update(format="pickle"), "not a tinygrad_edu.static file"),
+    "extra key": (
+        lambda d: d["program"].update(code="print(1)"),
+        "load: program: a program must be an object with exactly the keys",
+    ),
 }
 
 
@@ -175,8 +199,10 @@ def test_dead_code_elimination_and_constant_folding_report_op_counts():
     assert g.ops == ("Mul", "Exp", "Mul", "Transpose", "MatMul", "Mul")
     opt = g.optimize()
     assert opt.ops == ("MatMul", "Mul")
-    assert str(opt).splitlines()[:2] == ["# constant folding: 6 ops -> 4 ops",
-                                         "# dead code elimination: 4 ops -> 2 ops"]
+    assert str(opt).splitlines()[:2] == [
+        "# constant folding: 6 ops -> 4 ops",
+        "# dead code elimination: 4 ops -> 2 ops",
+    ]
     x = tg.tensor([0.5, -1.0])
     np.testing.assert_allclose(opt(x).data, g(x).data)
     assert tg.static.eliminate_dead_code(g).num_ops() == 4
@@ -191,8 +217,10 @@ def test_numpy_numbers_are_dynamic_inputs_python_numbers_stay_static():
         return (x * scale).sum()
 
     # np.float64 and 0-d arrays are data: one trace for every value of that dtype
-    results = [f(tg.ones(3), s).item() for s in (np.float64(2.0), np.float64(3.0),
-                                                 np.array(4.0), np.float64(5.0))]
+    results = [
+        f(tg.ones(3), s).item()
+        for s in (np.float64(2.0), np.float64(3.0), np.array(4.0), np.float64(5.0))
+    ]
     assert results == [6.0, 9.0, 12.0, 15.0]
     info = f.cache_info()
     assert (info.hits, info.misses, len(calls)) == (3, 1, 1)
@@ -200,7 +228,8 @@ def test_numpy_numbers_are_dynamic_inputs_python_numbers_stay_static():
     # a new numpy dtype is a new signature, and says so
     assert f(tg.ones(3), np.float32(2.0)).item() == 6.0
     assert f.cache_info().last_retrace_reason == (
-        "argument 'scale' has shape () float32, but the last trace was made for shape () float64")
+        "argument 'scale' has shape () float32, but the last trace was made for shape () float64"
+    )
     assert f(tg.ones(3), np.int64(2)).item() == 6.0  # int64 keeps its dtype, not float64
     assert f.cache_info().misses == 3
 

@@ -39,10 +39,12 @@ def test_grad_vs_finite_differences_and_relu_mask_follows_new_inputs():
     dg = g.grad(wrt=["x", "w"])
     x1, w1 = np.random.randn(4, 3), np.random.randn(3, 2)  # other signs: other relu masks
     gx, gw = dg(x1, w1)
-    np.testing.assert_allclose(gx.data, numeric_grad(lambda a, b: g(a, b), [x1, w1], 0),
-                               rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(gw.data, numeric_grad(lambda a, b: g(a, b), [x1, w1], 1),
-                               rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(
+        gx.data, numeric_grad(lambda a, b: g(a, b), [x1, w1], 0), rtol=1e-6, atol=1e-8
+    )
+    np.testing.assert_allclose(
+        gw.data, numeric_grad(lambda a, b: g(a, b), [x1, w1], 1), rtol=1e-6, atol=1e-8
+    )
 
 
 def test_backward_program_text_calls_each_ops_own_backward():
@@ -78,8 +80,12 @@ def _moons(n=100):
     rng = np.random.RandomState(0)
     t = rng.rand(n) * np.pi
     half = n // 2
-    x = np.concatenate([np.stack([np.cos(t[:half]), np.sin(t[:half])], 1),
-                        np.stack([1 - np.cos(t[half:]), 0.5 - np.sin(t[half:])], 1)])
+    x = np.concatenate(
+        [
+            np.stack([np.cos(t[:half]), np.sin(t[:half])], 1),
+            np.stack([1 - np.cos(t[half:]), 0.5 - np.sin(t[half:])], 1),
+        ]
+    )
     y = np.concatenate([-np.ones(half), np.ones(n - half)])[:, None]
     return x + 0.1 * rng.randn(n, 2), y
 
@@ -153,4 +159,7 @@ def test_inputs_are_named_by_the_traced_functions_parameters():
     assert [s.name for s in tg.static.trace(cell, np.ones(1), np.ones(2)).inputs] == ["x", "hx"]
     p = tg.static.placeholder((4, 2), name="batch")
     assert [s.name for s in tg.static.trace(loss, p, net.l1.weight, net.l1.bias).inputs] == [
-        "batch", "w1", "b1"]
+        "batch",
+        "w1",
+        "b1",
+    ]

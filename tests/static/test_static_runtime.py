@@ -38,8 +38,9 @@ def test_broadcast_gradients_are_summed_to_every_input_shape():
     grads = dg(*arrays)
     for i, g in enumerate(grads):
         assert g.shape == arrays[i].shape
-        np.testing.assert_allclose(g.data, numeric_grad(lambda *a: value(*a), arrays, i),
-                                   rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(
+            g.data, numeric_grad(lambda *a: value(*a), arrays, i), rtol=1e-6, atol=1e-8
+        )
 
 
 def test_each_run_keeps_its_own_relu_mask():
@@ -58,7 +59,9 @@ def test_fitter_plans_the_unbroadcast_sum_and_falls_back_for_other_shapes():
         np.testing.assert_array_equal(fit(g), want.reshape(shape))
     # not a broadcast of (2, 3): the general path (the eager engine's rule) refuses to
     # spread a number over an input that forward never broadcast, as PyTorch does
-    with pytest.raises(tg.ShapeError, match=r"gradient of shape \(\) for an input of shape \(2, 3\)"):
+    with pytest.raises(
+        tg.ShapeError, match=r"gradient of shape \(\) for an input of shape \(2, 3\)"
+    ):
         codegen._fitter((), (2, 3), "MulBackward")(np.asarray(2.0))
     np.testing.assert_array_equal(codegen._fitter((3,), ())(np.ones(3)), 3.0)
 
@@ -71,7 +74,8 @@ def test_python_source_is_one_call_per_op_in_program_order():
         "    v4 = ReLU_forward(new_ctx(ReLU), v3)\n"
         "    v5 = Sum_forward(new_ctx(Sum), v4, axis=None, keepdims=False)\n"
         "    if type(v5) is not ndarray: v5 = asarray(v5)\n"
-        "    return [v5]\n")
+        "    return [v5]\n"
+    )
     dg = g.grad(wrt=["w"])
     src = dg.python_source
     # a context is kept only where a backward line reads it; the bias-free matmul's
@@ -88,8 +92,10 @@ def test_generated_names_never_shadow_what_the_code_uses():
         return (h.relu() * ndarray + v3 - ctx3 + replay).sum()
 
     rng = np.random.default_rng(0)
-    arrays = [rng.standard_normal(s) for s in ((2, 3), (3, 4), (4,), (2, 4), (), (2, 4),
-                                              (2, 4), (1, 4), ())]
+    arrays = [
+        rng.standard_normal(s)
+        for s in ((2, 3), (3, 4), (4,), (2, 4), (), (2, 4), (2, 4), (1, 4), ())
+    ]
     traced = tg.static.trace(f, *arrays)
     eager = f(*[tg.tensor(a) for a in arrays])
     np.testing.assert_allclose(traced(*arrays).data, eager.data)

@@ -20,7 +20,7 @@ OP_TABLE = {
     "Div": (lambda a, b: a / b, [(3,), (3,)], True),
     "Reciprocal": (lambda a: 2.0 / a, [(3,)], True),
     "Neg": (lambda a: -a, [(4,)], False),
-    "Pow": (lambda a, b: a ** b + a ** 2.0, [(3,), (3,)], True),
+    "Pow": (lambda a, b: a**b + a**2.0, [(3,), (3,)], True),
     "Exp": (lambda a: a.exp(), [(2, 2)], False),
     "Log": (lambda a: a.log(), [(2, 2)], True),
     "Tanh": (lambda a: a.tanh(), [(5,)], False),
@@ -125,7 +125,8 @@ def test_frozen_branch_is_wrong_on_other_inputs_and_warns_with_the_line():
         f"  built at: {line_of(f, 'if x.sum() > 0:')}\n"
         "  hint: use tg.static.cond(pred, true_fn, false_fn, *operands) (or tg.where for "
         "elementwise choices) so the graph keeps both branches; trace(..., strict=True) makes "
-        "this an error")
+        "this an error"
+    )
     assert rec[0].lineno == int(line_of(f, "if x.sum()").split("line ")[1].split(":")[0])
     neg = tg.tensor([-1.0, -2.0])
     assert f(neg).tolist() == [1.0, 2.0]  # eager takes the other branch
@@ -138,9 +139,13 @@ def test_strict_mode_raises_and_item_is_frozen_as_a_number():
         n = x.sum().item()
         return x * n
 
-    with pytest.raises(tg.TracingError, match=re.escape(
+    with pytest.raises(
+        tg.TracingError,
+        match=re.escape(
             "trace: item() of a traced tensor turned it into the Python number 3.0, which is "
-            "frozen into the static graph as a constant\n  built at: ")):
+            "frozen into the static graph as a constant\n  built at: "
+        ),
+    ):
         tg.static.trace(f, tg.tensor([1.0, 2.0]), strict=True)
     with pytest.warns(tg.static.TracerWarning):
         g = tg.static.trace(f, tg.tensor([1.0, 2.0]))
@@ -191,13 +196,15 @@ def test_wrong_shape_names_input_expected_and_actual():
         "f: input 'x' was traced with shape (3,), got shape (2,)\n"
         f"  built at: {line_of(test_wrong_shape_names_input_expected_and_actual, 'offending')}\n"
         "  hint: a static graph has fixed shapes: trace again for this shape, or use "
-        "tg.static.function, which retraces for every new shape")
+        "tg.static.function, which retraces for every new shape"
+    )
 
 
 def test_wrong_dtype_and_wrong_count():
     g = tg.static.trace(lambda x: x * 2, tg.tensor([1.0]))
-    with pytest.raises(tg.DataError, match=re.escape(
-            "f: input 'x' was traced as float64, got float32")):
+    with pytest.raises(
+        tg.DataError, match=re.escape("f: input 'x' was traced as float64, got float32")
+    ):
         g(np.ones(1, dtype=np.float32))
     with pytest.raises(TypeError, match=re.escape("f: expected 1 input(s) ['x'], got 2")):
         g(tg.tensor([1.0]), tg.tensor([1.0]))
@@ -209,16 +216,23 @@ def test_inplace_update_of_a_traced_tensor_is_refused():
         y += 1.0
         return y * 2
 
-    with pytest.raises(tg.TracingError, match=re.escape(
+    with pytest.raises(
+        tg.TracingError,
+        match=re.escape(
             "trace: a traced tensor was changed in place; a static graph records values, not "
-            "updates to them")):
+            "updates to them"
+        ),
+    ):
         tg.static.trace(f, tg.tensor([1.0]))
 
 
 def test_non_tensor_output_is_an_error():
-    with pytest.raises(tg.TracingError, match=re.escape(
-            "trace: the traced function returned a float; a static graph's outputs must be "
-            "Tensors")):
+    with pytest.raises(
+        tg.TracingError,
+        match=re.escape(
+            "trace: the traced function returned a float; a static graph's outputs must be Tensors"
+        ),
+    ):
         tg.static.trace(lambda x: 3.0, tg.tensor([1.0]))
 
 
@@ -248,13 +262,17 @@ def test_define_then_run_graph_feeds_and_errors():
         graph.run(y, {"x": xs})
     assert str(info.value).startswith(
         "Graph.run: placeholder 'b' (shape (1,)) needs a value to compute the fetches, but "
-        "none was fed\n  built at: ")
+        "none was fed\n  built at: "
+    )
     assert str(info.value).endswith("  hint: add it to the feeds: {'b': <array of shape (1,)>}")
-    with pytest.raises(tg.ShapeError, match=re.escape(
-            "Graph.run: input 'x' was traced with shape (3, 2), got shape (2, 2)")):
+    with pytest.raises(
+        tg.ShapeError,
+        match=re.escape("Graph.run: input 'x' was traced with shape (3, 2), got shape (2, 2)"),
+    ):
         graph.run(y, {"x": np.ones((2, 2)), "b": [1.0]})
-    with pytest.raises(tg.static.FeedError, match=re.escape(
-            "Graph.run: 'q' is not a placeholder of this graph")):
+    with pytest.raises(
+        tg.static.FeedError, match=re.escape("Graph.run: 'q' is not a placeholder of this graph")
+    ):
         graph.run(y, {"q": 1.0})
 
 
@@ -282,6 +300,7 @@ def test_warning_in_a_notebook_cell_is_located_at_the_cell_not_the_temp_file(mon
     printed = warnings.formatwarning(w.message, w.category, w.filename, w.lineno, w.line)
     assert printed.startswith(
         "cell [4]:2: TracerWarning: trace: bool() of a traced tensor (value True) decided an "
-        "`if` or `while` here")
+        "`if` or `while` here"
+    )
     assert "\n  built at: cell [4], line 2: if x.sum() > 0:\n" in printed
     assert "ipykernel" not in printed

@@ -8,14 +8,23 @@ from tinygrad_edu.static import cond
 def _branchy():
     return tg.static.trace(
         lambda x, w: cond(x.sum() > 0, lambda v: (v * w).relu(), lambda v: -v, x).sum(),
-        tg.tensor([1.0, 2.0]), tg.tensor([3.0, 1.0]))
+        tg.tensor([1.0, 2.0]),
+        tg.tensor([3.0, 1.0]),
+    )
 
 
 def test_static_graph_model_has_branch_clusters_and_roles():
     gm = build_graph(_branchy())
     assert gm.summary() == "static graph, 21 nodes (14 tensors, 7 ops)"
-    assert [n.op for n in gm.nodes if n.kind == "op"] == ["Sum", "Compare", "cond", "Mul",
-                                                          "ReLU", "Neg", "Sum"]
+    assert [n.op for n in gm.nodes if n.kind == "op"] == [
+        "Sum",
+        "Compare",
+        "cond",
+        "Mul",
+        "ReLU",
+        "Neg",
+        "Sum",
+    ]
     assert gm.modules() == ["cond@3", "cond@3.true", "cond@3.false"]
     assert [n.name for n in gm.nodes if n.role == "leaf" and not n.module] == ["x", "w"]
     labels = {(gm.node(e.src).module, e.label, gm.node(e.dst).op) for e in gm.edges if e.label}

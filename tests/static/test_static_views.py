@@ -43,9 +43,13 @@ def test_detached_alias_is_the_same_input_and_inplace_through_a_view_is_refused(
         v += 1.0  # changes y too: the trace cannot record that
         return y * 2
 
-    with pytest.raises(tg.TracingError, match=re.escape(
+    with pytest.raises(
+        tg.TracingError,
+        match=re.escape(
             "trace: a traced tensor was changed in place; a static graph records values, not "
-            "updates to them")):
+            "updates to them"
+        ),
+    ):
         tg.static.trace(edit, tg.tensor([[1.0, 2.0]]))
 
 

@@ -18,8 +18,13 @@ from .ops.movement import Cat, Stack
 from .tensor import Tensor, _dtype, _operand, _sizes, _to_array
 
 
-def tensor(data: Any, requires_grad: bool = False, name: str | None = None,
-           dtype: Any = None, device: Any = None) -> Tensor:
+def tensor(
+    data: Any,
+    requires_grad: bool = False,
+    name: str | None = None,
+    dtype: Any = None,
+    device: Any = None,
+) -> Tensor:
     r"""Make a tensor from a number, a nested list or a numpy array (see `Tensor`).
 
     Example:
@@ -51,12 +56,22 @@ def from_numpy(array: np.ndarray) -> Tensor:
         tensor([5., 0., 0.])
     """
     if not isinstance(array, np.ndarray):
-        raise DataError(message("from_numpy", f"expected a numpy array, got "
-                                f"{type(array).__name__}", source.here(),
-                                "use tg.tensor(data) for numbers and lists"))
+        raise DataError(
+            message(
+                "from_numpy",
+                f"expected a numpy array, got {type(array).__name__}",
+                source.here(),
+                "use tg.tensor(data) for numbers and lists",
+            )
+        )
     if array.dtype.kind not in "fiub":
-        raise DataError(message("from_numpy", f"cannot share an array of dtype {array.dtype}: "
-                                "a tensor holds real numbers", source.here()))
+        raise DataError(
+            message(
+                "from_numpy",
+                f"cannot share an array of dtype {array.dtype}: a tensor holds real numbers",
+                source.here(),
+            )
+        )
     return Tensor._make(array)
 
 
@@ -101,29 +116,59 @@ def _leaf(arr: np.ndarray, requires_grad: bool, name: str | None) -> Tensor:
 # unless set), device ("cpu" only), requires_grad; `name` labels the tensor in graphs
 
 
-def zeros(*shape: Any, size: Any = None, requires_grad: bool = False, name: str | None = None,
-          dtype: Any = None, device: Any = None) -> Tensor:
+def zeros(
+    *shape: Any,
+    size: Any = None,
+    requires_grad: bool = False,
+    name: str | None = None,
+    dtype: Any = None,
+    device: Any = None,
+) -> Tensor:
     """A tensor of zeros: `tg.zeros(2, 3)` or `tg.zeros((2, 3))`."""
     dt = _float(dtype, "zeros", device)
-    return _leaf(np.zeros(_shape(shape if size is None else (size,), "zeros"), dtype=dt), requires_grad, name)
+    return _leaf(
+        np.zeros(_shape(shape if size is None else (size,), "zeros"), dtype=dt), requires_grad, name
+    )
 
 
-def ones(*shape: Any, size: Any = None, requires_grad: bool = False, name: str | None = None,
-         dtype: Any = None, device: Any = None) -> Tensor:
+def ones(
+    *shape: Any,
+    size: Any = None,
+    requires_grad: bool = False,
+    name: str | None = None,
+    dtype: Any = None,
+    device: Any = None,
+) -> Tensor:
     """A tensor of ones."""
     dt = _float(dtype, "ones", device)
-    return _leaf(np.ones(_shape(shape if size is None else (size,), "ones"), dtype=dt), requires_grad, name)
+    return _leaf(
+        np.ones(_shape(shape if size is None else (size,), "ones"), dtype=dt), requires_grad, name
+    )
 
 
-def empty(*shape: Any, size: Any = None, requires_grad: bool = False, name: str | None = None,
-          dtype: Any = None, device: Any = None) -> Tensor:
+def empty(
+    *shape: Any,
+    size: Any = None,
+    requires_grad: bool = False,
+    name: str | None = None,
+    dtype: Any = None,
+    device: Any = None,
+) -> Tensor:
     """PyTorch's uninitialised tensor; here zeros, so a lesson never shows stale memory."""
     dt = _float(dtype, "empty", device)
-    return _leaf(np.zeros(_shape(shape if size is None else (size,), "empty"), dtype=dt), requires_grad, name)
+    return _leaf(
+        np.zeros(_shape(shape if size is None else (size,), "empty"), dtype=dt), requires_grad, name
+    )
 
 
-def full(shape: Any, value: float, requires_grad: bool = False, name: str | None = None,
-         dtype: Any = None, device: Any = None) -> Tensor:
+def full(
+    shape: Any,
+    value: float,
+    requires_grad: bool = False,
+    name: str | None = None,
+    dtype: Any = None,
+    device: Any = None,
+) -> Tensor:
     """A tensor filled with `value` (an int value gives int64 and a bool bool, as PyTorch)."""
     if dtype is None and isinstance(value, (bool, np.bool_)):
         dtype = np.bool_
@@ -133,31 +178,63 @@ def full(shape: Any, value: float, requires_grad: bool = False, name: str | None
     return _leaf(np.full(_shape((shape,), "full"), value, dtype=dt), requires_grad, name)
 
 
-def eye(n: int, m: int | None = None, requires_grad: bool = False, name: str | None = None,
-        dtype: Any = None, device: Any = None) -> Tensor:
+def eye(
+    n: int,
+    m: int | None = None,
+    requires_grad: bool = False,
+    name: str | None = None,
+    dtype: Any = None,
+    device: Any = None,
+) -> Tensor:
     """The n x m identity matrix (m = n by default)."""
     dt = _float(dtype, "eye", device)
     return _leaf(np.eye(n, m, dtype=dt), requires_grad, name)
 
 
-def randn(*shape: Any, size: Any = None, requires_grad: bool = False, name: str | None = None,
-          dtype: Any = None, device: Any = None, generator: Any = None) -> Tensor:
+def randn(
+    *shape: Any,
+    size: Any = None,
+    requires_grad: bool = False,
+    name: str | None = None,
+    dtype: Any = None,
+    device: Any = None,
+    generator: Any = None,
+) -> Tensor:
     """Standard normal samples (numpy's global generator: seed it for repeatable runs)."""
     dt = _float(dtype, "randn", device)
-    arr = np.asarray(_rng(generator).standard_normal(_shape(shape if size is None else (size,), "randn")))
+    arr = np.asarray(
+        _rng(generator).standard_normal(_shape(shape if size is None else (size,), "randn"))
+    )
     return _leaf(arr.astype(dt, copy=False), requires_grad, name)
 
 
-def rand(*shape: Any, size: Any = None, requires_grad: bool = False, name: str | None = None,
-         dtype: Any = None, device: Any = None, generator: Any = None) -> Tensor:
+def rand(
+    *shape: Any,
+    size: Any = None,
+    requires_grad: bool = False,
+    name: str | None = None,
+    dtype: Any = None,
+    device: Any = None,
+    generator: Any = None,
+) -> Tensor:
     """Uniform samples in [0, 1)."""
     dt = _float(dtype, "rand", device)
-    arr = np.asarray(_rng(generator).random_sample(_shape(shape if size is None else (size,), "rand")))
+    arr = np.asarray(
+        _rng(generator).random_sample(_shape(shape if size is None else (size,), "rand"))
+    )
     return _leaf(arr.astype(dt, copy=False), requires_grad, name)
 
 
-def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None,
-           dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def normal(
+    mean: Any,
+    std: Any = 1.0,
+    size: Any = None,
+    *,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     r"""Normal samples: `normal(0, 1, (2, 3))`, or one per element of tensor `mean`/`std`.
 
     Example:
@@ -174,38 +251,58 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
     return _leaf(arr.astype(dt, copy=False), requires_grad, None)
 
 
-def randint(low: int, high: int | None = None, size: Any = None, *, dtype: Any = np.int64,
-            device: Any = None, generator: Any = None) -> Tensor:
+def randint(
+    low: int,
+    high: int | None = None,
+    size: Any = None,
+    *,
+    dtype: Any = np.int64,
+    device: Any = None,
+    generator: Any = None,
+) -> Tensor:
     """Random integers in [low, high) (or [0, low) given one bound), int64 as in PyTorch."""
     check_device(device, "randint")
     if high is None:
         low, high = 0, low
     if size is None:
-        raise DataError(message("randint", "missing the size", source.here(),
-                                "write tg.randint(0, 10, (3,))"))
+        raise DataError(
+            message("randint", "missing the size", source.here(), "write tg.randint(0, 10, (3,))")
+        )
     arr = np.asarray(_rng(generator).randint(low, high, size=_shape((size,), "randint")))
     return _leaf(arr.astype(_dtype(dtype, "randint"), copy=False), False, None)
 
 
-def randperm(n: int, *, dtype: Any = np.int64, device: Any = None,
-             generator: Any = None) -> Tensor:
+def randperm(n: int, *, dtype: Any = np.int64, device: Any = None, generator: Any = None) -> Tensor:
     """0 .. n-1 in random order."""
     check_device(device, "randperm")
     return _leaf(_rng(generator).permutation(n).astype(_dtype(dtype, "randperm")), False, None)
 
 
-def arange(start: float, stop: float | None = None, step: float = 1, requires_grad: bool = False,
-           name: str | None = None, dtype: Any = None, device: Any = None) -> Tensor:
+def arange(
+    start: float,
+    stop: float | None = None,
+    step: float = 1,
+    requires_grad: bool = False,
+    name: str | None = None,
+    dtype: Any = None,
+    device: Any = None,
+) -> Tensor:
     """Evenly spaced values, like `np.arange`: int64 when all bounds are ints, as PyTorch."""
     whole = all(isinstance(v, (int, np.integer)) for v in (start, stop, step) if v is not None)
     dt = _float(np.int64 if dtype is None and whole else dtype, "arange", device)
-    arr = np.arange(start, stop, step, dtype=dt) if stop is not None else \
-        np.arange(start, dtype=dt)
+    arr = np.arange(start, stop, step, dtype=dt) if stop is not None else np.arange(start, dtype=dt)
     return _leaf(arr, requires_grad, name)
 
 
-def linspace(start: float, end: float, steps: int, requires_grad: bool = False,
-             name: str | None = None, dtype: Any = None, device: Any = None) -> Tensor:
+def linspace(
+    start: float,
+    end: float,
+    steps: int,
+    requires_grad: bool = False,
+    name: str | None = None,
+    dtype: Any = None,
+    device: Any = None,
+) -> Tensor:
     r"""`steps` evenly spaced values from `start` to `end`, both included (`torch.linspace`).
 
     Example:
@@ -223,37 +320,43 @@ def _like(t: Any, dtype: Any, device: Any, op: str) -> tuple:
     return arr.shape, (arr.dtype if dtype is None else _dtype(dtype, op))
 
 
-def zeros_like(t: Tensor, requires_grad: bool = False, dtype: Any = None,
-               device: Any = None) -> Tensor:
+def zeros_like(
+    t: Tensor, requires_grad: bool = False, dtype: Any = None, device: Any = None
+) -> Tensor:
     shape, dt = _like(t, dtype, device, "zeros_like")
     return _leaf(np.zeros(shape, dt), requires_grad, None)
 
 
-def ones_like(t: Tensor, requires_grad: bool = False, dtype: Any = None,
-              device: Any = None) -> Tensor:
+def ones_like(
+    t: Tensor, requires_grad: bool = False, dtype: Any = None, device: Any = None
+) -> Tensor:
     shape, dt = _like(t, dtype, device, "ones_like")
     return _leaf(np.ones(shape, dt), requires_grad, None)
 
 
-def empty_like(t: Tensor, requires_grad: bool = False, dtype: Any = None,
-               device: Any = None) -> Tensor:
+def empty_like(
+    t: Tensor, requires_grad: bool = False, dtype: Any = None, device: Any = None
+) -> Tensor:
     return zeros_like(t, requires_grad, dtype, device)
 
 
-def full_like(t: Tensor, value: float, requires_grad: bool = False, dtype: Any = None,
-              device: Any = None) -> Tensor:
+def full_like(
+    t: Tensor, value: float, requires_grad: bool = False, dtype: Any = None, device: Any = None
+) -> Tensor:
     shape, dt = _like(t, dtype, device, "full_like")
     return _leaf(np.full(shape, value, dt), requires_grad, None)
 
 
-def randn_like(t: Tensor, requires_grad: bool = False, dtype: Any = None,
-               device: Any = None) -> Tensor:
+def randn_like(
+    t: Tensor, requires_grad: bool = False, dtype: Any = None, device: Any = None
+) -> Tensor:
     shape, dt = _like(t, dtype, device, "randn_like")
     return _leaf(np.asarray(np.random.randn(*shape)).astype(dt), requires_grad, None)
 
 
-def rand_like(t: Tensor, requires_grad: bool = False, dtype: Any = None,
-              device: Any = None) -> Tensor:
+def rand_like(
+    t: Tensor, requires_grad: bool = False, dtype: Any = None, device: Any = None
+) -> Tensor:
     shape, dt = _like(t, dtype, device, "rand_like")
     return _leaf(np.asarray(np.random.random_sample(shape)).astype(dt), requires_grad, None)
 
@@ -298,8 +401,14 @@ def _rng(generator: Generator | None) -> Any:
 
 def _tensors(op: str, tensors: Sequence[Any]) -> list:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)) or not tensors:
-        raise DataError(message(op, "expected a non-empty list or tuple of tensors", source.here(),
-                                f"write tg.{op}([a, b], axis=0)"))
+        raise DataError(
+            message(
+                op,
+                "expected a non-empty list or tuple of tensors",
+                source.here(),
+                f"write tg.{op}([a, b], axis=0)",
+            )
+        )
     return [t if isinstance(t, Tensor) else Tensor(t) for t in tensors]
 
 
@@ -338,13 +447,42 @@ def where(condition: Any, a: Any, b: Any) -> Tensor:
     # a Tensor condition is passed as is, so a static trace sees where it came from
     cond = condition if isinstance(condition, Tensor) else np.asarray(condition)
     if cond.dtype != np.bool_:  # PyTorch refuses a float mask too: 0.5 is not "true"
-        raise DataError(message("where", f"the condition must be boolean (such as x > 0), got "
-                                f"dtype {cond.dtype}", source.here(),
-                                "compare to make a mask: tg.where(x > 0, x, 0.0)"))
+        raise DataError(
+            message(
+                "where",
+                f"the condition must be boolean (such as x > 0), got dtype {cond.dtype}",
+                source.here(),
+                "compare to make a mask: tg.where(x > 0, x, 0.0)",
+            )
+        )
     return Where.apply(cond, _operand(a, like), _operand(b, like))
 
 
-__all__ = ["tensor", "from_numpy", "as_tensor", "zeros", "ones", "empty", "full", "eye", "randn",
-           "rand", "normal", "randint", "randperm", "arange", "linspace", "zeros_like", "ones_like",
-           "empty_like", "full_like", "randn_like", "rand_like", "manual_seed", "Generator",
-           "cat", "stack", "where"]
+__all__ = [
+    "tensor",
+    "from_numpy",
+    "as_tensor",
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "eye",
+    "randn",
+    "rand",
+    "normal",
+    "randint",
+    "randperm",
+    "arange",
+    "linspace",
+    "zeros_like",
+    "ones_like",
+    "empty_like",
+    "full_like",
+    "randn_like",
+    "rand_like",
+    "manual_seed",
+    "Generator",
+    "cat",
+    "stack",
+    "where",
+]

@@ -55,25 +55,40 @@ def _root(t: Tensor, gradient: Any, create_graph: bool, op: str) -> tuple[Node, 
     if not isinstance(t, Tensor):
         raise TypeError(message(op, f"expected a Tensor, got {type(t).__name__}", source.here()))
     if not t.requires_grad:
-        raise BackwardError(message(
-            op, f"{t._label()} does not require grad and has no grad_fn, so there is nothing "
-            "to differentiate", source.here(),
-            "create the inputs with requires_grad=True, outside any `with tg.no_grad():` block"))
+        raise BackwardError(
+            message(
+                op,
+                f"{t._label()} does not require grad and has no grad_fn, so there is nothing "
+                "to differentiate",
+                source.here(),
+                "create the inputs with requires_grad=True, outside any `with tg.no_grad():` block",
+            )
+        )
     if gradient is None:
         if t.data.size != 1:
             name = t.name or "y"
-            raise BackwardError(message(
-                op, f"{t._label(shape=False)} has shape {t.shape!r}, but backward() without `gradient` needs "
-                "a single number", t.grad_fn.site if t.grad_fn is not None else source.here(),
-                f"call {name}.sum().backward(), or pass gradient= a tensor of shape {t.shape!r}"))
+            raise BackwardError(
+                message(
+                    op,
+                    f"{t._label(shape=False)} has shape {t.shape!r}, but backward() without `gradient` needs "
+                    "a single number",
+                    t.grad_fn.site if t.grad_fn is not None else source.here(),
+                    f"call {name}.sum().backward(), or pass gradient= a tensor of shape {t.shape!r}",
+                )
+            )
         g = np.empty(t.shape, dtype=t.dtype)
         g.fill(1)  # np.ones is a slow Python wrapper
     else:
         g = _to_array(gradient, None, op)
         if g.shape != t.shape:
-            raise ShapeError(message(
-                op, f"gradient has shape {g.shape!r} but {t._label(shape=False)} has shape {t.shape!r}",
-                source.here(), "pass a gradient of the same shape as the tensor"))
+            raise ShapeError(
+                message(
+                    op,
+                    f"gradient has shape {g.shape!r} but {t._label(shape=False)} has shape {t.shape!r}",
+                    source.here(),
+                    "pass a gradient of the same shape as the tensor",
+                )
+            )
         g = g.astype(t.dtype, copy=False)
     if create_graph:
         g = gradient if isinstance(gradient, Tensor) else Tensor._make(g)
@@ -98,20 +113,33 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def backward(tensor: Tensor, gradient: Any = None, retain_graph: bool | None = None,
-             create_graph: bool = False) -> None:
+def backward(
+    tensor: Tensor,
+    gradient: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+) -> None:
     """Accumulate d(tensor)/d(leaf) into every leaf's `.grad` (see `Tensor.backward`)."""
     root = _root(tensor, gradient, create_graph, "backward")
     if len(_function._interned) > 50_000:  # many shapes seen: start sharing afresh
         _function._interned.clear()
     with _gc_paused():
-        for _ in steps([root], retain_graph=create_graph if retain_graph is None else retain_graph,
-                       create_graph=create_graph):
+        for _ in steps(
+            [root],
+            retain_graph=create_graph if retain_graph is None else retain_graph,
+            create_graph=create_graph,
+        ):
             pass
 
 
-def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
-         create_graph: bool = False, allow_unused: bool = False) -> tuple:
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool = False,
+) -> tuple:
     r"""Return d(outputs)/d(inputs) without touching any `.grad`.
 
     Rules: `outputs` and `inputs` are Tensors or sequences of them; `grad_outputs`
@@ -127,40 +155,65 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     """
     outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
-    gouts = [grad_outputs] * len(outs) if grad_outputs is None or isinstance(grad_outputs, Tensor) \
+    gouts = (
+        [grad_outputs] * len(outs)
+        if grad_outputs is None or isinstance(grad_outputs, Tensor)
         else list(grad_outputs)
+    )
     roots = [_root(o, g, create_graph, "grad") for o, g in zip(outs, gouts)]
     targets: dict[int, Any] = {}
     for k, t in enumerate(ins):
         if not isinstance(t, Tensor):
-            raise TypeError(message("grad", f"input {k} is a {type(t).__name__}, not a Tensor",
-                                    source.here(), "pass the tensors to differentiate by"))
+            raise TypeError(
+                message(
+                    "grad",
+                    f"input {k} is a {type(t).__name__}, not a Tensor",
+                    source.here(),
+                    "pass the tensors to differentiate by",
+                )
+            )
         if not t.requires_grad:
-            raise BackwardError(message(
-                "grad", f"input {k}, {t._label()}, does not require grad, so nothing was "
-                "recorded for it and it has no gradient", source.here(),
-                "create it with requires_grad=True, outside any `with tg.no_grad():` block"))
+            raise BackwardError(
+                message(
+                    "grad",
+                    f"input {k}, {t._label()}, does not require grad, so nothing was "
+                    "recorded for it and it has no gradient",
+                    source.here(),
+                    "create it with requires_grad=True, outside any `with tg.no_grad():` block",
+                )
+            )
         node = t.grad_fn if t.grad_fn is not None else _edge(t)[0]
         targets[id(node)] = None
     captured = {}
     retain = create_graph if retain_graph is None else retain_graph
     with _gc_paused():
-        for node, g in steps(roots, retain_graph=retain, create_graph=create_graph, capture=targets):
+        for node, g in steps(
+            roots, retain_graph=retain, create_graph=create_graph, capture=targets
+        ):
             captured[id(node)] = g
     result = []
     for t in ins:
         node = t.grad_fn if t.grad_fn is not None else t._accumulator
         g = captured.get(id(node))
         if g is None and not allow_unused:
-            raise BackwardError(message(
-                "grad", f"{t._label()} was not used to compute the outputs, so it has no gradient",
-                source.here(), "pass allow_unused=True to get None for it instead"))
+            raise BackwardError(
+                message(
+                    "grad",
+                    f"{t._label()} was not used to compute the outputs, so it has no gradient",
+                    source.here(),
+                    "pass allow_unused=True to get None for it instead",
+                )
+            )
         result.append(None if g is None else (g if isinstance(g, Tensor) else Tensor._make(g)))
     return tuple(result)
 
 
-def steps(roots: list[tuple[Node, Any]], retain_graph: bool = False, create_graph: bool = False,
-          capture: dict | None = None) -> Iterator[tuple[Node, Any]]:
+def steps(
+    roots: list[tuple[Node, Any]],
+    retain_graph: bool = False,
+    create_graph: bool = False,
+    capture: dict | None = None,
+) -> Iterator[tuple[Node, Any]]:
     """Run backward node by node, yielding `(node, grad_of_its_output)` after each one.
 
     With `capture` (ids of nodes), the gradients reaching those nodes are yielded only
@@ -257,17 +310,26 @@ def _run_hooks(hooks: list | None, g: Any, create_graph: bool) -> Any:
             continue
         if not isinstance(out, (Tensor, np.ndarray)):
             name = getattr(hook, "__name__", type(hook).__name__)
-            raise TypeError(message(
-                "hook", f"hook {name!r} returned a {type(out).__name__}, not a Tensor",
-                source.here(), "return the new gradient as a Tensor (g * 2, say), or None to "
-                "keep it"))
+            raise TypeError(
+                message(
+                    "hook",
+                    f"hook {name!r} returned a {type(out).__name__}, not a Tensor",
+                    source.here(),
+                    "return the new gradient as a Tensor (g * 2, say), or None to keep it",
+                )
+            )
         arr = out.data if isinstance(out, Tensor) else np.asarray(out)
         if arr.shape != g.shape:
             name = getattr(hook, "__name__", type(hook).__name__)
-            raise ShapeError(message(
-                "hook", f"hook {name!r} returned a gradient of shape {arr.shape!r} for a "
-                f"gradient of shape {g.shape!r}", source.here(),
-                "a hook may change the gradient's values, not its shape; return None to keep it"))
+            raise ShapeError(
+                message(
+                    "hook",
+                    f"hook {name!r} returned a gradient of shape {arr.shape!r} for a "
+                    f"gradient of shape {g.shape!r}",
+                    source.here(),
+                    "a hook may change the gradient's values, not its shape; return None to keep it",
+                )
+            )
         g = out if create_graph else arr
     return g
 

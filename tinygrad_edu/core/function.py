@@ -131,16 +131,26 @@ class Function(Node):
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> np.ndarray:
-        raise NotImplementedError(message(
-            type(ctx).__name__, "this Function has no forward", source.here(),
-            "define `@staticmethod def forward(ctx, x): ...` returning the result"))
+        raise NotImplementedError(
+            message(
+                type(ctx).__name__,
+                "this Function has no forward",
+                source.here(),
+                "define `@staticmethod def forward(ctx, x): ...` returning the result",
+            )
+        )
 
     @staticmethod
     def backward(ctx: Any, grad_output: Any) -> Any:
-        raise NotImplementedError(message(
-            ctx.name, "this Function has no backward, so no gradient can pass it", ctx.site,
-            "define `@staticmethod def backward(ctx, grad_output): ...` returning one "
-            "gradient per input of forward"))
+        raise NotImplementedError(
+            message(
+                ctx.name,
+                "this Function has no backward, so no gradient can pass it",
+                ctx.site,
+                "define `@staticmethod def backward(ctx, grad_output): ...` returning one "
+                "gradient per input of forward",
+            )
+        )
 
     # --- saving for backward -------------------------------------------------------
 
@@ -225,8 +235,11 @@ class Function(Node):
                     continue
             else:
                 arrays.append(a)
-                meta.append((a.shape, a.dtype) if type(a) is np.ndarray else
-                            (getattr(a, "shape", None), getattr(a, "dtype", None)))
+                meta.append(
+                    (a.shape, a.dtype)
+                    if type(a) is np.ndarray
+                    else (getattr(a, "shape", None), getattr(a, "dtype", None))
+                )
             needs.append(False)
             edges.append(_NO_EDGE)
         if any_grad and _state.enabled:

@@ -25,8 +25,14 @@ def _scalar(out: Tensor, weights: np.ndarray) -> Tensor:
     return out if out.data.size == 1 and out.ndim == 0 else (out * weights).sum()
 
 
-def gradcheck(fn: Callable[..., Tensor], inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
-              rtol: float = 1e-3, raise_exception: bool = True) -> bool:
+def gradcheck(
+    fn: Callable[..., Tensor],
+    inputs: Any,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+) -> bool:
     r"""Check `fn`'s autograd gradients against central differences.
 
     Rules: `inputs` is a Tensor or a tuple of them; those with `requires_grad=True` are
@@ -47,13 +53,20 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Any, eps: float = 1e-6, atol: f
         True
     """
     if not callable(fn):
-        raise TypeError(message("gradcheck", f"the first argument must be the function to "
-                                f"check, got {type(fn).__name__}", source.here(),
-                                "tg.gradcheck(lambda x: (x * x).sum(), x)"))
+        raise TypeError(
+            message(
+                "gradcheck",
+                f"the first argument must be the function to check, got {type(fn).__name__}",
+                source.here(),
+                "tg.gradcheck(lambda x: (x * x).sum(), x)",
+            )
+        )
     ins = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     ins = tuple(
         Tensor(t.data.astype(np.float64), requires_grad=t.requires_grad, name=t.name)
-        if isinstance(t, Tensor) else t for t in ins
+        if isinstance(t, Tensor)
+        else t
+        for t in ins
     )
     out = fn(*ins)
     rng = np.random.default_rng(0)
@@ -80,11 +93,15 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Any, eps: float = 1e-6, atol: f
             idx = tuple(int(i) for i in np.argwhere(bad)[0])
             label = f"input {k}" + (f" ({t.name!r})" if t.name else "")
             op = out.grad_fn.name if out.grad_fn is not None else "the function"
-            raise GradcheckError(message(
-                "gradcheck", f"gradient of {label} differs at index {idx}: autograd gives "
-                f"{a[idx]:.6g}, finite differences give {numeric[idx]:.6g} "
-                f"({int(bad.sum())} of {bad.size} elements differ)",
-                out.grad_fn.site if out.grad_fn is not None else None,
-                f"check the backward of {op} and of the ops before it "
-                "(tg.debug.check_nodes(loss) finds the node)"))
+            raise GradcheckError(
+                message(
+                    "gradcheck",
+                    f"gradient of {label} differs at index {idx}: autograd gives "
+                    f"{a[idx]:.6g}, finite differences give {numeric[idx]:.6g} "
+                    f"({int(bad.sum())} of {bad.size} elements differ)",
+                    out.grad_fn.site if out.grad_fn is not None else None,
+                    f"check the backward of {op} and of the ops before it "
+                    "(tg.debug.check_nodes(loss) finds the node)",
+                )
+            )
     return True

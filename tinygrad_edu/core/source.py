@@ -40,7 +40,11 @@ class Site:
 
     def __str__(self) -> str:
         where = f"cell [{self.cell}]" if self.cell is not None else _short(self.filename)
-        return f"{where}, line {self.lineno}: {self.text}" if self.text else f"{where}, line {self.lineno}"
+        return (
+            f"{where}, line {self.lineno}: {self.text}"
+            if self.text
+            else f"{where}, line {self.lineno}"
+        )
 
 
 def _cell_number(filename: str) -> int | None:

@@ -42,8 +42,12 @@ def _to_array(data: Any, dtype: Any, op: str) -> np.ndarray:
     else:
         if _holds_tensors(data):
             raise DataError(
-                message(op, "got a list of Tensors", source.here(),
-                        "use tg.stack([...]) to join tensors (it keeps the graph)")
+                message(
+                    op,
+                    "got a list of Tensors",
+                    source.here(),
+                    "use tg.stack([...]) to join tensors (it keeps the graph)",
+                )
             )
         try:
             # no dtype yet: numpy would turn "1" into 1.0 with float64 given, and we refuse text
@@ -57,15 +61,24 @@ def _to_array(data: Any, dtype: Any, op: str) -> np.ndarray:
         except (ValueError, TypeError) as e:
             raise DataError(_bad_data(op, data, e)) from None
         except RecursionError:
-            raise DataError(message(
-                op, f"the data is nested too deeply to read ({_peek(data)}): a tensor has at "
-                "most 64 axes", source.here(),
-                "build the array with numpy first (np.array) or reshape a flat list")) from None
+            raise DataError(
+                message(
+                    op,
+                    f"the data is nested too deeply to read ({_peek(data)}): a tensor has at "
+                    "most 64 axes",
+                    source.here(),
+                    "build the array with numpy first (np.array) or reshape a flat list",
+                )
+            ) from None
     if arr.dtype.kind not in "fiub":
         raise DataError(
-            message(op, f"cannot make a tensor from {_peek(data)}: it holds "
-                    f"{_KINDS.get(arr.dtype.kind, arr.dtype)}, not real numbers", source.here(),
-                    "pass numbers: a number, a (nested) list of numbers or a numpy array")
+            message(
+                op,
+                f"cannot make a tensor from {_peek(data)}: it holds "
+                f"{_KINDS.get(arr.dtype.kind, arr.dtype)}, not real numbers",
+                source.here(),
+                "pass numbers: a number, a (nested) list of numbers or a numpy array",
+            )
         )
     return arr
 
@@ -75,19 +88,36 @@ def _dtype(dtype: Any, op: str) -> np.dtype:
     try:
         dt = np.dtype(dtype)
     except TypeError:
-        raise DataError(message(op, f"unknown dtype {dtype!r}", source.here(),
-                                "use a numpy dtype such as 'float64', 'float32', 'int64' "
-                                "or 'bool'")) from None
+        raise DataError(
+            message(
+                op,
+                f"unknown dtype {dtype!r}",
+                source.here(),
+                "use a numpy dtype such as 'float64', 'float32', 'int64' or 'bool'",
+            )
+        ) from None
     if dt.kind not in "fiub":
-        raise DataError(message(op, f"a tensor holds real numbers or booleans, not "
-                                f"{_KINDS.get(dt.kind, dt)} (dtype {dt})", source.here(),
-                                "use a numpy dtype such as 'float64', 'float32', 'int64' "
-                                "or 'bool'"))
+        raise DataError(
+            message(
+                op,
+                f"a tensor holds real numbers or booleans, not "
+                f"{_KINDS.get(dt.kind, dt)} (dtype {dt})",
+                source.here(),
+                "use a numpy dtype such as 'float64', 'float32', 'int64' or 'bool'",
+            )
+        )
     return dt
 
 
-_KINDS = {"U": "text", "S": "bytes", "O": "Python objects", "c": "complex numbers", "M": "dates",
-          "m": "time spans", "V": "records"}
+_KINDS = {
+    "U": "text",
+    "S": "bytes",
+    "O": "Python objects",
+    "c": "complex numbers",
+    "M": "dates",
+    "m": "time spans",
+    "V": "records",
+}
 
 
 def _holds_tensors(data: Any) -> bool:
@@ -101,15 +131,26 @@ def _peek(data: Any) -> str:
 
 def _bad_data(op: str, data: Any, err: Exception) -> str:
     if "maximum number of dimension" in str(err):
-        return message(op, f"the data is nested too deeply to read ({_peek(data)}): a tensor "
-                       "has at most 64 axes", source.here(),
-                       "build the array with numpy first (np.array) or reshape a flat list")
+        return message(
+            op,
+            f"the data is nested too deeply to read ({_peek(data)}): a tensor has at most 64 axes",
+            source.here(),
+            "build the array with numpy first (np.array) or reshape a flat list",
+        )
     if isinstance(data, (list, tuple)) and "inhomogeneous" in str(err):
         lengths = [len(d) if isinstance(d, (list, tuple)) else "a number" for d in data]
-        return message(op, f"rows of different lengths {lengths} cannot form a rectangular array",
-                       source.here(), "pad the rows to one length, or keep them as separate tensors")
-    return message(op, f"cannot make a tensor from {_peek(data)}", source.here(),
-                   "pass numbers: a number, a (nested) list of numbers or a numpy array")
+        return message(
+            op,
+            f"rows of different lengths {lengths} cannot form a rectangular array",
+            source.here(),
+            "pad the rows to one length, or keep them as separate tensors",
+        )
+    return message(
+        op,
+        f"cannot make a tensor from {_peek(data)}",
+        source.here(),
+        "pass numbers: a number, a (nested) list of numbers or a numpy array",
+    )
 
 
 class Tensor(torch_api.TorchMethods):
@@ -136,8 +177,20 @@ class Tensor(torch_api.TorchMethods):
     """
 
     # `_view`: a views.ViewOf for a view of another tensor's storage, else None
-    __slots__ = ("data", "_grad", "_requires_grad", "_grad_fn", "name", "_vc", "_id",
-                 "_accumulator", "_retains_grad", "_hooks", "_view", "__weakref__")
+    __slots__ = (
+        "data",
+        "_grad",
+        "_requires_grad",
+        "_grad_fn",
+        "name",
+        "_vc",
+        "_id",
+        "_accumulator",
+        "_retains_grad",
+        "_hooks",
+        "_view",
+        "__weakref__",
+    )
     __array_priority__ = 1000
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
@@ -145,35 +198,58 @@ class Tensor(torch_api.TorchMethods):
         and `array -= t` changes the array's numbers in place, outside the graph, so that
         PyTorch's `p.data -= lr * p.grad` works on `.data` (here the numpy array)."""
         out = kwargs.get("out")
-        if (method == "__call__" and out is not None and len(kwargs) == 1 and len(out) == 1
-                and len(inputs) == 2 and inputs[0] is out[0]):
+        if (
+            method == "__call__"
+            and out is not None
+            and len(kwargs) == 1
+            and len(out) == 1
+            and len(inputs) == 2
+            and inputs[0] is out[0]
+        ):
             return ufunc(inputs[0], _array_of(inputs[1], self), out=out)
         name = _REFLECTED.get(ufunc)
         if method == "__call__" and name and not kwargs and len(inputs) == 2 and inputs[1] is self:
             return getattr(self, name)(inputs[0])
         fn = f"np.{getattr(ufunc, '__name__', ufunc)}"
-        raise TypeError(message(fn, f"numpy cannot compute {fn} of a Tensor: the result would "
-                                "leave the graph, so backward() could not reach it",
-                                source.here(), f"use the tensor's own op (t.exp(), t.sin(), ...), "
-                                f"or {fn}(t.numpy()) for plain numbers"))
+        raise TypeError(
+            message(
+                fn,
+                f"numpy cannot compute {fn} of a Tensor: the result would "
+                "leave the graph, so backward() could not reach it",
+                source.here(),
+                f"use the tensor's own op (t.exp(), t.sin(), ...), "
+                f"or {fn}(t.numpy()) for plain numbers",
+            )
+        )
 
-    def __init__(self, data: Any, requires_grad: bool = False, name: str | None = None,
-                 dtype: Any = None) -> None:
-        if isinstance(requires_grad, numbers.Integral) and not isinstance(requires_grad,
-                                                                         (bool, np.bool_)):
-            raise DataError(message(
-                "Tensor", f"Tensor({data!r}, {requires_grad!r}) reads as sizes, but here the "
-                "second argument is requires_grad (PyTorch's Tensor(2, 3) makes an "
-                "uninitialised tensor of that shape)", source.here(),
-                f"use tg.zeros({data!r}, {requires_grad!r}) or tg.empty(...)"))
+    def __init__(
+        self, data: Any, requires_grad: bool = False, name: str | None = None, dtype: Any = None
+    ) -> None:
+        if isinstance(requires_grad, numbers.Integral) and not isinstance(
+            requires_grad, (bool, np.bool_)
+        ):
+            raise DataError(
+                message(
+                    "Tensor",
+                    f"Tensor({data!r}, {requires_grad!r}) reads as sizes, but here the "
+                    "second argument is requires_grad (PyTorch's Tensor(2, 3) makes an "
+                    "uninitialised tensor of that shape)",
+                    source.here(),
+                    f"use tg.zeros({data!r}, {requires_grad!r}) or tg.empty(...)",
+                )
+            )
         arr = _to_array(data, dtype, "tensor")
         if dtype is None and arr.dtype.kind in "iu" and not isinstance(data, (np.ndarray, Tensor)):
             # the class makes floats, as torch.Tensor([1, 2]) does; tg.tensor keeps int64
             arr = arr.astype(_default_dtype[0])
         if requires_grad and arr.dtype.kind != "f":
             raise DataError(
-                message("tensor", f"only floating-point tensors can require grad, got {arr.dtype}",
-                        source.here(), "make it a float: tg.tensor(data, dtype='float64')")
+                message(
+                    "tensor",
+                    f"only floating-point tensors can require grad, got {arr.dtype}",
+                    source.here(),
+                    "make it a float: tg.tensor(data, dtype='float64')",
+                )
             )
         self.data = arr
         self._grad = None
@@ -253,32 +329,54 @@ class Tensor(torch_api.TorchMethods):
         import sys
 
         caller = sys._getframe(2)
-        var = next((k for scope in (caller.f_locals, caller.f_globals)
-                    for k, v in scope.items() if v is self and not k.startswith("_")), None)
+        var = next(
+            (
+                k
+                for scope in (caller.f_locals, caller.f_globals)
+                for k, v in scope.items()
+                if v is self and not k.startswith("_")
+            ),
+            None,
+        )
         what = f"tensor {var!r}" if var else self._label()
         ref = var or "w"
         op = self.grad_fn.name.removesuffix("Backward")
-        no_grad = ("to update a weight and keep it a leaf, do it without recording:\n"
-                   f"        with tg.no_grad():\n            {ref} -= lr * {ref}.grad")
+        no_grad = (
+            "to update a weight and keep it a leaf, do it without recording:\n"
+            f"        with tg.no_grad():\n            {ref} -= lr * {ref}.grad"
+        )
         retain = f"call {ref}.retain_grad() before backward() to keep an intermediate's grad"
         # `w = w - lr * w.grad` (Sub/Add) is the usual slip; otherwise an intermediate
-        hint = (f"{no_grad}\n      (or {retain})" if op in ("Sub", "Add")
-                else f"{retain}\n      (or, {no_grad})")
+        hint = (
+            f"{no_grad}\n      (or {retain})"
+            if op in ("Sub", "Add")
+            else f"{retain}\n      (or, {no_grad})"
+        )
         return message(
-            ".grad", f"{what} is not a leaf: it was computed (by {op}), so backward() does not "
-            "fill its .grad (it stays None)", getattr(self.grad_fn, "site", None), hint)
+            ".grad",
+            f"{what} is not a leaf: it was computed (by {op}), so backward() does not "
+            "fill its .grad (it stays None)",
+            getattr(self.grad_fn, "site", None),
+            hint,
+        )
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
         if value is not None:
-            value = value if isinstance(value, Tensor) else Tensor._make(
-                _to_array(value, None, "grad"))
+            value = (
+                value if isinstance(value, Tensor) else Tensor._make(_to_array(value, None, "grad"))
+            )
             if value.shape != self.shape or value.dtype != self.dtype:
-                raise ShapeError(message(
-                    "grad", f"cannot assign a gradient of shape {value.shape!r} and dtype "
-                    f"{value.dtype} to {self._label(shape=False)}, which has shape "
-                    f"{self.shape!r} and dtype {self.dtype}", source.here(),
-                    "a gradient has its tensor's shape and dtype; assign None to clear it"))
+                raise ShapeError(
+                    message(
+                        "grad",
+                        f"cannot assign a gradient of shape {value.shape!r} and dtype "
+                        f"{value.dtype} to {self._label(shape=False)}, which has shape "
+                        f"{self.shape!r} and dtype {self.dtype}",
+                        source.here(),
+                        "a gradient has its tensor's shape and dtype; assign None to clear it",
+                    )
+                )
         self._grad = value
 
     @property
@@ -305,9 +403,13 @@ class Tensor(torch_api.TorchMethods):
         """The value of a one-element tensor as a Python number."""
         if self.data.size != 1:
             raise ValueError(
-                message("item", f"only a tensor with one element converts to a Python number, "
-                        f"got shape {self.shape}", source.here(),
-                        "reduce it first (t.sum().item()) or pick one element (t[0].item())")
+                message(
+                    "item",
+                    f"only a tensor with one element converts to a Python number, "
+                    f"got shape {self.shape}",
+                    source.here(),
+                    "reduce it first (t.sum().item()) or pick one element (t[0].item())",
+                )
             )
         _notify_concrete(self, "item")
         return self.data.item()
@@ -329,17 +431,22 @@ class Tensor(torch_api.TorchMethods):
     def _scalar(self, kind: str) -> Any:
         if self.data.size != 1:
             raise ValueError(
-                message(kind, f"the truth value or number of a tensor with shape {self.shape} is "
-                        "ambiguous: it has more than one element", source.here(),
-                        "reduce it first, e.g. (t > 0).all() via t.min() > 0, or t.sum()")
+                message(
+                    kind,
+                    f"the truth value or number of a tensor with shape {self.shape} is "
+                    "ambiguous: it has more than one element",
+                    source.here(),
+                    "reduce it first, e.g. (t > 0).all() via t.min() > 0, or t.sum()",
+                )
             )
         _notify_concrete(self, kind)
         return self.data.item()
 
     def __len__(self) -> int:
         if self.ndim == 0:
-            raise TypeError(message("len", "a 0-d tensor (a single number) has no length",
-                                    source.here()))
+            raise TypeError(
+                message("len", "a 0-d tensor (a single number) has no length", source.here())
+            )
         return self.shape[0]
 
     def __iter__(self):
@@ -358,9 +465,14 @@ class Tensor(torch_api.TorchMethods):
         # equal digits per element, at most 4, like PyTorch: tensor([0.5000, 0.2500])
         # booleans padded to the widest value present, as PyTorch: [True, True], [ True, False]
         width = 5 if self.data.dtype == np.bool_ and not self.data.all() else 4
-        body = np.array2string(self.data, separator=", ", prefix="tensor(", precision=4,
-                               floatmode="maxprec_equal",
-                               formatter={"bool": lambda v: str(v).rjust(width)})
+        body = np.array2string(
+            self.data,
+            separator=", ",
+            prefix="tensor(",
+            precision=4,
+            floatmode="maxprec_equal",
+            formatter={"bool": lambda v: str(v).rjust(width)},
+        )
         extra = []
         if self.data.dtype not in (_default_dtype[0], np.int64, np.bool_):  # as PyTorch shows
             extra.append(f"dtype={self.data.dtype}")
@@ -374,8 +486,9 @@ class Tensor(torch_api.TorchMethods):
 
     # --- autograd -----------------------------------------------------------------------
 
-    def backward(self, gradient: Any = None, retain_graph: bool | None = None,
-                 create_graph: bool = False) -> None:
+    def backward(
+        self, gradient: Any = None, retain_graph: bool | None = None, create_graph: bool = False
+    ) -> None:
         r"""Fill `.grad` of every leaf this tensor depends on with d(self)/d(leaf).
 
         Rules: a tensor with more than one element needs `gradient` (the upstream
@@ -419,26 +532,40 @@ class Tensor(torch_api.TorchMethods):
         if self.grad_fn is not None:
             if flag:
                 return self  # a non-leaf that is part of the graph already requires grad
-            raise BackwardError(message(
-                "requires_grad", f"{self._label()} was computed (grad_fn={self.grad_fn.name}), "
-                "and only a leaf's requires_grad can be switched off", source.here(),
-                f"use {_var(self)}.detach() for a copy outside the graph"))
+            raise BackwardError(
+                message(
+                    "requires_grad",
+                    f"{self._label()} was computed (grad_fn={self.grad_fn.name}), "
+                    "and only a leaf's requires_grad can be switched off",
+                    source.here(),
+                    f"use {_var(self)}.detach() for a copy outside the graph",
+                )
+            )
         if flag and self.dtype.kind != "f":
-            raise DataError(message(
-                "requires_grad", f"only floating-point tensors can require grad, got "
-                f"{self.dtype}", source.here(),
-                f"make it a float first: {_var(self)}.astype('float64')"))
+            raise DataError(
+                message(
+                    "requires_grad",
+                    f"only floating-point tensors can require grad, got {self.dtype}",
+                    source.here(),
+                    f"make it a float first: {_var(self)}.astype('float64')",
+                )
+            )
         self._requires_grad = bool(flag)
         return self
 
     def retain_grad(self) -> None:
         """Ask backward() to also fill `.grad` of this non-leaf tensor."""
         if not self.requires_grad:
-            raise BackwardError(message(
-                "retain_grad", f"{self._label()} does not require grad, so backward() never "
-                "computes a gradient for it", source.here(),
-                "keep the tensor in the graph: compute it from tensors with requires_grad=True "
-                "(not from a .detach() or inside tg.no_grad())"))
+            raise BackwardError(
+                message(
+                    "retain_grad",
+                    f"{self._label()} does not require grad, so backward() never "
+                    "computes a gradient for it",
+                    source.here(),
+                    "keep the tensor in the graph: compute it from tensors with requires_grad=True "
+                    "(not from a .detach() or inside tg.no_grad())",
+                )
+            )
         if self.grad_fn is None:
             return  # leaves keep their grad anyway
         self._retains_grad = True
@@ -462,12 +589,23 @@ class Tensor(torch_api.TorchMethods):
             tensor([20., 20.])
         """
         if not callable(hook):
-            raise TypeError(message("register_hook", f"a hook must be a function taking the "
-                                    f"gradient, got {_peek(hook)}", source.here()))
+            raise TypeError(
+                message(
+                    "register_hook",
+                    f"a hook must be a function taking the gradient, got {_peek(hook)}",
+                    source.here(),
+                )
+            )
         if not self.requires_grad:
-            raise BackwardError(message("register_hook", f"{self._label()} does not require grad, "
-                                        "so no gradient will ever reach the hook", source.here(),
-                                        "create it with requires_grad=True"))
+            raise BackwardError(
+                message(
+                    "register_hook",
+                    f"{self._label()} does not require grad, "
+                    "so no gradient will ever reach the hook",
+                    source.here(),
+                    "create it with requires_grad=True",
+                )
+            )
         owner = self if self.grad_fn is None else self.grad_fn
         hooks = None
         if owner is not self:
@@ -579,8 +717,9 @@ class Tensor(torch_api.TorchMethods):
 
     def __invert__(self) -> Tensor:
         if self.dtype != np.bool_:
-            raise TypeError(message("invert", f"~ needs a boolean tensor, got {self.dtype}",
-                                    source.here()))
+            raise TypeError(
+                message("invert", f"~ needs a boolean tensor, got {self.dtype}", source.here())
+            )
         return Tensor._make(~self.data)
 
     def __and__(self, other: Any) -> Tensor:
@@ -614,10 +753,16 @@ class Tensor(torch_api.TorchMethods):
 
     def clip(self, min: float | None = None, max: float | None = None) -> Tensor:  # noqa: A002
         for bound in (min, max):
-            if bound is not None and (isinstance(bound, bool)
-                                      or not isinstance(bound, numbers.Real)):
-                raise DataError(message("clip", f"the bounds must be numbers or None, got "
-                                        f"{_peek(bound)}", source.here()))
+            if bound is not None and (
+                isinstance(bound, bool) or not isinstance(bound, numbers.Real)
+            ):
+                raise DataError(
+                    message(
+                        "clip",
+                        f"the bounds must be numbers or None, got {_peek(bound)}",
+                        source.here(),
+                    )
+                )
         return Clip.apply(self, lo=min, hi=max)
 
     def softmax(self, axis: int = -1, *, dim: int | None = None) -> Tensor:
@@ -644,12 +789,14 @@ class Tensor(torch_api.TorchMethods):
 
     # `dim=` is accepted as PyTorch's spelling of numpy's `axis=`, so habits carry over
 
-    def sum(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
-            keepdim: bool = False) -> Tensor:
+    def sum(
+        self, axis: Any = None, keepdims: bool = False, *, dim: Any = None, keepdim: bool = False
+    ) -> Tensor:
         return Sum.apply(self, axis=_axis(axis, dim), keepdims=keepdims or keepdim)
 
-    def mean(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
-             keepdim: bool = False) -> Tensor:
+    def mean(
+        self, axis: Any = None, keepdims: bool = False, *, dim: Any = None, keepdim: bool = False
+    ) -> Tensor:
         keepdims = keepdims or keepdim
         total = self.sum(axis, keepdims, dim=dim)  # a bad axis fails here, in the house format
         n = total.data.size
@@ -660,16 +807,18 @@ class Tensor(torch_api.TorchMethods):
     # PyTorch's `dim` (positional or `dim=`, without numpy's `keepdims=`) gives `(values,
     # indices)`, and its backward
     # sends the gradient to the one index, where `axis=` shares it between ties
-    def max(self, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
-            keepdims: bool = False) -> Any:
+    def max(
+        self, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: bool = False
+    ) -> Any:
         if isinstance(dim, Tensor):  # torch.max(a, b): elementwise, as torch.maximum
             return torch_api.maximum(self, dim)
         if dim is None or keepdims or isinstance(dim, (tuple, list)):  # numpy's spelling
             return Max.apply(self, axis=_axis(axis, dim), keepdims=keepdims or keepdim)
         return torch_api.reduce_with_index(self, "max", dim, keepdim)
 
-    def min(self, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
-            keepdims: bool = False) -> Any:
+    def min(
+        self, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: bool = False
+    ) -> Any:
         if isinstance(dim, Tensor):  # torch.min(a, b): elementwise, as torch.minimum
             return torch_api.minimum(self, dim)
         if dim is None or keepdims or isinstance(dim, (tuple, list)):  # numpy's spelling
@@ -684,17 +833,35 @@ class Tensor(torch_api.TorchMethods):
         """PyTorch's `amin`: the minima over `dim`, the gradient shared between ties."""
         return Min.apply(self, axis=_axis(None, dim), keepdims=keepdim)
 
-    def argmax(self, axis: int | None = None, keepdims: bool = False, *, dim: int | None = None,
-               keepdim: bool = False) -> Tensor:
+    def argmax(
+        self,
+        axis: int | None = None,
+        keepdims: bool = False,
+        *,
+        dim: int | None = None,
+        keepdim: bool = False,
+    ) -> Tensor:
         axis = _axis(axis, dim)
-        return Tensor._make(np.asarray(np.argmax(self.data, axis=axis,
-                                                 keepdims=(keepdims or keepdim) and axis is not None)))
+        return Tensor._make(
+            np.asarray(
+                np.argmax(self.data, axis=axis, keepdims=(keepdims or keepdim) and axis is not None)
+            )
+        )
 
-    def argmin(self, axis: int | None = None, keepdims: bool = False, *, dim: int | None = None,
-               keepdim: bool = False) -> Tensor:
+    def argmin(
+        self,
+        axis: int | None = None,
+        keepdims: bool = False,
+        *,
+        dim: int | None = None,
+        keepdim: bool = False,
+    ) -> Tensor:
         axis = _axis(axis, dim)
-        return Tensor._make(np.asarray(np.argmin(self.data, axis=axis,
-                                                 keepdims=(keepdims or keepdim) and axis is not None)))
+        return Tensor._make(
+            np.asarray(
+                np.argmin(self.data, axis=axis, keepdims=(keepdims or keepdim) and axis is not None)
+            )
+        )
 
     def all(self) -> Tensor:
         return Tensor._make(np.asarray(np.all(self.data)))
@@ -715,10 +882,16 @@ class Tensor(torch_api.TorchMethods):
         """Like `reshape`, but always a view: refuses when the numbers would need a copy."""
         out = self.reshape(*shape)
         if out._view is None and self.data.size > 1:
-            raise ShapeError(message(
-                "view", f"cannot view a tensor of shape {self.shape!r} as {_sizes(shape, 'view')!r} "
-                "without copying: its numbers are not laid out in that order in memory (after a "
-                "transpose, say)", source.here(), "use .reshape(...), which copies when it must"))
+            raise ShapeError(
+                message(
+                    "view",
+                    f"cannot view a tensor of shape {self.shape!r} as {_sizes(shape, 'view')!r} "
+                    "without copying: its numbers are not laid out in that order in memory (after a "
+                    "transpose, say)",
+                    source.here(),
+                    "use .reshape(...), which copies when it must",
+                )
+            )
         return out
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -726,7 +899,7 @@ class Tensor(torch_api.TorchMethods):
         if self.ndim == 0:
             return self.reshape(1)
         start, end = start_dim % self.ndim, end_dim % self.ndim
-        return self.reshape(self.shape[:start] + (-1,) + self.shape[end + 1:])
+        return self.reshape(self.shape[:start] + (-1,) + self.shape[end + 1 :])
 
     def unsqueeze(self, dim: int) -> Tensor:
         """A view with a new axis of size 1 at `dim` (as `x[:, None]` for dim=1)."""
@@ -744,7 +917,7 @@ class Tensor(torch_api.TorchMethods):
         if self.ndim == 0 or self.shape[dim] != 1:
             return Reshape.apply(self, shape=self.shape)
         dim = dim % self.ndim
-        return Reshape.apply(self, shape=self.shape[:dim] + self.shape[dim + 1:])
+        return Reshape.apply(self, shape=self.shape[:dim] + self.shape[dim + 1 :])
 
     def transpose(self, *axes: Any) -> Tensor:
         """Two axes: swap them (PyTorch's `transpose(0, 1)`); all axes: reorder (numpy's)."""
@@ -775,14 +948,19 @@ class Tensor(torch_api.TorchMethods):
         """A read-only view repeating axes of size 1 (PyTorch's; -1 keeps a size)."""
         sizes = _sizes(sizes, "expand")
         lead = len(sizes) - self.ndim
-        shape = tuple(self.shape[i - lead] if n == -1 and i >= lead else n
-                      for i, n in enumerate(sizes))
+        shape = tuple(
+            self.shape[i - lead] if n == -1 and i >= lead else n for i, n in enumerate(sizes)
+        )
         return BroadcastTo.apply(self, shape=shape)
 
     def _axis_message(self, op: str, axis: int, n: int) -> str:
-        return message(op, f"axis {axis} is out of range for a tensor with {self.ndim} axes "
-                       f"(shape {self.shape!r})", source.here(),
-                       f"use axes 0 .. {n - 1} (or -1 .. -{n})")
+        return message(
+            op,
+            f"axis {axis} is out of range for a tensor with {self.ndim} axes "
+            f"(shape {self.shape!r})",
+            source.here(),
+            f"use axes 0 .. {n - 1} (or -1 .. -{n})",
+        )
 
     def __getitem__(self, index: Any) -> Tensor:
         out = Index.apply(self, index=_index(index))
@@ -798,14 +976,19 @@ class Tensor(torch_api.TorchMethods):
         try:
             region = select(self.data, index)  # a view for basic indices: the numbers written
         except IndexError as e:
-            raise ShapeError(message("setitem", f"{e} (tensor shape {self.shape!r})",
-                                     source.here(), index_hint(e))) from None
+            raise ShapeError(
+                message(
+                    "setitem", f"{e} (tensor shape {self.shape!r})", source.here(), index_hint(e)
+                )
+            ) from None
         basic = isinstance(region, np.ndarray) and region.base is not None
         # a number through an index array or a mask (or one number as a tensor through a mask)
         # is PyTorch's index fill or masked_fill_: no overlap to check, and a broadcast view
         # can take it; through basic indices it is a copy, refused where numbers are shared
-        fill = not basic and (isinstance(value, numbers.Number) or (
-            _is_mask(index) and np.size(_array_of(value, self)) == 1))
+        fill = not basic and (
+            isinstance(value, numbers.Number)
+            or (_is_mask(index) and np.size(_array_of(value, self)) == 1)
+        )
         if fill:
             pass
         elif not basic:
@@ -814,18 +997,23 @@ class Tensor(torch_api.TorchMethods):
             views.check_overlap(self, value, "setitem", region, same_ok=False)
         else:
             views.check_overlap(self, value, "setitem", region)
-        if _state.enabled and (self.requires_grad or (isinstance(value, Tensor)
-                                                      and value.requires_grad)):
-            views.inplace(self, "setitem",
-                          lambda old: IndexPut.apply(old, _operand(value, self), index=index),
-                          fill=fill)
+        if _state.enabled and (
+            self.requires_grad or (isinstance(value, Tensor) and value.requires_grad)
+        ):
+            views.inplace(
+                self,
+                "setitem",
+                lambda old: IndexPut.apply(old, _operand(value, self), index=index),
+                fill=fill,
+            )
             return
         views.check_writable(self, "setitem", region, fill=fill)
         try:
             self.data[index] = _array_of(value, self)
         except (ValueError, IndexError) as e:
-            raise ShapeError(message("setitem", f"{e} (tensor shape {self.shape!r})",
-                                     source.here())) from None
+            raise ShapeError(
+                message("setitem", f"{e} (tensor shape {self.shape!r})", source.here())
+            ) from None
         views.bump(self)
 
 
@@ -844,10 +1032,20 @@ class _HookHandle:
 
 
 # numpy's ufunc for `array <op> tensor` -> the Tensor method that computes it
-_REFLECTED = {np.add: "__radd__", np.subtract: "__rsub__", np.multiply: "__rmul__",
-              np.true_divide: "__rtruediv__", np.power: "__rpow__", np.matmul: "__rmatmul__",
-              np.less: "__gt__", np.less_equal: "__ge__", np.greater: "__lt__",
-              np.greater_equal: "__le__", np.equal: "__eq__", np.not_equal: "__ne__"}
+_REFLECTED = {
+    np.add: "__radd__",
+    np.subtract: "__rsub__",
+    np.multiply: "__rmul__",
+    np.true_divide: "__rtruediv__",
+    np.power: "__rpow__",
+    np.matmul: "__rmatmul__",
+    np.less: "__gt__",
+    np.less_equal: "__ge__",
+    np.greater: "__lt__",
+    np.greater_equal: "__le__",
+    np.equal: "__eq__",
+    np.not_equal: "__ne__",
+}
 
 _constants: dict = {}  # (number, dtype) -> read-only 0-d array
 _INT64 = np.dtype(np.int64)
@@ -907,8 +1105,14 @@ def _sizes(shape: tuple, op: str, smallest: int = -1) -> tuple:
     for n in shape:
         if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral) or n < smallest:
             kind = "non-negative whole numbers" if smallest == 0 else "whole numbers (or -1)"
-            raise ShapeError(message(op, f"sizes must be {kind}, got {shape!r}", source.here(),
-                                     "write the shape as integers, e.g. (2, 3)"))
+            raise ShapeError(
+                message(
+                    op,
+                    f"sizes must be {kind}, got {shape!r}",
+                    source.here(),
+                    "write the shape as integers, e.g. (2, 3)",
+                )
+            )
     return tuple(int(n) for n in shape)
 
 
@@ -945,8 +1149,9 @@ def _slice_name(name: str, index: Any) -> str | None:
     for i in index if isinstance(index, tuple) else (index,):
         if isinstance(i, (int, np.integer)) and not isinstance(i, bool):
             parts.append(str(int(i)))
-        elif isinstance(i, slice) and all(v is None or isinstance(v, int)
-                                          for v in (i.start, i.stop, i.step)):
+        elif isinstance(i, slice) and all(
+            v is None or isinstance(v, int) for v in (i.start, i.stop, i.step)
+        ):
             text = f"{'' if i.start is None else i.start}:{'' if i.stop is None else i.stop}"
             parts.append(text + (f":{i.step}" if i.step is not None else ""))
         elif i is Ellipsis:

@@ -88,8 +88,12 @@ def inplace(t: Any, op: str, fn: Callable[[Any], Any], fill: bool = False) -> An
         _refuse_leaf_change(t, op)
         old = _snapshot(t)  # ops that save their input need the old values
         _retire(t, old)
-        if of is not None and of.ops is not None and old._grad_fn is not None and \
-                old._grad_fn._pre_hooks:
+        if (
+            of is not None
+            and of.ops is not None
+            and old._grad_fn is not None
+            and old._grad_fn._pre_hooks
+        ):
             # NOTE: as in PyTorch, the new values are computed from a fresh cut of the base,
             # not through the view's own node: a hook registered on the view before the
             # change sees only gradients that reach the old values by other paths (without
@@ -99,17 +103,27 @@ def inplace(t: Any, op: str, fn: Callable[[Any], Any], fill: bool = False) -> An
         old = t  # no graph is recorded (an optimizer step): nothing can be saved
     result = fn(old)
     if result.shape != t.shape:
-        raise ShapeError(message(
-            op, f"the result has shape {result.shape!r} but the tensor being changed in place "
-            f"has shape {t.shape!r}", source.here(),
-            "in-place ops cannot change a tensor's shape; write it out of place"))
+        raise ShapeError(
+            message(
+                op,
+                f"the result has shape {result.shape!r} but the tensor being changed in place "
+                f"has shape {t.shape!r}",
+                source.here(),
+                "in-place ops cannot change a tensor's shape; write it out of place",
+            )
+        )
     if recording and of is not None and (result._requires_grad or of.base._requires_grad):
         if of.ops is None:
-            raise InplaceError(message(
-                op, f"{t._label()} is a view made inside `with tg.no_grad():` and is being "
-                "changed in place with grad mode on; autograd cannot tell which of the two "
-                "you meant", source.here(),
-                "make the view and change it both inside the no_grad block, or both outside"))
+            raise InplaceError(
+                message(
+                    op,
+                    f"{t._label()} is a view made inside `with tg.no_grad():` and is being "
+                    "changed in place with grad mode on; autograd cannot tell which of the two "
+                    "you meant",
+                    source.here(),
+                    "make the view and change it both inside the no_grad block, or both outside",
+                )
+            )
         _rebase(t, result)
         return t
     _store(t, op, result.data)
@@ -172,15 +186,25 @@ def check_writable(t: Any, op: str, region: np.ndarray | None = None, fill: bool
     same value goes everywhere (fill_, zero_), which a broadcast view can take."""
     arr = t.data if region is None else region
     if not fill and _broadcast(arr):
-        raise InplaceError(message(
-            op, f"{t._label()} is a broadcast view: several of its elements are one number in "
-            "memory, so changing them in place is ambiguous", source.here(),
-            "change a .clone() of it instead"))
+        raise InplaceError(
+            message(
+                op,
+                f"{t._label()} is a broadcast view: several of its elements are one number in "
+                "memory, so changing them in place is ambiguous",
+                source.here(),
+                "change a .clone() of it instead",
+            )
+        )
     if not arr.flags.writeable:
-        raise InplaceError(message(
-            op, f"the numpy array behind {t._label()} is read-only, so it cannot be changed in "
-            "place", source.here(),
-            "make a tensor with its own copy of the numbers: tg.tensor(array) copies"))
+        raise InplaceError(
+            message(
+                op,
+                f"the numpy array behind {t._label()} is read-only, so it cannot be changed in "
+                "place",
+                source.here(),
+                "make a tensor with its own copy of the numbers: tg.tensor(array) copies",
+            )
+        )
 
 
 def _broadcast(arr: np.ndarray) -> bool:
@@ -188,8 +212,9 @@ def _broadcast(arr: np.ndarray) -> bool:
     return arr.size > 0 and any(step == 0 and n > 1 for step, n in zip(arr.strides, arr.shape))
 
 
-def check_overlap(t: Any, other: Any, op: str, region: np.ndarray | None = None,
-                  same_ok: bool = True) -> None:
+def check_overlap(
+    t: Any, other: Any, op: str, region: np.ndarray | None = None, same_ok: bool = True
+) -> None:
     """Refuse an operand that shares some, but not all, of the numbers being written:
     the result would depend on the order numbers are written in (PyTorch refuses too).
     With `same_ok=False` (a write through an integer-array index or a mask, PyTorch's
@@ -198,13 +223,22 @@ def check_overlap(t: Any, other: Any, op: str, region: np.ndarray | None = None,
     src = getattr(other, "data", other)
     if not isinstance(src, np.ndarray) or not np.shares_memory(arr, src):
         return
-    if same_ok and src.shape == arr.shape and src.strides == arr.strides and \
-            src.__array_interface__["data"][0] == arr.__array_interface__["data"][0]:
+    if (
+        same_ok
+        and src.shape == arr.shape
+        and src.strides == arr.strides
+        and src.__array_interface__["data"][0] == arr.__array_interface__["data"][0]
+    ):
         return  # the very same numbers, as in `x.add_(x)`: fine
-    raise InplaceError(message(
-        op, f"the value being written shares some of its numbers with {t._label()}, the "
-        "tensor being written, so the result would depend on the order of the writes",
-        source.here(), "write a .clone() of the value instead"))
+    raise InplaceError(
+        message(
+            op,
+            f"the value being written shares some of its numbers with {t._label()}, the "
+            "tensor being written, so the result would depend on the order of the writes",
+            source.here(),
+            "write a .clone() of the value instead",
+        )
+    )
 
 
 def bump(t: Any) -> None:
@@ -217,10 +251,15 @@ def _store(t: Any, op: str, values: np.ndarray) -> None:
     try:
         np.copyto(t.data, values, casting="same_kind")
     except TypeError:
-        raise DataError(message(op, f"cannot store a {values.dtype} result in a {t.dtype} "
-                                "tensor in place", source.here(),
-                                f"make it a {values.dtype} tensor first: "
-                                f"{_var(t)} = {_var(t)}.astype('{values.dtype}')")) from None
+        raise DataError(
+            message(
+                op,
+                f"cannot store a {values.dtype} result in a {t.dtype} tensor in place",
+                source.here(),
+                f"make it a {values.dtype} tensor first: "
+                f"{_var(t)} = {_var(t)}.astype('{values.dtype}')",
+            )
+        ) from None
     bump(t)
 
 
@@ -232,10 +271,15 @@ def _refuse_leaf_change(t: Any, op: str) -> None:
         what, other = "is a leaf", f"write {_var(t)} = {_var(t)} ... out of place"
     else:
         what, other = f"is a view of {leaf._label()}, a leaf,", f"change {_var(leaf)}.clone()"
-    raise InplaceError(message(
-        op, f"{t._label()} {what} that requires grad; changing it in place would hide the "
-        "change from autograd", source.here(),
-        f"update it inside `with tg.no_grad():` (as optimizers do), or {other}"))
+    raise InplaceError(
+        message(
+            op,
+            f"{t._label()} {what} that requires grad; changing it in place would hide the "
+            "change from autograd",
+            source.here(),
+            f"update it inside `with tg.no_grad():` (as optimizers do), or {other}",
+        )
+    )
 
 
 def _snapshot(t: Any) -> Any:
@@ -260,9 +304,17 @@ def _cut(x: Any, view: tuple) -> Any:
 def _window(arr: np.ndarray, view: tuple) -> np.ndarray:
     """The part of `arr` that `view` covers, as a writable numpy view of `arr`."""
     out = _cut(arr, view)
-    if out.size and not np.shares_memory(out, arr):  # NOTE: never write into a copy and call it done
-        raise InplaceError(message("copy", "this view cannot be written through on a copy of "
-                                   "its base", source.here(), "change a .clone() instead"))
+    if out.size and not np.shares_memory(
+        out, arr
+    ):  # NOTE: never write into a copy and call it done
+        raise InplaceError(
+            message(
+                "copy",
+                "this view cannot be written through on a copy of its base",
+                source.here(),
+                "change a .clone() instead",
+            )
+        )
     return out
 
 
@@ -286,11 +338,16 @@ class CopySlices(Function):
         if _broadcast(_window(np.empty(data(g).shape), ctx.view)):
             # NOTE: a broadcast view was filled in place: which element's gradient reaches the
             # shared number is ambiguous, so PyTorch refuses here too (not at the fill)
-            raise InplaceError(message(
-                "CopySlices.backward", "a broadcast view (from expand or broadcast_to) was "
-                "filled in place, and several of its elements share one number in memory, so "
-                "the gradient of the fill has no single place to go", ctx.site,
-                "fill a .clone() of the expanded tensor instead"))
+            raise InplaceError(
+                message(
+                    "CopySlices.backward",
+                    "a broadcast view (from expand or broadcast_to) was "
+                    "filled in place, and several of its elements share one number in memory, so "
+                    "the gradient of the fill has no single place to go",
+                    ctx.site,
+                    "fill a .clone() of the expanded tensor instead",
+                )
+            )
         # the window's numbers came from `value`, the rest from the old base
         if is_array(g):
             g_base = np.array(g, order="K", copy=True)

@@ -17,6 +17,21 @@ from .log import log_grads, log_ops, log_values
 from .nodecheck import NodeCheck, NodeReport, check_nodes
 from .stepper import Step, backward_steps
 
-__all__ = ["AnomalyError", "detect_anomaly", "is_anomaly_enabled", "Breakpoint", "Hit",
-           "break_on", "is_interactive", "last_hit", "Step", "backward_steps", "NodeCheck",
-           "NodeReport", "check_nodes", "log_values", "log_grads", "log_ops"]
+__all__ = [
+    "AnomalyError",
+    "detect_anomaly",
+    "is_anomaly_enabled",
+    "Breakpoint",
+    "Hit",
+    "break_on",
+    "is_interactive",
+    "last_hit",
+    "Step",
+    "backward_steps",
+    "NodeCheck",
+    "NodeReport",
+    "check_nodes",
+    "log_values",
+    "log_grads",
+    "log_ops",
+]

@@ -28,37 +28,43 @@ class AnomalyError(RuntimeError):
     forward output, None for backward), `phase` ("forward" or "backward").
     """
 
-    def __init__(self, text: str, node: Any = None, tensor: Any = None,
-                 phase: str = "forward") -> None:
+    def __init__(
+        self, text: str, node: Any = None, tensor: Any = None, phase: str = "forward"
+    ) -> None:
         super().__init__(text)
         self.node, self.tensor, self.phase = node, tensor, phase
 
 
 _FORWARD_HINTS = {
     "Log": "log of a negative number is nan and log(0) is -inf: clip the input first "
-           "(x.clip(1e-12)) or add a small eps",
+    "(x.clip(1e-12)) or add a small eps",
     "Sqrt": "sqrt of a negative number is nan: clip the input first (x.clip(0))",
     "Div": "division by zero gives inf (and 0/0 gives nan): add a small eps to the denominator",
     "Reciprocal": "1 / 0 gives inf: add a small eps to the denominator",
     "Exp": "exp overflows above about 709 (88 in float32): subtract the max first, "
-           "or use log_softmax",
+    "or use log_softmax",
     "Pow": "a negative base to a fractional power is nan, and 0 to a negative power is inf",
 }
 _BACKWARD_HINTS = {
     "SqrtBackward": "sqrt has an infinite slope at 0: add a small eps inside the root, "
-                    "(x + 1e-12).sqrt()",
+    "(x + 1e-12).sqrt()",
     "LogBackward": "the slope of log at 0 is infinite: clip the input (x.clip(1e-12)) "
-                   "or add a small eps",
+    "or add a small eps",
     "DivBackward": "the gradient of a / b divides by b ** 2: keep the denominator away from 0",
     "ReciprocalBackward": "the gradient of 1 / x is -1 / x ** 2: keep x away from 0",
     "PowBackward": "x ** p has an infinite slope at 0 when p < 1: add a small eps to the base",
 }
-_INPUT_HINT = ("an input already held nan/inf before this op: check the data you fed in, "
-               "or turn detect_anomaly() on earlier")
-_FORWARD_DEFAULT = ("print this op's inputs (tg.debug.log_values) to see which values make "
-                    "it blow up")
-_BACKWARD_DEFAULT = ("the backward rule made nan/inf from finite values: check the rule "
-                     "with tg.debug.check_nodes(loss), or the values it saved")
+_INPUT_HINT = (
+    "an input already held nan/inf before this op: check the data you fed in, "
+    "or turn detect_anomaly() on earlier"
+)
+_FORWARD_DEFAULT = (
+    "print this op's inputs (tg.debug.log_values) to see which values make it blow up"
+)
+_BACKWARD_DEFAULT = (
+    "the backward rule made nan/inf from finite values: check the rule "
+    "with tg.debug.check_nodes(loss), or the values it saved"
+)
 
 
 def _count(x: Any) -> str:
@@ -80,8 +86,10 @@ class _AnomalyObserver:
         if not has_nonfinite(out):
             return
         op = cls.__name__.lower()
-        lines = [f"produced {_count(out)} in its output under detect_anomaly()",
-                 f"  output: {stats(out)}"]
+        lines = [
+            f"produced {_count(out)} in its output under detect_anomaly()",
+            f"  output: {stats(out)}",
+        ]
         bad_input = False
         for i, a in enumerate(args):
             if hasattr(a, "data") or hasattr(a, "shape"):
@@ -96,15 +104,18 @@ class _AnomalyObserver:
         for i, g in enumerate(grads_in):
             if g is None or not has_nonfinite(g):
                 continue
-            lines = [f"returned {_count(g)} in the gradient for input {i} under detect_anomaly()",
-                     f"  gradient for input {i}: {stats(g)}",
-                     f"  incoming gradient: {stats(grad_output)}"]
+            lines = [
+                f"returned {_count(g)} in the gradient for input {i} under detect_anomaly()",
+                f"  gradient for input {i}: {stats(g)}",
+                f"  incoming gradient: {stats(grad_output)}",
+            ]
             hint = _BACKWARD_HINTS.get(node.name, _BACKWARD_DEFAULT)
             if has_nonfinite(grad_output):
                 hint = "the incoming gradient already held nan/inf (changed by a hook?)"
             node._mark, node._mark_text = "anomaly", f"backward produced {_count(g)}"
-            raise AnomalyError(message(node.name, "\n".join(lines), node.site, hint), node,
-                               None, "backward")
+            raise AnomalyError(
+                message(node.name, "\n".join(lines), node.site, hint), node, None, "backward"
+            )
 
 
 _OBSERVER = _AnomalyObserver()

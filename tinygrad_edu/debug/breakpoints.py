@@ -120,15 +120,31 @@ class break_on:  # noqa: N801 - used like a function, as `with tg.debug.break_on
         ('sqrt', 'shape (2,), 0 nan, 0 inf, finite min 2, max 3')
     """
 
-    def __init__(self, op: str | type | None = None, name: str | None = None,
-                 when: Callable[[Tensor], bool] | None = None, nan: bool = False,
-                 phase: str = "forward", action: str | Callable[[Hit], Any] | None = None) -> None:
+    def __init__(
+        self,
+        op: str | type | None = None,
+        name: str | None = None,
+        when: Callable[[Tensor], bool] | None = None,
+        nan: bool = False,
+        phase: str = "forward",
+        action: str | Callable[[Hit], Any] | None = None,
+    ) -> None:
         if phase not in _PHASES:
-            raise ValueError(message("break_on", f"phase must be 'forward' or 'backward', "
-                                     f"got {phase!r}", source.here()))
+            raise ValueError(
+                message(
+                    "break_on",
+                    f"phase must be 'forward' or 'backward', got {phase!r}",
+                    source.here(),
+                )
+            )
         if action is not None and not callable(action) and action not in _ACTIONS:
-            raise ValueError(message("break_on", f"action must be one of {_ACTIONS!r} or a "
-                                     f"function, got {action!r}", source.here()))
+            raise ValueError(
+                message(
+                    "break_on",
+                    f"action must be one of {_ACTIONS!r} or a function, got {action!r}",
+                    source.here(),
+                )
+            )
         if isinstance(op, type) and issubclass(op, Function):
             op = op.__name__
         self.op = None if op is None else op.lower().removesuffix("backward")
@@ -197,11 +213,16 @@ class break_on:  # noqa: N801 - used like a function, as `with tg.debug.break_on
         if callable(action):
             action(hit)
         elif action == "raise":
-            raise Breakpoint(message(
-                "break_on", f"{op} ({self.phase}) matched{' ' + name if name else ''}: "
-                f"{hit.summary}", site,
-                "this is the breakpoint you set with action='raise'; the exception's .node "
-                "and .tensor hold the values (action='record' collects hits instead)"), hit)
+            raise Breakpoint(
+                message(
+                    "break_on",
+                    f"{op} ({self.phase}) matched{' ' + name if name else ''}: {hit.summary}",
+                    site,
+                    "this is the breakpoint you set with action='raise'; the exception's .node "
+                    "and .tensor hold the values (action='record' collects hits instead)",
+                ),
+                hit,
+            )
         elif action == "pdb":
             _stop_in_learner_frame(hit)
 
@@ -233,10 +254,12 @@ def _stop_in_learner_frame(hit: Hit) -> None:
     if frame is None:
         return
     what = "built" if hit.phase == "forward" else "ran backward for"
-    print(f"break_on: {hit.op} {what} {hit.name or 'a tensor'}: {hit.summary}\n"
-          f"  built at: {hit.site}\n"
-          "  tg.debug.last_hit().tensor / .node hold the values; c continues, q stops",
-          flush=True)
+    print(
+        f"break_on: {hit.op} {what} {hit.name or 'a tensor'}: {hit.summary}\n"
+        f"  built at: {hit.site}\n"
+        "  tg.debug.last_hit().tensor / .node hold the values; c continues, q stops",
+        flush=True,
+    )
     dbg = _debugger_class()()
     dbg.skip = {"tinygrad_edu", "tinygrad_edu.*"}  # never step into the library itself
     dbg.reset()

@@ -70,15 +70,18 @@ class NodeReport:
             if r.detail:
                 lines.append(" " * (w0 + 2) + r.detail)
         n_bad = len(self.failed)
-        lines.append(f"{len(self.rows)} nodes checked, {n_bad} wrong" +
-                     (f": {', '.join(label(n) for n in self.failed)}" if n_bad else ""))
+        lines.append(
+            f"{len(self.rows)} nodes checked, {n_bad} wrong"
+            + (f": {', '.join(label(n) for n in self.failed)}" if n_bad else "")
+        )
         return "\n".join(lines)
 
     __repr__ = __str__
 
 
-def check_nodes(loss: Tensor, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
-                max_elements: int = 64) -> NodeReport:
+def check_nodes(
+    loss: Tensor, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3, max_elements: int = 64
+) -> NodeReport:
     r"""Check every node's backward against finite differences of its own forward.
 
     Rules: call it before `loss.backward()` (or after `backward(retain_graph=True)`),
@@ -122,14 +125,21 @@ def check_nodes(loss: Tensor, eps: float = 1e-6, atol: float = 1e-5, rtol: float
     return NodeReport(rows)
 
 
-def _check(node: Function, outputs: dict, eps: float, atol: float, rtol: float,
-           max_elements: int) -> NodeCheck:
+def _check(
+    node: Function, outputs: dict, eps: float, atol: float, rtol: float, max_elements: int
+) -> NodeCheck:
     name, site = label(node), where(node)
     stand_ins: list[int] = []
     call = _call_of(node, outputs, stand_ins)
     if call is None:
-        return NodeCheck(node, name, site, "skipped", None,
-                         "inputs not available (freed, or not kept by the op, and not floats)")
+        return NodeCheck(
+            node,
+            name,
+            site,
+            "skipped",
+            None,
+            "inputs not available (freed, or not kept by the op, and not floats)",
+        )
     args, kwargs = call
     # C order: the finite differences nudge elements through a flat *view*
     args = [np.array(a, dtype=np.float64, order="C") if _is_float(a) else a for a in args]
@@ -163,8 +173,10 @@ def _check(node: Function, outputs: dict, eps: float, atol: float, rtol: float,
             if err > atol + rtol * abs(numeric) and err > worst:
                 idx = tuple(int(k) for k in np.unravel_index(j, a.shape))
                 worst = err
-                detail = (f"input {i} at index {idx}: backward gives {got:.6g}, "
-                          f"finite differences give {numeric:.6g}")
+                detail = (
+                    f"input {i} at index {idx}: backward gives {got:.6g}, "
+                    f"finite differences give {numeric:.6g}"
+                )
     if detail:
         node._mark = "gradcheck"
         node._mark_text = f"backward disagrees with finite differences (error {worst:.3g})"
@@ -176,8 +188,15 @@ def _check(node: Function, outputs: dict, eps: float, atol: float, rtol: float,
     return NodeCheck(node, name, site, "ok", worst, note)
 
 
-def _central(node: Function, args: list, kwargs: dict, weights: np.ndarray, flat: np.ndarray,
-             j: int, h: float) -> float:
+def _central(
+    node: Function,
+    args: list,
+    kwargs: dict,
+    weights: np.ndarray,
+    flat: np.ndarray,
+    j: int,
+    h: float,
+) -> float:
     """sum(w * (f(x + h e_j) - f(x - h e_j))) / 2h, nudging `flat` (a view of an input)."""
     old = flat[j]
     with np.errstate(all="ignore"):
@@ -194,8 +213,9 @@ def _is_float(a: Any) -> bool:
     return isinstance(a, np.ndarray) and a.dtype.kind == "f"
 
 
-def _forward(cls: type, args: list, kwargs: dict,
-             needs: tuple | None = None) -> tuple[Function, np.ndarray]:
+def _forward(
+    cls: type, args: list, kwargs: dict, needs: tuple | None = None
+) -> tuple[Function, np.ndarray]:
     ctx = cls.__new__(cls)
     # like apply: only inputs on the graph want a gradient (Pow skips log(a) for a constant b)
     ctx.needs_input_grad = needs if needs is not None else tuple(_is_float(a) for a in args)
@@ -227,8 +247,9 @@ def _backward(node: Function, args: list, kwargs: dict, weights: np.ndarray) -> 
 # --- rebuilding a node's inputs -----------------------------------------------------------
 
 
-def _call_of(node: Function, outputs: dict,
-             stand_ins: list[int] | None = None) -> tuple[list, dict] | None:
+def _call_of(
+    node: Function, outputs: dict, stand_ins: list[int] | None = None
+) -> tuple[list, dict] | None:
     """The positional inputs and keyword arguments `node` was called with, or None.
 
     An input that needed no grad (data such as `x` in `x * w`, or a constant) comes
@@ -255,7 +276,7 @@ def _call_of(node: Function, outputs: dict,
         if value is None:
             return None
         args.append(value)
-    kwargs = _kwargs_of(node, names[len(args):])
+    kwargs = _kwargs_of(node, names[len(args) :])
     if kwargs is None:
         return None
     return args, kwargs
@@ -270,8 +291,11 @@ def _kept_constants(node: Function) -> dict[int, np.ndarray]:
     """
     saved = [e for e in node._saved or () if e[1] is not _OUTPUT and e[0] is not None]
     grad_nodes = {id(nxt) for nxt, _ in node._next if nxt is not None}
-    tensors = [e[0] for e in saved if isinstance(e[1], Tensor)
-               and id(e[1].grad_fn or e[1]._accumulator) not in grad_nodes]
+    tensors = [
+        e[0]
+        for e in saved
+        if isinstance(e[1], Tensor) and id(e[1].grad_fn or e[1]._accumulator) not in grad_nodes
+    ]
     others = [e[0] for e in saved if e[1] is None]
     free = [i for i, (nxt, _) in enumerate(node._next) if nxt is None]
     found: dict[int, np.ndarray] = {}

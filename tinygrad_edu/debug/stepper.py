@@ -67,8 +67,9 @@ class Step:
             lines.append(f"  {var.name or 'leaf'}.grad is now {values(self.leaf_grad, precision)}")
         for node, total, n in self.waiting:
             if n > 1:
-                lines.append(f"  {label(node)} has {n} gradients so far, "
-                             f"sum {values(total, precision)}")
+                lines.append(
+                    f"  {label(node)} has {n} gradients so far, sum {values(total, precision)}"
+                )
         return "\n".join(lines)
 
     __str__ = text
@@ -90,8 +91,9 @@ class _SendsRecorder:
         self.sent[id(node)] = grads_in
 
 
-def backward_steps(loss: Tensor, gradient: Any = None,
-                   retain_graph: bool = False) -> Iterator[Step]:
+def backward_steps(
+    loss: Tensor, gradient: Any = None, retain_graph: bool = False
+) -> Iterator[Step]:
     r"""Run `loss.backward()` one node at a time, yielding a `Step` after each node.
 
     Rules: nodes come in the engine's order (every node after all the nodes that send
@@ -164,8 +166,17 @@ def _run(root: tuple, retain_graph: bool) -> Iterator[Step]:
             if type(node) is AccumulateGrad and node.variable._grad is not None:
                 leaf = np.array(node.variable._grad.data, copy=True)
             waiting = tuple((n, sum(ps[1:], ps[0]), len(ps)) for n, ps in arrived.values() if ps)
-            yield Step(index, node, label(node), where(node), np.array(array_of(g), copy=True),
-                       tuple(parts), sends, leaf, waiting)
+            yield Step(
+                index,
+                node,
+                label(node),
+                where(node),
+                np.array(array_of(g), copy=True),
+                tuple(parts),
+                sends,
+                leaf,
+                waiting,
+            )
     finally:
         steps.close()
 
@@ -197,5 +208,7 @@ def _own_grad_mode(inner: Iterator, recorder: Any) -> Iterator:
 
 def _fit(node: Node, grads_in: list) -> tuple:
     """Pair each gradient the node sent (the engine fitted it to its input) with its input."""
-    return tuple((nxt, None if gi is None else np.array(array_of(gi), copy=True))
-                 for (nxt, _), gi in zip(node._next, grads_in))
+    return tuple(
+        (nxt, None if gi is None else np.array(array_of(gi), copy=True))
+        for (nxt, _), gi in zip(node._next, grads_in)
+    )

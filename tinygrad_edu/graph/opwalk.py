@@ -131,8 +131,9 @@ class OpPass:
         return self.pos[k - 1] + 2 if k else 0
 
 
-def summarise_forward(roots: list, wm: Any, max_nodes: int | None,
-                      rg: Any) -> tuple[list, list[tuple[int, int, int]], int] | None:
+def summarise_forward(
+    roots: list, wm: Any, max_nodes: int | None, rg: Any
+) -> tuple[list, list[tuple[int, int, int]], int] | None:
     """`summarise(_walk_forward(roots, wm), fold=True)` with no collapse; fills sparse `rg`.
 
     `rg` gets entries for the visible nodes only (dicts keyed by raw position) and
@@ -157,8 +158,11 @@ def summarise_forward(roots: list, wm: Any, max_nodes: int | None,
     # fold's ops after its first read the previous op's output: that input is inside
     firsts = {f.pos for f in summaries}
     pos, op_inputs, root_out = g.pos, g.op_inputs, g.root_out
-    replay = [k for k, f in enumerate(fold_of)
-              if f < 0 or op_inputs[k] > (pos[k] not in firsts) or k in readers or k in root_out]
+    replay = [
+        k
+        for k, f in enumerate(fold_of)
+        if f < 0 or op_inputs[k] > (pos[k] not in firsts) or k in readers or k in root_out
+    ]
     uedges = _unit_edges(g, replay, fold_of, leaf_unit, n)
     roots_u = sorted(i for i in rg.kind if rg.root[i])
     rg.total = n
@@ -203,11 +207,16 @@ def _fold(g: OpPass, n: int) -> tuple[list[int], list[Summary]] | None:
             continue
         names = list(map(_name, map(type, map(ops.__getitem__, chain))))
         for i, p, reps in repeats(names):
-            members = chain[i + p: i + (reps - 1) * p]
+            members = chain[i + p : i + (reps - 1) * p]
             first = ops[members[0]]
-            text = " -> ".join(names[i:i + p])
-            f = Summary("repeat", text, module=".".join(getattr(first, "_scope", None) or ()),
-                        detail=text, pos=g.pos[members[0]])
+            text = " -> ".join(names[i : i + p])
+            f = Summary(
+                "repeat",
+                text,
+                module=".".join(getattr(first, "_scope", None) or ()),
+                detail=text,
+                pos=g.pos[members[0]],
+            )
             f.blocks = reps - 2
             at = np.array(members)
             if (fold_of[at] >= 0).any():
@@ -235,8 +244,9 @@ def _group_sizes(g: OpPass) -> np.ndarray:
     return size
 
 
-def _absorb_leaves(g: OpPass, fold_of: list[int], summaries: list[Summary],
-                   n: int) -> tuple[_Absorbed, set[int], set[int]]:
+def _absorb_leaves(
+    g: OpPass, fold_of: list[int], summaries: list[Summary], n: int
+) -> tuple[_Absorbed, set[int], set[int]]:
     """A leaf only one fold uses goes into it (a layer's own weight).
 
     Returns which leaves went into a fold, the folded ops whose group holds a leaf that
@@ -284,15 +294,17 @@ class _Absorbed:
         return self.n + self.fold_of[self.first_op[j]] if j in self else default
 
 
-def _materialise(g: OpPass, fold_of: list[int], leaf_unit: _Absorbed, holders: set[int],
-                 rg: Any) -> list[int]:
+def _materialise(
+    g: OpPass, fold_of: list[int], leaf_unit: _Absorbed, holders: set[int], rg: Any
+) -> list[int]:
     """RawGraph entries for the visible nodes; returns their raw positions."""
     ops, root_out = g.ops, g.root_out
     leaf_of, leaf_pos = g.leaf_of, g.leaf_pos
     shown: list[int] = []
 
-    def add(i: int, kind: str, obj: Any, op: Any, slot: int, module: tuple, new: bool,
-            num: int) -> None:
+    def add(
+        i: int, kind: str, obj: Any, op: Any, slot: int, module: tuple, new: bool, num: int
+    ) -> None:
         rg.kind[i], rg.obj[i], rg.op[i], rg.slot[i] = kind, obj, op, slot
         rg.module[i], rg.new[i], rg.num[i], rg.root[i] = module, new, num, False
         shown.append(i)
@@ -316,8 +328,7 @@ def _materialise(g: OpPass, fold_of: list[int], leaf_unit: _Absorbed, holders: s
                 if leaf_pos[j] == r:  # first seen here
                     if j not in leaf_unit:
                         v = g.leaf(j)
-                        add(r, "tensor", v, None, 0, _leaf_module(g, j), v._id >= g.wt,
-                            r + 1 - k)
+                        add(r, "tensor", v, None, 0, _leaf_module(g, j), v._id >= g.wt, r + 1 - k)
                         rg.root[r] = j in g.root_leaf
                     r += 1
         if not folded:
@@ -352,8 +363,9 @@ def _leaf_module(g: OpPass, j: int) -> tuple:
     return first
 
 
-def _unit_edges(g: OpPass, replay: list[int], fold_of: list[int], leaf_unit: _Absorbed,
-                n: int) -> Any:
+def _unit_edges(
+    g: OpPass, replay: list[int], fold_of: list[int], leaf_unit: _Absorbed, n: int
+) -> Any:
     """Unit edges in raw-edge order (edges inside a fold dropped, the rest merged).
 
     `replay`: the ops in order, leaving out folded ops whose inputs all come from their

@@ -32,16 +32,26 @@ class _Builder:
     def tensor(self, v: Any, role: str, module: str, value: str = "", name: str = "") -> str:
         self.n_tensor += 1
         nid = f"t{self.n_tensor}"
-        self.graph.nodes.append(GraphNode(
-            id=nid, kind="tensor", name=name or v.name or "", shape=tuple(v.shape),
-            dtype=v.dtype.name, value=value, role=role, module=module))
+        self.graph.nodes.append(
+            GraphNode(
+                id=nid,
+                kind="tensor",
+                name=name or v.name or "",
+                shape=tuple(v.shape),
+                dtype=v.dtype.name,
+                value=value,
+                role=role,
+                module=module,
+            )
+        )
         return nid
 
     def op(self, name: str, op: str, site: str | None, module: str) -> str:
         self.n_op += 1
         nid = f"op{self.n_op}"
-        self.graph.nodes.append(GraphNode(id=nid, kind="op", name=name, op=op, site=site or "",
-                                          module=module))
+        self.graph.nodes.append(
+            GraphNode(id=nid, kind="op", name=name, op=op, site=site or "", module=module)
+        )
         return nid
 
     def edge(self, src: str, dst: str, slot: int = 0, label: str = "") -> None:
@@ -56,8 +66,9 @@ class _Builder:
                 self.edge(inputs[k], ids[vid], k)
         names = ir.names(p)  # constants by their name in the program text (`c6`)
         for vid, arr in p.consts.items():
-            ids[vid] = self.tensor(p.vars[vid], "constant", module, summarise_array(arr),
-                                   names[vid])
+            ids[vid] = self.tensor(
+                p.vars[vid], "constant", module, summarise_array(arr), names[vid]
+            )
         ops: dict[int, str] = {}
         outputs = set(p.outputs)
         for e in p.eqns:

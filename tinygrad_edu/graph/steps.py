@@ -61,7 +61,7 @@ def has_steps(ops: list) -> bool:
 def step_of(module: tuple) -> int | None:
     """The step number in a raw module path (`("rnncell", "t=3")` -> 3), or None."""
     if len(module) > 1 and module[1].startswith(STEP):
-        return int(module[1][len(STEP):])
+        return int(module[1][len(STEP) :])
     return None
 
 

@@ -56,8 +56,13 @@ def _prefixes(rg: Any, collapse: Any) -> list[tuple]:
     return sorted({tuple(str(c).split(".")) for c in collapse}, key=len)
 
 
-def summarise(rg: Any, collapse: Any = (), max_nodes: int | None = DEFAULT_MAX_NODES,
-              fold: bool = True, expand: Any = ()) -> tuple[list, list[tuple[int, int, int]], int]:
+def summarise(
+    rg: Any,
+    collapse: Any = (),
+    max_nodes: int | None = DEFAULT_MAX_NODES,
+    fold: bool = True,
+    expand: Any = (),
+) -> tuple[list, list[tuple[int, int, int]], int]:
     """Pick the nodes to show: returns (kept, edges between them, hidden count).
 
     `rg` is build.py's RawGraph. Kept entries are raw node indices (int) or `Summary`
@@ -81,15 +86,17 @@ def summarise(rg: Any, collapse: Any = (), max_nodes: int | None = DEFAULT_MAX_N
                     k = by_prefix.get(p)
                     if k is None:
                         k = by_prefix[p] = len(summaries)
-                        summaries.append(Summary("module", ".".join(p), module=".".join(p[:-1]),
-                                                 pos=i))
+                        summaries.append(
+                            Summary("module", ".".join(p), module=".".join(p[:-1]), pos=i)
+                        )
                     summaries[k].members.append(i)
                     unit[i] = n + k
                     break
         for s in summaries:
             s.count = len(s.members)
-            s.detail = _signature_text([type(rg.obj[i]).__name__ for i in s.members
-                                        if rg.kind[i] == "op"])
+            s.detail = _signature_text(
+                [type(rg.obj[i]).__name__ for i in s.members if rg.kind[i] == "op"]
+            )
             s.new = any(rg.new[i] for i in s.members)
         if fold:
             _fold_modules(rg, summaries, unit, n)
@@ -107,14 +114,23 @@ def summarise(rg: Any, collapse: Any = (), max_nodes: int | None = DEFAULT_MAX_N
         # (src, dst, slot); edges into or out of a summary are merged whatever the slot
         uedges = dict.fromkeys(
             (us, ud, slot if us < n and ud < n else 0)
-            for us, ud, slot in ((unit[s], unit[d], slot) for s, d, slot in rg.edges) if us != ud)
+            for us, ud, slot in ((unit[s], unit[d], slot) for s, d, slot in rg.edges)
+            if us != ud
+        )
     roots = [unit[i] for i in itertools.compress(range(n), rg.root)]
     return finish(n, units, uedges, roots, rg.new, summaries, rg.forward, max_nodes)
 
 
-def finish(n: int, units: list[int], uedges: Any, roots: list[int], new: Any,
-           summaries: list[Summary], forward: bool, max_nodes: int | None
-           ) -> tuple[list, list[tuple[int, int, int]], int]:
+def finish(
+    n: int,
+    units: list[int],
+    uedges: Any,
+    roots: list[int],
+    new: Any,
+    summaries: list[Summary],
+    forward: bool,
+    max_nodes: int | None,
+) -> tuple[list, list[tuple[int, int, int]], int]:
     """Cap and order the units: raw indices (< n) and `n + k` for `summaries[k]`.
 
     `uedges` are unit edges in raw-edge order (that order decides ties in the cap),
@@ -136,8 +152,9 @@ def finish(n: int, units: list[int], uedges: Any, roots: list[int], new: Any,
             summaries[u - n].id = f"s{k}"
     where = {u: i for i, u in enumerate(units)}
     kept = [u if u < n else summaries[u - n] for u in units]
-    out_edges = sorted((where[s], where[d], slot) for (s, d, slot) in uedges
-                       if s in where and d in where)
+    out_edges = sorted(
+        (where[s], where[d], slot) for (s, d, slot) in uedges if s in where and d in where
+    )
     return kept, out_edges, hidden
 
 
@@ -157,8 +174,13 @@ def _fold_modules(rg: Any, summaries: list[Summary], unit: list[int], n: int) ->
         if len(run) >= MIN_REPEATS:
             # keep the first and last block: the learner sees how blocks connect
             middle = run[1:-1]
-            s = Summary("repeat", f"{middle[0].name} ... {middle[-1].name}",
-                        module=run[0].module, detail=run[0].detail, pos=middle[0].pos)
+            s = Summary(
+                "repeat",
+                f"{middle[0].name} ... {middle[-1].name}",
+                module=run[0].module,
+                detail=run[0].detail,
+                pos=middle[0].pos,
+            )
             s.blocks = len(middle)
             summaries.append(s)
             idx = n + len(summaries) - 1
@@ -178,8 +200,9 @@ def _fold_modules(rg: Any, summaries: list[Summary], unit: list[int], n: int) ->
     flush()
 
 
-def _fold_steps(rg: Any, unit: list[int], summaries: list[Summary], n: int,
-                opened: set[str]) -> None:
+def _fold_steps(
+    rg: Any, unit: list[int], summaries: list[Summary], n: int, opened: set[str]
+) -> None:
     """Fold the middle steps of a long unroll into one node, keeping the steps asked for."""
     steps: dict[str, dict[int, list[int]]] = {}  # module -> step -> its raw nodes
     for i, m in enumerate(rg.module):
@@ -199,8 +222,13 @@ def _fold_steps(rg: Any, unit: list[int], summaries: list[Summary], n: int,
                 continue
             if len(run) >= 2:
                 ops = [type(rg.obj[i]).__name__ for i in by_step[run[0]] if rg.kind[i] == "op"]
-                s = Summary("repeat", f"{top}.{STEP}{run[0]} ... {STEP}{run[-1]}", module=top,
-                            detail=_signature_text(ops), pos=by_step[run[0]][0])
+                s = Summary(
+                    "repeat",
+                    f"{top}.{STEP}{run[0]} ... {STEP}{run[-1]}",
+                    module=top,
+                    detail=_signature_text(ops),
+                    pos=by_step[run[0]][0],
+                )
                 s.blocks = len(run)
                 summaries.append(s)
                 for step in run:
@@ -252,14 +280,20 @@ def _fold_chains(rg: Any, unit: list[int], summaries: list[Summary], n: int) -> 
         s.new = any(rg.new[i] for i in s.members)
 
 
-def _fold_chain(rg: Any, chain: list[int], unit: list[int], summaries: list[Summary],
-                n: int) -> None:
+def _fold_chain(
+    rg: Any, chain: list[int], unit: list[int], summaries: list[Summary], n: int
+) -> None:
     names = [type(rg.obj[i]).__name__ for i in chain]
     for i, p, reps in repeats(names):
         # keep the first and the last block visible, fold the blocks between
-        ops = chain[i + p: i + (reps - 1) * p]
-        s = Summary("repeat", " -> ".join(names[i:i + p]), module=".".join(rg.module[ops[0]]),
-                    detail=" -> ".join(names[i:i + p]), pos=ops[0])
+        ops = chain[i + p : i + (reps - 1) * p]
+        s = Summary(
+            "repeat",
+            " -> ".join(names[i : i + p]),
+            module=".".join(rg.module[ops[0]]),
+            detail=" -> ".join(names[i : i + p]),
+            pos=ops[0],
+        )
         s.blocks = reps - 2
         summaries.append(s)
         idx = n + len(summaries) - 1
@@ -301,16 +335,23 @@ def repeats(names: list[str]) -> list[tuple[int, int, int]]:
     return out
 
 
-def _cap(uedges: Any, roots: list[int], new: Any, summaries: list[Summary], forward: bool,
-         n: int, max_nodes: int) -> tuple[list[int], dict, int]:
+def _cap(
+    uedges: Any,
+    roots: list[int],
+    new: Any,
+    summaries: list[Summary],
+    forward: bool,
+    n: int,
+    max_nodes: int,
+) -> tuple[list[int], dict, int]:
     """Keep the `max_nodes` units nearest the outputs; mark each cut with "N more nodes"."""
     # unit -> units one step further from the outputs (a dict: units may be sparse)
     up: dict[int, list[int]] = {}
     if forward:
-        for (s, d, _) in uedges:
+        for s, d, _ in uedges:
             up.setdefault(d, []).append(s)
     else:
-        for (s, d, _) in uedges:
+        for s, d, _ in uedges:
             up.setdefault(s, []).append(d)
     no: list[int] = []
     budget = max(1, max_nodes - 1)

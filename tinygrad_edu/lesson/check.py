@@ -32,17 +32,22 @@ def _array(value: Any, name: str) -> np.ndarray:
     try:
         return np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
-        raise AssertionError(message(
-            "check", f"{name} should be numbers, got {type(value).__name__} {value!r}",
-            hint="pass a tensor, a numpy array, a number or a list of numbers")) from None
+        raise AssertionError(
+            message(
+                "check",
+                f"{name} should be numbers, got {type(value).__name__} {value!r}",
+                hint="pass a tensor, a numpy array, a number or a list of numbers",
+            )
+        ) from None
 
 
 def _fmt(v: Any) -> str:
     return f"{float(v):.6g}"
 
 
-def expect_close(actual: Any, expected: Any, name: str = "value", rtol: float = 1e-5,
-                 atol: float = 1e-8) -> bool:
+def expect_close(
+    actual: Any, expected: Any, name: str = "value", rtol: float = 1e-5, atol: float = 1e-8
+) -> bool:
     r"""Check that `actual` equals `expected` up to rounding; True, or a precise failure.
 
     Rules: tensors, arrays, numbers and lists are compared as float arrays; shapes must
@@ -74,18 +79,26 @@ def expect_close(actual: Any, expected: Any, name: str = "value", rtol: float = 
     a = _array(actual, name)
     e = _array(expected, "the expected value")
     if a.shape != e.shape:
-        raise AssertionError(message(
-            "check", f"{name} has shape {a.shape!r}, expected shape {e.shape!r}",
-            hint="compare the shapes of the tensors that went into it; .reshape() or "
-                 ".sum(axis) may be missing"))
+        raise AssertionError(
+            message(
+                "check",
+                f"{name} has shape {a.shape!r}, expected shape {e.shape!r}",
+                hint="compare the shapes of the tensors that went into it; .reshape() or "
+                ".sum(axis) may be missing",
+            )
+        )
     bad = ~np.isclose(a, e, rtol=rtol, atol=atol)
     if not bad.any():
         return True
     idx = tuple(int(i) for i in np.argwhere(bad)[0])
     at = f" at index {idx}" if a.ndim else ""
-    raise AssertionError(message(
-        "check", f"{name} differs{at}: expected {_fmt(e[idx])}, got {_fmt(a[idx])} "
-        f"({int(bad.sum())} of {bad.size} elements differ)"))
+    raise AssertionError(
+        message(
+            "check",
+            f"{name} differs{at}: expected {_fmt(e[idx])}, got {_fmt(a[idx])} "
+            f"({int(bad.sum())} of {bad.size} elements differ)",
+        )
+    )
 
 
 def expect_equal(actual: Any, expected: Any, name: str = "value") -> bool:
@@ -114,16 +127,21 @@ def expect_equal(actual: Any, expected: Any, name: str = "value") -> bool:
         AssertionError: check: y.grad_fn.name is 'AddBackward', expected 'MulBackward'
     """
     if isinstance(actual, (Tensor, np.ndarray)) or isinstance(expected, (Tensor, np.ndarray)):
-        raise AssertionError(message(
-            "check", f"expect_equal compares plain values, but {name} is an array",
-            hint=f"use expect_close({name}, expected) for numbers in tensors or arrays"))
+        raise AssertionError(
+            message(
+                "check",
+                f"expect_equal compares plain values, but {name} is an array",
+                hint=f"use expect_close({name}, expected) for numbers in tensors or arrays",
+            )
+        )
     if actual == expected:
         return True
     raise AssertionError(message("check", f"{name} is {actual!r}, expected {expected!r}"))
 
 
-def check_grad(tensor: Any, expected: Any, name: str | None = None, rtol: float = 1e-5,
-               atol: float = 1e-8) -> bool:
+def check_grad(
+    tensor: Any, expected: Any, name: str | None = None, rtol: float = 1e-5, atol: float = 1e-8
+) -> bool:
     r"""Check a tensor's `.grad` after backward; True, or a failure that says why.
 
     Rules: first checks that there *is* a gradient (a missing one is the commonest
@@ -156,9 +174,13 @@ def check_grad(tensor: Any, expected: Any, name: str | None = None, rtol: float 
           hint: create it with requires_grad=True, e.g. tg.tensor(..., requires_grad=True)
     """
     if not isinstance(tensor, Tensor):
-        raise AssertionError(message(
-            "check", f"check_grad expects a tensor, got {type(tensor).__name__}",
-            hint="pass the tensor itself (x), not its gradient (x.grad)"))
+        raise AssertionError(
+            message(
+                "check",
+                f"check_grad expects a tensor, got {type(tensor).__name__}",
+                hint="pass the tensor itself (x), not its gradient (x.grad)",
+            )
+        )
     label = name or tensor.name or "tensor"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the non-leaf warning: explained below instead

@@ -27,23 +27,34 @@ def split_source(text: str) -> list[str]:
 
 
 def markdown(text: str, index: int) -> dict:
-    return {"cell_type": "markdown", "id": f"cell-{index}", "metadata": {},
-            "source": split_source(text)}
+    return {
+        "cell_type": "markdown",
+        "id": f"cell-{index}",
+        "metadata": {},
+        "source": split_source(text),
+    }
 
 
 def code(text: str, index: int) -> dict:
-    return {"cell_type": "code", "execution_count": None, "id": f"cell-{index}",
-            "metadata": {}, "outputs": [], "source": split_source(text)}
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": f"cell-{index}",
+        "metadata": {},
+        "outputs": [],
+        "source": split_source(text),
+    }
 
 
 def new_notebook(cells: list[tuple[str, str]]) -> dict:
     """A v4.5 notebook from `(kind, text)` pairs, kind being "markdown" or "code"."""
-    made = [(markdown if kind == "markdown" else code)(text, i)
-            for i, (kind, text) in enumerate(cells, start=1)]
+    made = [
+        (markdown if kind == "markdown" else code)(text, i)
+        for i, (kind, text) in enumerate(cells, start=1)
+    ]
     return {
         "cells": made,
-        "metadata": {"kernelspec": dict(KERNELSPEC),
-                     "language_info": {"name": "python"}},
+        "metadata": {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}},
         "nbformat": 4,
         "nbformat_minor": 5,
     }
@@ -53,8 +64,9 @@ def read(path: Path) -> dict:
     with open(path, encoding="utf-8") as f:
         nb = json.load(f)
     if nb.get("nbformat") != 4:
-        raise ValueError(f"{path}: expected an nbformat 4 notebook, got nbformat "
-                         f"{nb.get('nbformat')!r}")
+        raise ValueError(
+            f"{path}: expected an nbformat 4 notebook, got nbformat {nb.get('nbformat')!r}"
+        )
     return nb
 
 

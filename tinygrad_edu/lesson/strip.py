@@ -50,22 +50,27 @@ def strip_source(text: str, cell_type: str = "code", where: str = "cell") -> tup
         begin, end = BEGIN.match(line), END.match(line)
         if begin:
             if open_at is not None:
-                raise StripError(f"{where}, line {lineno}: BEGIN SOLUTION inside the region "
-                                 f"opened at line {open_at}; close it with ### END SOLUTION")
+                raise StripError(
+                    f"{where}, line {lineno}: BEGIN SOLUTION inside the region "
+                    f"opened at line {open_at}; close it with ### END SOLUTION"
+                )
             open_at = lineno
             indent = begin.group(1)
             out.extend(f"{indent}{s}\n" for s in stub)
         elif end:
             if open_at is None:
-                raise StripError(f"{where}, line {lineno}: END SOLUTION without a "
-                                 "### BEGIN SOLUTION before it")
+                raise StripError(
+                    f"{where}, line {lineno}: END SOLUTION without a ### BEGIN SOLUTION before it"
+                )
             open_at = None
             regions += 1
         elif open_at is None:
             out.append(line)
     if open_at is not None:
-        raise StripError(f"{where}, line {open_at}: BEGIN SOLUTION is never closed; "
-                         "add ### END SOLUTION after the solution")
+        raise StripError(
+            f"{where}, line {open_at}: BEGIN SOLUTION is never closed; "
+            "add ### END SOLUTION after the solution"
+        )
     result = "".join(out)
     if regions and not text.endswith("\n") and result.endswith("\n"):
         result = result[:-1]  # the stub added the newline, the original had none
@@ -109,8 +114,10 @@ def strip_file(src: Path, dest: Path, force: bool = False) -> int:
     if not src.is_file():
         raise StripError(f"{src}: no such notebook")
     if dest.exists() and dest.resolve() == src.resolve():
-        raise StripError(f"{dest}: the student copy must not overwrite the source notebook "
-                         "(its solutions would be lost); choose another DEST")
+        raise StripError(
+            f"{dest}: the student copy must not overwrite the source notebook "
+            "(its solutions would be lost); choose another DEST"
+        )
     if dest.exists() and not force:
         raise StripError(f"{dest} already exists; pass --force to overwrite it")
     nb, total = strip_notebook(notebook.read(src))

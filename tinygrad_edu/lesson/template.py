@@ -32,7 +32,8 @@ def check_name(name: str) -> str:
         return name
     raise ValueError(
         f"lesson name {name!r} should look like 12_attention: two digits (its place in the "
-        "course), an underscore, then lowercase words joined by underscores")
+        "course), an underscore, then lowercase words joined by underscores"
+    )
 
 
 def title_of(name: str) -> str:
@@ -41,7 +42,8 @@ def title_of(name: str) -> str:
     if m is None:
         raise ValueError(
             f"lesson name {name!r} should look like 11_my_topic: an optional number, then "
-            "letters, digits and underscores")
+            "letters, digits and underscores"
+        )
     number, words = m.groups()
     words = words.replace("_", " ")
     words = words[0].upper() + words[1:]
@@ -117,15 +119,17 @@ check_grad(x, 3 * x.data ** 2)"""
 def lesson_notebook(name: str) -> dict:
     """The template notebook for lesson `name` (`check_name` says which names are valid)."""
     check_name(name)
-    return notebook.new_notebook([
-        ("markdown", INTRO.format(title=title_of(name))),
-        ("code", SETUP),
-        ("markdown", SECTION_1),
-        ("code", CODE_1),
-        ("markdown", SECTION_2),
-        ("code", CODE_2),
-        ("markdown", SUMMARY),
-        ("markdown", EXERCISES),
-        ("code", SOLUTION),
-        ("code", CHECK),
-    ])
+    return notebook.new_notebook(
+        [
+            ("markdown", INTRO.format(title=title_of(name))),
+            ("code", SETUP),
+            ("markdown", SECTION_1),
+            ("code", CODE_1),
+            ("markdown", SECTION_2),
+            ("code", CODE_2),
+            ("markdown", SUMMARY),
+            ("markdown", EXERCISES),
+            ("code", SOLUTION),
+            ("code", CHECK),
+        ]
+    )

@@ -19,11 +19,36 @@ from ..core.errors import ShapeError, message
 from ..core.grad_mode import no_grad
 from ..core.tensor import Tensor
 
-__all__ = ["linear", "mse_loss", "cross_entropy", "binary_cross_entropy", "relu", "tanh",
-           "sigmoid", "softmax", "log_softmax", "gelu", "leaky_relu", "l1_loss", "nll_loss",
-           "binary_cross_entropy_with_logits", "dropout", "embedding", "batch_norm",
-           "layer_norm", "one_hot", "pad", "conv2d", "max_pool2d", "avg_pool2d",
-           "adaptive_avg_pool2d", "softplus", "silu", "elu", "normalize"]
+__all__ = [
+    "linear",
+    "mse_loss",
+    "cross_entropy",
+    "binary_cross_entropy",
+    "relu",
+    "tanh",
+    "sigmoid",
+    "softmax",
+    "log_softmax",
+    "gelu",
+    "leaky_relu",
+    "l1_loss",
+    "nll_loss",
+    "binary_cross_entropy_with_logits",
+    "dropout",
+    "embedding",
+    "batch_norm",
+    "layer_norm",
+    "one_hot",
+    "pad",
+    "conv2d",
+    "max_pool2d",
+    "avg_pool2d",
+    "adaptive_avg_pool2d",
+    "softplus",
+    "silu",
+    "elu",
+    "normalize",
+]
 
 
 def _as_tensor(x: Any, like: Tensor | None = None) -> Tensor:
@@ -40,8 +65,9 @@ def _reduce(op: str, loss: Tensor, reduction: str) -> Tensor:
         return loss.sum()
     if reduction == "none":
         return loss
-    raise ValueError(message(op, f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}",
-                             source.here()))
+    raise ValueError(
+        message(op, f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}", source.here())
+    )
 
 
 def _same_shape(op: str, x: Tensor, target: Tensor) -> None:
@@ -51,9 +77,15 @@ def _same_shape(op: str, x: Tensor, target: Tensor) -> None:
         hint = f"reshape the target to match: target.reshape{x.shape}"
     else:
         hint = "make the input and the target the same shape"
-    raise ShapeError(message(
-        op, f"input shape {x.shape!r} and target shape {target.shape!r} differ "
-        "(broadcasting them would compare every input with every target)", source.here(), hint))
+    raise ShapeError(
+        message(
+            op,
+            f"input shape {x.shape!r} and target shape {target.shape!r} differ "
+            "(broadcasting them would compare every input with every target)",
+            source.here(),
+            hint,
+        )
+    )
 
 
 # --- activations (the Tensor methods, as functions) ------------------------------------
@@ -141,8 +173,9 @@ def dropout(x: Any, p: float = 0.5, training: bool = True) -> Tensor:
     """
     x = _as_tensor(x)
     if not 0.0 <= p <= 1.0:
-        raise ValueError(message("dropout", f"p must be a probability in [0, 1], got {p!r}",
-                                 source.here()))
+        raise ValueError(
+            message("dropout", f"p must be a probability in [0, 1], got {p!r}", source.here())
+        )
     if not training or p == 0.0:
         return x
     if p == 1.0:
@@ -155,22 +188,40 @@ def embedding(index: Any, weight: Tensor, padding_idx: int | None = None) -> Ten
     """Rows of `weight` picked by the integer `index` (any shape): shape index.shape + (dim,)."""
     idx = np.asarray(index.data if isinstance(index, Tensor) else index)
     if idx.dtype.kind not in "iu":
-        raise ValueError(message("embedding", f"the indices must be integers, got {idx.dtype}",
-                                 source.here(), "convert them with .long()"))
+        raise ValueError(
+            message(
+                "embedding",
+                f"the indices must be integers, got {idx.dtype}",
+                source.here(),
+                "convert them with .long()",
+            )
+        )
     n = weight.shape[0]
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
-        raise IndexError(message("embedding", f"index {bad} is out of range for an embedding "
-                                 f"of {n} rows (valid: 0 to {n - 1})", source.here()))
+        raise IndexError(
+            message(
+                "embedding",
+                f"index {bad} is out of range for an embedding of {n} rows (valid: 0 to {n - 1})",
+                source.here(),
+            )
+        )
     rows = weight[idx]
     if padding_idx is not None:  # the padding row gets no gradient, as in PyTorch
         rows = rows * (idx != padding_idx)[..., None].astype(weight.dtype)
     return rows
 
 
-def batch_norm(x: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
-               weight: Tensor | None = None, bias: Tensor | None = None,
-               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+def batch_norm(
+    x: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
     r"""Normalise each channel (axis 1) over the batch and spatial axes, as PyTorch.
 
     Rules: training uses the batch's mean and biased variance, and moves the running
@@ -188,7 +239,8 @@ def batch_norm(x: Tensor, running_mean: Tensor | None, running_var: Tensor | Non
             with no_grad():
                 running_mean.mul_(1 - momentum).add_(mean.reshape(-1).detach() * momentum)
                 running_var.mul_(1 - momentum).add_(
-                    var.reshape(-1).detach() * (momentum * n / max(n - 1, 1)))
+                    var.reshape(-1).detach() * (momentum * n / max(n - 1, 1))
+                )
     else:
         mean, var = running_mean.reshape(shape), running_var.reshape(shape)
     out = (x - mean) / (var + eps).sqrt()
@@ -199,8 +251,13 @@ def batch_norm(x: Tensor, running_mean: Tensor | None, running_var: Tensor | Non
     return out
 
 
-def layer_norm(x: Tensor, normalized_shape: Any, weight: Tensor | None = None,
-               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+def layer_norm(
+    x: Tensor,
+    normalized_shape: Any,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
     """Normalise over the last len(normalized_shape) axes (biased variance), then scale."""
     x = _as_tensor(x)
     k = 1 if isinstance(normalized_shape, int) else len(normalized_shape)
@@ -229,11 +286,16 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """
     x = _as_tensor(x, weight)
     if x.ndim == 0 or x.shape[-1] != weight.shape[-1]:
-        raise ShapeError(message(
-            "linear", f"the weight has shape {weight.shape!r}, so the input needs "
-            f"{weight.shape[-1]} features in its last axis, got shape {x.shape!r}", source.here(),
-            f"make the layer Linear({x.shape[-1] if x.ndim else 1}, {weight.shape[0]}), "
-            "or check what you pass in"))
+        raise ShapeError(
+            message(
+                "linear",
+                f"the weight has shape {weight.shape!r}, so the input needs "
+                f"{weight.shape[-1]} features in its last axis, got shape {x.shape!r}",
+                source.here(),
+                f"make the layer Linear({x.shape[-1] if x.ndim else 1}, {weight.shape[0]}), "
+                "or check what you pass in",
+            )
+        )
     y = x @ weight.T
     return y if bias is None else y + bias
 
@@ -270,9 +332,14 @@ def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:  # noq
 def _class_indices(x: Tensor, target: Any, op: str = "cross_entropy") -> np.ndarray:
     """Check `target` against logits `x` and return it as an integer array."""
     if x.ndim not in (1, 2):
-        raise ShapeError(message(
-            op, f"expected logits of shape (batch, classes) or (classes,), got {x.shape!r}",
-            source.here(), "reshape the logits to (-1, classes)"))
+        raise ShapeError(
+            message(
+                op,
+                f"expected logits of shape (batch, classes) or (classes,), got {x.shape!r}",
+                source.here(),
+                "reshape the logits to (-1, classes)",
+            )
+        )
     # .numpy(), not .data: the class indices become part of the op (which numbers are
     # picked), and a static trace or capture must hear that they left the graph
     t = np.asarray(target.numpy() if isinstance(target, Tensor) else target)
@@ -284,31 +351,47 @@ def _class_indices(x: Tensor, target: Any, op: str = "cross_entropy") -> np.ndar
             hint = "flatten it: target.reshape(-1)" if want else "pass one class index: target[0]"
         else:
             hint = "pass one class index per row of the logits"
-        raise ShapeError(message(
-            op, f"expected target of shape {want!r} (one class index per row of logits "
-            f"{x.shape!r}), got {t.shape!r}", source.here(), hint))
+        raise ShapeError(
+            message(
+                op,
+                f"expected target of shape {want!r} (one class index per row of logits "
+                f"{x.shape!r}), got {t.shape!r}",
+                source.here(),
+                hint,
+            )
+        )
     if t.dtype.kind == "f":
         frac = t != np.round(t)
         if frac.any():
             pos = tuple(int(i) for i in np.argwhere(frac)[0]) if t.ndim else ()
             where = f" at position {pos[0]}" if pos else ""
-            raise ValueError(message(
-                op, f"target must hold whole-number class indices, got {t[pos].item()!r}{where}",
-                source.here(),
-                "for one probability per example use binary_cross_entropy(p, y)"))
+            raise ValueError(
+                message(
+                    op,
+                    f"target must hold whole-number class indices, got {t[pos].item()!r}{where}",
+                    source.here(),
+                    "for one probability per example use binary_cross_entropy(p, y)",
+                )
+            )
     elif t.dtype.kind not in "iub":
-        raise ValueError(message(op, f"target must hold class indices, got {t.dtype} data",
-                                 source.here()))
+        raise ValueError(
+            message(op, f"target must hold class indices, got {t.dtype} data", source.here())
+        )
     t = t.astype(np.intp)
     classes = x.shape[-1]
     bad = (t < 0) | (t >= classes)
     if bad.any():
         pos = tuple(int(i) for i in np.argwhere(bad)[0]) if t.ndim else ()
         where = f" at position {pos[0]}" if pos else ""
-        raise IndexError(message(
-            op, f"target class {t[pos].item()}{where} is out of range for logits with {classes} "
-            f"classes (valid classes: 0 to {classes - 1})", source.here(),
-            "class indices start at 0; check out_features of the last layer"))
+        raise IndexError(
+            message(
+                op,
+                f"target class {t[pos].item()}{where} is out of range for logits with {classes} "
+                f"classes (valid classes: 0 to {classes - 1})",
+                source.here(),
+                "class indices start at 0; check out_features of the last layer",
+            )
+        )
     return t
 
 
@@ -373,15 +456,22 @@ def binary_cross_entropy(input: Tensor, target: Any, reduction: str = "mean") ->
     _same_shape("binary_cross_entropy", p, t)
     lo, hi = (float(p.data.min()), float(p.data.max())) if p.size else (0.0, 1.0)
     if not (lo >= 0.0 and hi <= 1.0):  # also catches NaN
-        raise ValueError(message(
-            "binary_cross_entropy", f"input must be probabilities in [0, 1], got values from "
-            f"{lo:.4g} to {hi:.4g}", source.here(),
-            "apply .sigmoid() to the model's output first"))
+        raise ValueError(
+            message(
+                "binary_cross_entropy",
+                f"input must be probabilities in [0, 1], got values from {lo:.4g} to {hi:.4g}",
+                source.here(),
+                "apply .sigmoid() to the model's output first",
+            )
+        )
     # log is clamped at -100 like PyTorch; the probabilities are clipped first too, because
     # at p = 0 or 1 log's backward would send 0 * (1/0) = NaN (a saturated sigmoid gets
     # there). `tiny` is e^-100, or larger where 1/tiny would overflow (float32)
-    tiny = max(float(np.exp(-100.0)), 4.0 / float(np.finfo(p.dtype).max)) \
-        if p.dtype.kind == "f" else float(np.exp(-100.0))
+    tiny = (
+        max(float(np.exp(-100.0)), 4.0 / float(np.finfo(p.dtype).max))
+        if p.dtype.kind == "f"
+        else float(np.exp(-100.0))
+    )
     log_p = p.clip(min=tiny).log().clip(min=-100.0)
     log_q = (1.0 - p).clip(min=tiny).log().clip(min=-100.0)
     return _reduce("binary_cross_entropy", -(t * log_p + (1.0 - t) * log_q), reduction)
@@ -406,8 +496,12 @@ def nll_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:  # 
     return _reduce("nll_loss", -picked, reduction)
 
 
-def binary_cross_entropy_with_logits(input: Any, target: Any, reduction: str = "mean",  # noqa: A002
-                                     pos_weight: Any = None) -> Tensor:
+def binary_cross_entropy_with_logits(
+    input: Any,  # noqa: A002 - PyTorch's argument name
+    target: Any,
+    reduction: str = "mean",
+    pos_weight: Any = None,
+) -> Tensor:
     r"""Binary cross-entropy of logits: sigmoid and the loss in one stable step.
 
     loss = -(pos_weight * y * log sigmoid(x) + (1 - y) * log(1 - sigmoid(x)))
@@ -431,14 +525,20 @@ def pad(x: Any, pad: tuple, mode: str = "constant", value: float = 0.0) -> Tenso
 
     x = _as_tensor(x)
     if mode != "constant" or len(pad) % 2:
-        raise ValueError(message("pad", f"only constant padding with (before, after) pairs is "
-                                 f"supported, got mode={mode!r}, pad={pad!r}", source.here()))
+        raise ValueError(
+            message(
+                "pad",
+                f"only constant padding with (before, after) pairs is "
+                f"supported, got mode={mode!r}, pad={pad!r}",
+                source.here(),
+            )
+        )
     for i in range(len(pad) // 2):
         axis = x.ndim - 1 - i
         parts = []
         for n, at_end in ((pad[2 * i], False), (pad[2 * i + 1], True)):
             if n:
-                shape = x.shape[:axis] + (n,) + x.shape[axis + 1:]
+                shape = x.shape[:axis] + (n,) + x.shape[axis + 1 :]
                 parts.append((at_end, full(shape, value, dtype=x.dtype)))
         if parts:
             before = [p for end, p in parts if not end]

@@ -30,11 +30,15 @@ def _uniform(bound: float, shape: tuple, dtype: Any, device: Any = None) -> Para
 def _check_features(layer: str, x: Tensor, expected: int, what: str) -> None:
     if x.ndim == 0 or x.shape[-1] != expected:
         got = x.shape[-1] if x.ndim else 1
-        raise ShapeError(message(
-            layer, f"expected {what} with {expected} features in the last axis, "
-            f"got shape {x.shape!r}", source.here(),
-            f"the layer was made for {expected} features but the data has {got}; "
-            "change the layer's size or reshape the data"))
+        raise ShapeError(
+            message(
+                layer,
+                f"expected {what} with {expected} features in the last axis, got shape {x.shape!r}",
+                source.here(),
+                f"the layer was made for {expected} features but the data has {got}; "
+                "change the layer's size or reshape the data",
+            )
+        )
 
 
 class Linear(Module):
@@ -64,8 +68,14 @@ class Linear(Module):
         [('weight', (3, 2)), ('bias', (3,))]
     """
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True,
-                 device: Any = None, dtype: Any = None) -> None:
+    def __init__(
+        self,
+        in_features: int,
+        out_features: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         self.in_features, self.out_features = int(in_features), int(out_features)
         bound = 1.0 / np.sqrt(in_features) if in_features > 0 else 0.0
@@ -77,13 +87,16 @@ class Linear(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         x = F._as_tensor(x, self.weight)
-        _check_features(f"Linear({self.in_features}, {self.out_features})", x, self.in_features,
-                        "input")
+        _check_features(
+            f"Linear({self.in_features}, {self.out_features})", x, self.in_features, "input"
+        )
         return F.linear(x, self.weight, self.bias)
 
     def extra_repr(self) -> str:
-        return (f"in_features={self.in_features}, out_features={self.out_features}, "
-                f"bias={self.bias is not None}")
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )
 
 
 class Sequential(Module):
@@ -119,9 +132,14 @@ class Sequential(Module):
     def append(self, module: Module) -> Sequential:
         """Add `module` at the end, named by its position; returns self."""
         if not isinstance(module, Module):
-            raise TypeError(message(
-                "Sequential", f"expected a Module, got {type(module).__name__}", source.here(),
-                "wrap a function in a Module subclass, or call it in your own forward()"))
+            raise TypeError(
+                message(
+                    "Sequential",
+                    f"expected a Module, got {type(module).__name__}",
+                    source.here(),
+                    "wrap a function in a Module subclass, or call it in your own forward()",
+                )
+            )
         self.add_module(str(len(self._modules)), module)
         return self
 
@@ -139,9 +157,14 @@ class Sequential(Module):
     def _position(self, idx: int) -> int:
         n = len(self._modules)
         if not -n <= idx < n:
-            raise IndexError(message(
-                "Sequential", f"index {idx} is out of range for {n} modules",
-                source.here(), f"valid indices are 0 to {n - 1} (or -1 for the last)"))
+            raise IndexError(
+                message(
+                    "Sequential",
+                    f"index {idx} is out of range for {n} modules",
+                    source.here(),
+                    f"valid indices are 0 to {n - 1} (or -1 for the last)",
+                )
+            )
         return idx % n
 
     def __getitem__(self, idx: int | slice) -> Any:
@@ -149,9 +172,14 @@ class Sequential(Module):
         if isinstance(idx, slice):
             return Sequential(dict(items[idx]))
         if not -len(items) <= idx < len(items):
-            raise IndexError(message(
-                "Sequential", f"index {idx} is out of range for {len(items)} modules",
-                source.here(), f"valid indices are 0 to {len(items) - 1} (or -1 for the last)"))
+            raise IndexError(
+                message(
+                    "Sequential",
+                    f"index {idx} is out of range for {len(items)} modules",
+                    source.here(),
+                    f"valid indices are 0 to {len(items) - 1} (or -1 for the last)",
+                )
+            )
         return items[idx][1]
 
     def forward(self, x: Any) -> Any:
@@ -216,12 +244,24 @@ class RNNCell(Module):
         (4,)
     """
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
-                 nonlinearity: str = "tanh", device: Any = None, dtype: Any = None) -> None:
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        nonlinearity: str = "tanh",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         if nonlinearity not in ("tanh", "relu"):
-            raise ValueError(message("RNNCell", f"nonlinearity must be 'tanh' or 'relu', got "
-                                     f"{nonlinearity!r}", source.here()))
+            raise ValueError(
+                message(
+                    "RNNCell",
+                    f"nonlinearity must be 'tanh' or 'relu', got {nonlinearity!r}",
+                    source.here(),
+                )
+            )
         self.input_size, self.hidden_size = int(input_size), int(hidden_size)
         self.nonlinearity = nonlinearity
         bound = 1.0 / np.sqrt(hidden_size)
@@ -236,13 +276,18 @@ class RNNCell(Module):
 
     def forward(self, x: Tensor, hx: Tensor | None = None) -> Tensor:
         x = F._as_tensor(x, self.weight_ih)
-        _check_features(f"RNNCell({self.input_size}, {self.hidden_size})", x, self.input_size,
-                        "input")
+        _check_features(
+            f"RNNCell({self.input_size}, {self.hidden_size})", x, self.input_size, "input"
+        )
         if hx is None:
             hx = Tensor(np.zeros(x.shape[:-1] + (self.hidden_size,), dtype=self.weight_hh.dtype))
         hx = F._as_tensor(hx, self.weight_hh)
-        _check_features(f"RNNCell({self.input_size}, {self.hidden_size})", hx, self.hidden_size,
-                        "hidden state hx")
+        _check_features(
+            f"RNNCell({self.input_size}, {self.hidden_size})",
+            hx,
+            self.hidden_size,
+            "hidden state hx",
+        )
         pre = F.linear(x, self.weight_ih, self.bias_ih) + F.linear(hx, self.weight_hh, self.bias_hh)
         return pre.tanh() if self.nonlinearity == "tanh" else pre.relu()
 
@@ -397,8 +442,14 @@ class Embedding(Module):
         (2, 2, 3)
     """
 
-    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
-                 device: Any = None, dtype: Any = None) -> None:
+    def __init__(
+        self,
+        num_embeddings: int,
+        embedding_dim: int,
+        padding_idx: int | None = None,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         check_device(device, "Embedding")
         self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
@@ -472,8 +523,7 @@ class ModuleList(Module):
                 runs[-1][1] = i
             else:
                 runs.append([i, i, text])
-        lines = [f"({a}): {t}" if a == b else f"({a}-{b}): {b - a + 1} x {t}"
-                 for a, b, t in runs]
+        lines = [f"({a}): {t}" if a == b else f"({a}-{b}): {b - a + 1} x {t}" for a, b, t in runs]
         if not lines:
             return "ModuleList()"
         return "ModuleList(\n  " + "\n  ".join(line.replace("\n", "\n  ") for line in lines) + "\n)"

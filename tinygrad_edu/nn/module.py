@@ -103,11 +103,14 @@ class Module:
 
     def __setattr__(self, key: str, value: Any) -> None:
         if isinstance(value, (Parameter, Module)) and "_parameters" not in self.__dict__:
-            raise AttributeError(message(
-                f"{type(self).__name__}.{key}",
-                f"cannot register {type(value).__name__} {key!r} before Module.__init__() ran",
-                source.here(),
-                f"call super().__init__() first in {type(self).__name__}.__init__"))
+            raise AttributeError(
+                message(
+                    f"{type(self).__name__}.{key}",
+                    f"cannot register {type(value).__name__} {key!r} before Module.__init__() ran",
+                    source.here(),
+                    f"call super().__init__() first in {type(self).__name__}.__init__",
+                )
+            )
         if isinstance(value, Parameter):
             self._modules.pop(key, None)
             self.register_parameter(key, value)
@@ -127,9 +130,14 @@ class Module:
         # only called when normal lookup fails: look in the registries
         d = self.__dict__
         if "_parameters" not in d:
-            raise AttributeError(message(
-                f"{type(self).__name__}.{key}", "this module was never initialised as a Module",
-                source.here(), f"call super().__init__() first in {type(self).__name__}.__init__"))
+            raise AttributeError(
+                message(
+                    f"{type(self).__name__}.{key}",
+                    "this module was never initialised as a Module",
+                    source.here(),
+                    f"call super().__init__() first in {type(self).__name__}.__init__",
+                )
+            )
         if key in d.get("_parameters", ()):
             return d["_parameters"][key]
         if key in d.get("_modules", ()):
@@ -176,7 +184,9 @@ class Module:
 
     # --- traversal ------------------------------------------------------------------
 
-    def named_parameters(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Tensor]]:
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
         """`(dotted_name, parameter)` pairs in registration order, each parameter once."""
         seen: set[int] = set()
         mods = self.named_modules(prefix) if recurse else [(prefix, self)]
@@ -226,7 +236,9 @@ class Module:
                 continue
             seen.add(id(m))
             yield name, m
-            kids = [(f"{name}.{k}" if name else k, c) for k, c in m._modules.items() if c is not None]
+            kids = [
+                (f"{name}.{k}" if name else k, c) for k, c in m._modules.items() if c is not None
+            ]
             stack.extend(reversed(kids))
 
     def modules(self) -> Iterator[Module]:
@@ -354,19 +366,28 @@ class Module:
                 parts.append(f"missing keys {missing}")
             if unexpected:
                 parts.append(f"unexpected keys {unexpected}")
-            raise KeyError(message(
-                "load_state_dict", f"the state dict does not fit {type(self).__name__}: "
-                f"{'; '.join(parts)}", source.here(),
-                "compare with list(model.state_dict()), or pass strict=False"))
+            raise KeyError(
+                message(
+                    "load_state_dict",
+                    f"the state dict does not fit {type(self).__name__}: {'; '.join(parts)}",
+                    source.here(),
+                    "compare with list(model.state_dict()), or pass strict=False",
+                )
+            )
         with no_grad():
             for k, p in own.items():
                 if k not in state_dict:
                     continue
                 value = np.asarray(state_dict[k])  # a Tensor, an array or a list
                 if value.shape != p.shape:
-                    raise ShapeError(message(
-                        "load_state_dict", f"{k!r} expected shape {p.shape!r}, got {value.shape!r}",
-                        source.here(), "the saved model has a different layer size"))
+                    raise ShapeError(
+                        message(
+                            "load_state_dict",
+                            f"{k!r} expected shape {p.shape!r}, got {value.shape!r}",
+                            source.here(),
+                            "the saved model has a different layer size",
+                        )
+                    )
                 np.copyto(p.data, value, casting="same_kind")
                 p._vc[0] += 1  # an in-place change: graphs that saved the old value must notice
         return LoadResult(missing, unexpected)

@@ -42,8 +42,14 @@ class Optimizer:
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         name = type(self).__name__
         if isinstance(params, Tensor):
-            raise TypeError(message(name, "params must be an iterable of tensors, got one Tensor",
-                                    source.here(), f"wrap it in a list: {name}([w], ...)"))
+            raise TypeError(
+                message(
+                    name,
+                    "params must be an iterable of tensors, got one Tensor",
+                    source.here(),
+                    f"wrap it in a list: {name}([w], ...)",
+                )
+            )
         self.defaults = dict(defaults)
         self.param_groups: list[dict[str, Any]] = []
         self.state: dict[Tensor, dict[str, Any]] = {}
@@ -52,9 +58,15 @@ class Optimizer:
         for group in groups:
             self.add_param_group(group)
         if not self.params:
-            raise ValueError(message(name, "got an empty parameter list", source.here(),
-                                     "did the model register its layers? list(model.parameters()) "
-                                     "should not be empty (a generator can be used only once)"))
+            raise ValueError(
+                message(
+                    name,
+                    "got an empty parameter list",
+                    source.here(),
+                    "did the model register its layers? list(model.parameters()) "
+                    "should not be empty (a generator can be used only once)",
+                )
+            )
 
     @property
     def params(self) -> list[Tensor]:
@@ -70,13 +82,24 @@ class Optimizer:
         kept = []
         for i, p in enumerate(params):
             if not isinstance(p, Tensor):
-                raise TypeError(message(name, f"params[{i}] is a {type(p).__name__}, not a Tensor",
-                                        source.here(), "pass model.parameters()"))
+                raise TypeError(
+                    message(
+                        name,
+                        f"params[{i}] is a {type(p).__name__}, not a Tensor",
+                        source.here(),
+                        "pass model.parameters()",
+                    )
+                )
             if p.grad_fn is not None:
-                raise ValueError(message(
-                    name, f"params[{i}] is not a leaf (it was computed by "
-                    f"{p.grad_fn.name}), so it can not be optimized", source.here(),
-                    "optimize the tensors you created with requires_grad=True"))
+                raise ValueError(
+                    message(
+                        name,
+                        f"params[{i}] is not a leaf (it was computed by "
+                        f"{p.grad_fn.name}), so it can not be optimized",
+                        source.here(),
+                        "optimize the tensors you created with requires_grad=True",
+                    )
+                )
             if id(p) not in seen:  # a shared parameter is updated once per step
                 seen.add(id(p))
                 kept.append(p)
@@ -112,18 +135,26 @@ class Optimizer:
                     p.sub_(self._update(p.data, g, state, group))
         return loss
 
-    def _update(self, p: np.ndarray, g: np.ndarray, state: dict[str, Any],
-                group: dict[str, Any]) -> np.ndarray:
+    def _update(
+        self, p: np.ndarray, g: np.ndarray, state: dict[str, Any], group: dict[str, Any]
+    ) -> np.ndarray:
         """Return the amount to subtract from `p` (and update `state`)."""
         raise NotImplementedError
 
     def state_dict(self) -> dict[str, Any]:
         """`{"state": {index: {name: copy}}, "param_groups": [...]}`, indexed like `params`."""
         index = {id(p): i for i, p in enumerate(self.params)}
-        state = {index[id(p)]: {k: (v.copy() if isinstance(v, np.ndarray) else v)
-                                for k, v in s.items()} for p, s in self.state.items()}
-        groups = [{**{k: v for k, v in g.items() if k != "params"},
-                   "params": [index[id(p)] for p in g["params"]]} for g in self.param_groups]
+        state = {
+            index[id(p)]: {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in s.items()}
+            for p, s in self.state.items()
+        }
+        groups = [
+            {
+                **{k: v for k, v in g.items() if k != "params"},
+                "params": [index[id(p)] for p in g["params"]],
+            }
+            for g in self.param_groups
+        ]
         return {"state": dict(sorted(state.items())), "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
@@ -131,9 +162,12 @@ class Optimizer:
         params = self.params
         for group, saved in zip(self.param_groups, state_dict["param_groups"]):
             group.update({k: v for k, v in saved.items() if k != "params"})
-        self.state = {params[int(i)]: {k: (np.array(v) if isinstance(v, np.ndarray) else v)
-                                       for k, v in s.items()}
-                      for i, s in state_dict["state"].items()}
+        self.state = {
+            params[int(i)]: {
+                k: (np.array(v) if isinstance(v, np.ndarray) else v) for k, v in s.items()
+            }
+            for i, s in state_dict["state"].items()
+        }
 
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v}" for k, v in self.defaults.items())
@@ -171,17 +205,37 @@ class SGD(Optimizer):
         tensor([0.8, 1.6], requires_grad=True)
     """
 
-    def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0.0,
-                 dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False,
-                 *, maximize: bool = False) -> None:
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        momentum: float = 0.0,
+        dampening: float = 0.0,
+        weight_decay: float = 0.0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+    ) -> None:
         _check("SGD", "learning rate", lr, lr >= 0.0)
         _check("SGD", "momentum", momentum, momentum >= 0.0)
         _check("SGD", "weight_decay", weight_decay, weight_decay >= 0.0)
-        _check("SGD", "nesterov (it needs momentum > 0 and dampening = 0)", nesterov,
-               not nesterov or (momentum > 0 and dampening == 0))
-        super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
-                                  "weight_decay": weight_decay, "nesterov": nesterov,
-                                  "maximize": maximize})
+        _check(
+            "SGD",
+            "nesterov (it needs momentum > 0 and dampening = 0)",
+            nesterov,
+            not nesterov or (momentum > 0 and dampening == 0),
+        )
+        super().__init__(
+            params,
+            {
+                "lr": lr,
+                "momentum": momentum,
+                "dampening": dampening,
+                "weight_decay": weight_decay,
+                "nesterov": nesterov,
+                "maximize": maximize,
+            },
+        )
 
     def _update(self, p, g, state, group):
         if group["weight_decay"]:
@@ -226,18 +280,33 @@ class Adam(Optimizer):
 
     _decoupled = False  # AdamW: weight decay shrinks p directly instead of joining the gradient
 
-    def __init__(self, params: Iterable[Any], lr: float = 1e-3,
-                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, amsgrad: bool = False, *,
-                 maximize: bool = False) -> None:
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+    ) -> None:
         name = type(self).__name__
         _check(name, "learning rate", lr, lr >= 0.0)
         _check(name, "beta1", betas[0], 0.0 <= betas[0] < 1.0)
         _check(name, "beta2", betas[1], 0.0 <= betas[1] < 1.0)
         _check(name, "eps", eps, eps >= 0.0)
-        super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps,
-                                  "weight_decay": weight_decay, "amsgrad": amsgrad,
-                                  "maximize": maximize})
+        super().__init__(
+            params,
+            {
+                "lr": lr,
+                "betas": tuple(betas),
+                "eps": eps,
+                "weight_decay": weight_decay,
+                "amsgrad": amsgrad,
+                "maximize": maximize,
+            },
+        )
 
     def _update(self, p, g, state, group):
         (b1, b2), lr, wd = group["betas"], group["lr"], group["weight_decay"]
@@ -261,8 +330,8 @@ class Adam(Optimizer):
         if group["amsgrad"]:
             np.maximum(state["max_exp_avg_sq"], v, out=state["max_exp_avg_sq"])
             v = state["max_exp_avg_sq"]
-        step_size = lr / (1 - b1 ** t)
-        denom = np.sqrt(v) / np.sqrt(1 - b2 ** t) + group["eps"]
+        step_size = lr / (1 - b1**t)
+        denom = np.sqrt(v) / np.sqrt(1 - b2**t) + group["eps"]
         return decay + step_size * (m / denom)
 
 
@@ -282,30 +351,55 @@ class AdamW(Adam):
 
     _decoupled = True
 
-    def __init__(self, params: Iterable[Any], lr: float = 1e-3,
-                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 1e-2, amsgrad: bool = False, *,
-                 maximize: bool = False) -> None:
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+    ) -> None:
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
 
 
 class RMSprop(Optimizer):
     r"""RMSprop (Hinton), as `torch.optim.RMSprop`.
 
-        v = alpha * v + (1 - alpha) * g**2
-        avg = sqrt(v - mean_g**2) (centered) or sqrt(v), plus eps
-        buf = momentum * buf + g / avg;  p -= lr * buf   (p -= lr * g / avg without momentum)
+    v = alpha * v + (1 - alpha) * g**2
+    avg = sqrt(v - mean_g**2) (centered) or sqrt(v), plus eps
+    buf = momentum * buf + g / avg;  p -= lr * buf   (p -= lr * g / avg without momentum)
     """
 
-    def __init__(self, params: Iterable[Any], lr: float = 1e-2, alpha: float = 0.99,
-                 eps: float = 1e-8, weight_decay: float = 0.0, momentum: float = 0.0,
-                 centered: bool = False, *, maximize: bool = False) -> None:
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-2,
+        alpha: float = 0.99,
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+        momentum: float = 0.0,
+        centered: bool = False,
+        *,
+        maximize: bool = False,
+    ) -> None:
         _check("RMSprop", "learning rate", lr, lr >= 0.0)
         _check("RMSprop", "alpha", alpha, alpha >= 0.0)
         _check("RMSprop", "momentum", momentum, momentum >= 0.0)
-        super().__init__(params, {"lr": lr, "alpha": alpha, "eps": eps,
-                                  "weight_decay": weight_decay, "momentum": momentum,
-                                  "centered": centered, "maximize": maximize})
+        super().__init__(
+            params,
+            {
+                "lr": lr,
+                "alpha": alpha,
+                "eps": eps,
+                "weight_decay": weight_decay,
+                "momentum": momentum,
+                "centered": centered,
+                "maximize": maximize,
+            },
+        )
 
     def _update(self, p, g, state, group):
         alpha = group["alpha"]
@@ -340,13 +434,29 @@ class RMSprop(Optimizer):
 class Adagrad(Optimizer):
     r"""Adagrad (Duchi et al.): p -= lr * g / (sqrt(sum of g**2 so far) + eps)."""
 
-    def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0.0,
-                 weight_decay: float = 0.0, initial_accumulator_value: float = 0.0,
-                 eps: float = 1e-10, *, maximize: bool = False) -> None:
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-2,
+        lr_decay: float = 0.0,
+        weight_decay: float = 0.0,
+        initial_accumulator_value: float = 0.0,
+        eps: float = 1e-10,
+        *,
+        maximize: bool = False,
+    ) -> None:
         _check("Adagrad", "learning rate", lr, lr >= 0.0)
-        super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "weight_decay": weight_decay,
-                                  "initial_accumulator_value": initial_accumulator_value,
-                                  "eps": eps, "maximize": maximize})
+        super().__init__(
+            params,
+            {
+                "lr": lr,
+                "lr_decay": lr_decay,
+                "weight_decay": weight_decay,
+                "initial_accumulator_value": initial_accumulator_value,
+                "eps": eps,
+                "maximize": maximize,
+            },
+        )
 
     def _update(self, p, g, state, group):
         if not state:

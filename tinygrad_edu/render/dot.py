@@ -34,7 +34,9 @@ OP_SYMBOLS = {
     "LogSoftmax": "log_softmax",
     "BroadcastTo": "broadcast_to",
     "Index": "[ ]",
-    "IndexAdd": "index_add", "IndexPut": "[ ] =", "CopySlices": "copy into view",
+    "IndexAdd": "index_add",
+    "IndexPut": "[ ] =",
+    "CopySlices": "copy into view",
 }
 
 FONT = "Helvetica,Arial,sans-serif"

@@ -21,9 +21,14 @@ def _pyplot() -> Any:
         import matplotlib
         import matplotlib.pyplot as plt
     except ImportError:
-        raise MissingDependencyError(message(
-            "tg.plot", "matplotlib is not installed", None,
-            "pip install matplotlib (it comes with `pip install tinygrad_edu`)")) from None
+        raise MissingDependencyError(
+            message(
+                "tg.plot",
+                "matplotlib is not installed",
+                None,
+                "pip install matplotlib (it comes with `pip install tinygrad_edu`)",
+            )
+        ) from None
     del matplotlib
     return plt
 
@@ -55,8 +60,13 @@ def loss_curve(losses: Iterable[Any], title: str = "training loss", log: bool = 
     return fig
 
 
-def decision_boundary(model_fn: Callable[[Any], Any], X: Any, y: Any,  # noqa: N803 - ML habit
-                      resolution: int = 200, title: str = "decision boundary") -> Any:
+def decision_boundary(
+    model_fn: Callable[[Any], Any],
+    X: Any,  # noqa: N803 - ML habit
+    y: Any,
+    resolution: int = 200,
+    title: str = "decision boundary",
+) -> Any:
     r"""Colour the plane by a 2-D classifier's prediction and scatter the data on top.
 
     Rules: `model_fn` takes an (n, 2) Tensor and returns scores: shape (n,) or (n, 1)
@@ -97,8 +107,10 @@ def decision_boundary(model_fn: Callable[[Any], Any], X: Any, y: Any,  # noqa: N
     return fig
 
 
-def gradient_flow(named_parameters: Iterable[tuple[str, Any]],
-                  title: str = "gradient flow (mean |grad| per parameter)") -> Any:
+def gradient_flow(
+    named_parameters: Iterable[tuple[str, Any]],
+    title: str = "gradient flow (mean |grad| per parameter)",
+) -> Any:
     r"""Bar chart of mean |grad| per parameter, in order: vanishing gradients show up.
 
     Rules: parameters with no grad yet are drawn as 0 and their label gets "(no grad)".
@@ -124,8 +136,9 @@ def gradient_flow(named_parameters: Iterable[tuple[str, Any]],
     fig, ax = plt.subplots(figsize=(max(4.0, 0.6 * len(names) + 1.5), 3))
     ax.bar(np.arange(len(means)), means, color="#1565c0")
     ax.set_xticks(np.arange(len(names)))
-    ax.set_xticklabels(names, rotation=45 if len(names) > 4 else 0, ha="right" if len(names) > 4
-                       else "center")
+    ax.set_xticklabels(
+        names, rotation=45 if len(names) > 4 else 0, ha="right" if len(names) > 4 else "center"
+    )
     ax.set_ylabel("mean |grad|")
     ax.set_title(title)
     fig.tight_layout()

@@ -29,8 +29,24 @@ from .program import FeedError, Graph, Placeholder, StaticGraph, grad, placehold
 from .tracer import TracerWarning
 
 __all__ = [
-    "trace", "StaticGraph", "placeholder", "Placeholder", "Graph", "FeedError", "cond",
-    "while_loop", "function", "StaticFunction", "CacheInfo", "grad", "load", "FormatError",
-    "eliminate_dead_code", "fold_constants", "TracerWarning", "TracingError", "compile",
+    "trace",
+    "StaticGraph",
+    "placeholder",
+    "Placeholder",
+    "Graph",
+    "FeedError",
+    "cond",
+    "while_loop",
+    "function",
+    "StaticFunction",
+    "CacheInfo",
+    "grad",
+    "load",
+    "FormatError",
+    "eliminate_dead_code",
+    "fold_constants",
+    "TracerWarning",
+    "TracingError",
+    "compile",
     "CompiledFn",
 ]

@@ -37,8 +37,9 @@ def dependents(program: Program, wrt: list) -> set:
     return dep
 
 
-def append_backward(fwd: Program, seeds: list, wrt: list, new_id: Callable[[], int],
-                    out: Program) -> list:
+def append_backward(
+    fwd: Program, seeds: list, wrt: list, new_id: Callable[[], int], out: Program
+) -> list:
     """Append to `out` the equations computing d(seeds)/d(wrt); return the gradient vars.
 
     Args:
@@ -82,14 +83,19 @@ def append_backward(fwd: Program, seeds: list, wrt: list, new_id: Callable[[], i
         cots = tuple(total(o, e.site) for o in e.outs)
         in_vars = [fwd.vars[i] for i in e.ins]
         grads = tuple(new_var(v) for v, n in zip(in_vars, needs) if n)
-        attrs = {"of": e.outs[0], "op": e.op, "needs": needs,
-                 "_in_types": tuple((v.shape, v.dtype) for v in in_vars),
-                 "_out_types": tuple((fwd.vars[o].shape, fwd.vars[o].dtype) for o in e.outs)}
+        attrs = {
+            "of": e.outs[0],
+            "op": e.op,
+            "needs": needs,
+            "_in_types": tuple((v.shape, v.dtype) for v in in_vars),
+            "_out_types": tuple((fwd.vars[o].shape, fwd.vars[o].dtype) for o in e.outs),
+        }
         vjp = Eqn("vjp", cots, grads, attrs, e.site, e.fn)
         if e.op == "cond":
             for branch in ("true", "false"):
                 vjp.subs[f"{branch}_grad"] = backward_program(
-                    e.subs[branch], [n for n in needs[1:]], new_id)
+                    e.subs[branch], [n for n in needs[1:]], new_id
+                )
         elif e.op == "while_loop":
             body = e.subs["body"]
             float_ins = tuple(_is_float(body.vars[v]) for v in body.inputs)
@@ -137,7 +143,12 @@ def backward_program(fwd: Program, needs: list, new_id: Callable[[], int]) -> Pr
 
 def check_scalar(v: Var, what: str) -> None:
     if int(np.prod(v.shape)) != 1:
-        raise TracingError(message(
-            "grad", f"{what} has shape {v.shape!r}, but a gradient program needs a single "
-            "number to differentiate", None,
-            "reduce it first, e.g. return loss.sum() or loss.mean() from the traced function"))
+        raise TracingError(
+            message(
+                "grad",
+                f"{what} has shape {v.shape!r}, but a gradient program needs a single "
+                "number to differentiate",
+                None,
+                "reduce it first, e.g. return loss.sum() or loss.mean() from the traced function",
+            )
+        )

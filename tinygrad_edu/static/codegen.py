@@ -31,8 +31,9 @@ _ndarray = np.ndarray
 _compiled_ids = itertools.count(1)
 
 
-def fit_grad(g: Any, shape: tuple, op: str = "vjp", site: Any = None,
-             dtype: Any = np.float64) -> np.ndarray:
+def fit_grad(
+    g: Any, shape: tuple, op: str = "vjp", site: Any = None, dtype: Any = np.float64
+) -> np.ndarray:
     """A gradient in its input's shape, by the eager engine's own rule (core/grad_fit.py).
 
     A learner's backward may return a Tensor, a number or None (no gradient: zeros).
@@ -53,8 +54,9 @@ def gradients(g: Any, n: int, op: str, site: Any) -> tuple:
     return g
 
 
-def _fitter(got: tuple, shape: tuple, op: str = "vjp", site: Any = None,
-            dtype: Any = np.float64) -> Callable[[Any], np.ndarray]:
+def _fitter(
+    got: tuple, shape: tuple, op: str = "vjp", site: Any = None, dtype: Any = np.float64
+) -> Callable[[Any], np.ndarray]:
     """`fit(g)`: a gradient of shape `got` brought to its input's `shape`, planned ahead.
 
     Where `got` broadcasts to `shape` (a bias), the axes to sum over are found once
@@ -74,6 +76,7 @@ def _fitter(got: tuple, shape: tuple, op: str = "vjp", site: Any = None,
         if not kept:  # e.g. a bias: (batch, n) -> (n,)
             return reduce(g, axis=lead_axes)
         return reduce(g, axis=axes, keepdims=True).reshape(shape)
+
     return fit
 
 
@@ -89,9 +92,16 @@ def replay_class(cls: type) -> type:
     sub = _REPLAY_CLASSES.get(cls)
     if sub is None:
         # same name and module: `Function.__init_subclass__` keeps the core class registered
-        sub = _REPLAY_CLASSES[cls] = type(cls.__name__, (cls,), {
-            "__module__": cls.__module__, "__qualname__": cls.__qualname__,
-            "saved_tensors": (), "save_for_backward": _save_plain})
+        sub = _REPLAY_CLASSES[cls] = type(
+            cls.__name__,
+            (cls,),
+            {
+                "__module__": cls.__module__,
+                "__qualname__": cls.__qualname__,
+                "saved_tensors": (),
+                "save_for_backward": _save_plain,
+            },
+        )
     return sub
 
 
@@ -116,8 +126,12 @@ class Compiled:
         self.source, namespace, self.uses_tape = _generate(program, keep_all, execute)
         self.filename = f"<tinygrad_edu.static compiled #{next(_compiled_ids)}>"
         # registered with linecache so a traceback through replay shows the generated lines
-        linecache.cache[self.filename] = (len(self.source), None,
-                                          self.source.splitlines(True), self.filename)
+        linecache.cache[self.filename] = (
+            len(self.source),
+            None,
+            self.source.splitlines(True),
+            self.filename,
+        )
         weakref.finalize(self, linecache.cache.pop, self.filename, None)  # no leak on retrace
         exec(compile(self.source, self.filename, "exec"), namespace)  # our own generated code
         self.fn = namespace["replay"]
@@ -145,8 +159,13 @@ class _Names:
             name = text.replace("%", "v")
             # Python reads identifiers in NFKC form (`ｘ` is `x`): only names already in
             # that form are used as they are, so two values never become one variable
-            if not name.isidentifier() or keyword.iskeyword(name) or name in taken \
-                    or name.startswith(("_", "ctx")) or unicodedata.normalize("NFKC", name) != name:
+            if (
+                not name.isidentifier()
+                or keyword.iskeyword(name)
+                or name in taken
+                or name.startswith(("_", "ctx"))
+                or unicodedata.normalize("NFKC", name) != name
+            ):
                 name = f"v{vid}"
             while name in taken:  # e.g. an input called `v9` next to value %9
                 name = f"{name}_"
@@ -180,8 +199,11 @@ def _literal(value: Any, nm: _Names, hint: str) -> str:
     """`value` as Python source when it reads back equal (ints, tuples...), else a global."""
     text = repr(value)
     try:
-        simple = type(value) in (int, float, bool, str, tuple, type(None)) \
-            and ast.literal_eval(text) == value and type(ast.literal_eval(text)) is type(value)
+        simple = (
+            type(value) in (int, float, bool, str, tuple, type(None))
+            and ast.literal_eval(text) == value
+            and type(ast.literal_eval(text)) is type(value)
+        )
     except (ValueError, SyntaxError):
         simple = False
     return text if simple else nm.obj(value, hint)
@@ -210,11 +232,15 @@ def _generate(program: Program, keep_all: bool, execute: Callable) -> tuple[str,
             body.extend(_forward_lines(e, nm, keep_all or e.outs[0] in read))
         else:
             structured = True
-            body.extend(_structured_lines(e, nm, execute,
-                                          keep_all or bool(e.outs) and e.outs[0] in read))
+            body.extend(
+                _structured_lines(e, nm, execute, keep_all or bool(e.outs) and e.outs[0] in read)
+            )
     if keep_all:
-        body.extend(f"tape[{e.outs[0]}] = ctx{e.outs[0]}" for e in program.eqns
-                    if e.fn is not None and e.op != "vjp")
+        body.extend(
+            f"tape[{e.outs[0]}] = ctx{e.outs[0]}"
+            for e in program.eqns
+            if e.fn is not None and e.op != "vjp"
+        )
     body.append(f"return [{', '.join(nm[v] for v in program.outputs)}]")
     uses_tape = keep_all or structured or bool(tape_in)
     args = ", ".join(["tape"] * uses_tape + [nm[v] for v in program.inputs])
@@ -232,8 +258,9 @@ def _forward_lines(e: Eqn, nm: _Names, keep: bool) -> list[str]:
         first = f"{ctx} = {nm.new}({nm.obj(cls, e.fn.__name__)}); "
     else:  # no backward reads it: made in the call, gone (with what it saved) right after
         ctx, first = f"{nm.new}({nm.obj(cls, e.fn.__name__)})", ""
-    call = ", ".join([ctx] + [nm[v] for v in e.ins]
-                     + [f"{k}={_literal(v, nm, k)}" for k, v in e.attrs.items()])
+    call = ", ".join(
+        [ctx] + [nm[v] for v in e.ins] + [f"{k}={_literal(v, nm, k)}" for k, v in e.attrs.items()]
+    )
     lines = [f"{first}{out} = {fwd}({call})"]
     # numpy gives a scalar, not a 0-d array, for a 0-d result; a learner's own op may
     # return a list. The package's ops give arrays for every other shape.
@@ -258,16 +285,21 @@ def _vjp_lines(e: Eqn, nm: _Names) -> list[str]:
         shape, dtype = e.attrs["_in_types"][k]
         out = nm[vid]
         # one of our one-input ops may return its gradient bare or as a 1-tuple
-        lines.append(f"{out} = g[0] if type(g) is tuple else g" if len(needs) == 1 and ours
-                     else f"{out} = g[{k}]")
+        lines.append(
+            f"{out} = g[0] if type(g) is tuple else g"
+            if len(needs) == 1 and ours
+            else f"{out} = g[{k}]"
+        )
         # The package's rules give a gradient of the output's shape, and numpy gives an
         # array for every shape but (): where the input has that shape too, nothing to fit.
         if not ours or shape != g_shape or shape == ():
             fit = nm.obj(_fitter(g_shape, shape, op, e.site, dtype), f"fit_{out}")
             # a learner's rule may also return another dtype: converted, as eagerly
             odd_dtype = "" if ours else f" or {out}.dtype != {nm.obj(dtype, 'dtype')}"
-            lines.append(f"if type({out}) is not {nm.ndarray} or {out}.shape != {shape!r}"
-                         f"{odd_dtype}: {out} = {fit}({out})")
+            lines.append(
+                f"if type({out}) is not {nm.ndarray} or {out}.shape != {shape!r}"
+                f"{odd_dtype}: {out} = {fit}({out})"
+            )
     return lines
 
 

@@ -31,9 +31,14 @@ def _value(x: Any) -> np.ndarray:
 def _truth(x: Any, op: str) -> bool:
     arr = _value(x)
     if arr.size != 1:
-        raise ShapeError(message(op, f"the condition must be a single value, got shape "
-                                 f"{arr.shape!r}", source.here(),
-                                 "reduce it first, e.g. (x > 0).all() or x.sum() > 0"))
+        raise ShapeError(
+            message(
+                op,
+                f"the condition must be a single value, got shape {arr.shape!r}",
+                source.here(),
+                "reduce it first, e.g. (x > 0).all() or x.sum() > 0",
+            )
+        )
     return bool(arr.item())
 
 
@@ -144,24 +149,33 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable, *operands: Any) -> An
     names = _names(ops, "x")
     t_child, t_struct = _sub_trace(tr, true_fn, ops, names)
     f_child, f_struct = _sub_trace(tr, false_fn, ops, names)
-    tt, ft = _types(t_child.program, t_child.program.outputs), \
-        _types(f_child.program, f_child.program.outputs)
+    tt, ft = (
+        _types(t_child.program, t_child.program.outputs),
+        _types(f_child.program, f_child.program.outputs),
+    )
     if tt != ft or t_struct != f_struct:
-        raise TracingError(message(
-            "cond", f"the branches must return the same shapes and dtypes: true_fn returns "
-            f"{_describe(tt)}, false_fn returns {_describe(ft)}", source.here(),
-            "make both branches return tensors of the same shapes (a static graph has fixed "
-            "shapes whichever branch runs)"))
+        raise TracingError(
+            message(
+                "cond",
+                f"the branches must return the same shapes and dtypes: true_fn returns "
+                f"{_describe(tt)}, false_fn returns {_describe(ft)}",
+                source.here(),
+                "make both branches return tensors of the same shapes (a static graph has fixed "
+                "shapes whichever branch runs)",
+            )
+        )
     caps = _align_captures([t_child, f_child])
     ins = (tr.lookup(pred),) + tuple(tr.lookup(o) for o in ops) + tuple(caps)
     outs = tuple(tr._new_var(s, d) for s, d in tt)
-    eqn = Eqn("cond", ins, outs, {}, _site(), None,
-              {"true": t_child.program, "false": f_child.program})
+    eqn = Eqn(
+        "cond", ins, outs, {}, _site(), None, {"true": t_child.program, "false": f_child.program}
+    )
     return _emit(tr, eqn, t_struct)
 
 
-def while_loop(cond_fn: Callable, body_fn: Callable, init: Any,
-               max_iterations: int | None = None) -> Any:
+def while_loop(
+    cond_fn: Callable, body_fn: Callable, init: Any, max_iterations: int | None = None
+) -> Any:
     r"""Repeat `carry = body_fn(*carry)` while `cond_fn(*carry)` holds; kept in a trace.
 
     Rules: `init` is a Tensor (the carry) or a tuple of them; both functions take the
@@ -195,8 +209,13 @@ def while_loop(cond_fn: Callable, body_fn: Callable, init: Any,
         (tensor([120.,  40.]), tensor([128.,   0.]))
     """
     if max_iterations is not None and (type(max_iterations) is not int or max_iterations < 0):
-        raise TypeError(message("while_loop", f"max_iterations must be a non-negative int, got "
-                                f"{max_iterations!r}", source.here()))
+        raise TypeError(
+            message(
+                "while_loop",
+                f"max_iterations must be a non-negative int, got {max_iterations!r}",
+                source.here(),
+            )
+        )
     single = not isinstance(init, (tuple, list))
     carry = _tensors([init] if single else list(init))
     tr = current()
@@ -209,36 +228,59 @@ def while_loop(cond_fn: Callable, body_fn: Callable, init: Any,
             steps += 1
             out = body_fn(*carry)
             out_list = [out] if single else list(out)
-            _check_carry([(c.shape, c.dtype.name) for c in carry],
-                         [(np.shape(o), _value(o).dtype.name) for o in out_list])
+            _check_carry(
+                [(c.shape, c.dtype.name) for c in carry],
+                [(np.shape(o), _value(o).dtype.name) for o in out_list],
+            )
             carry = _tensors(out_list)
         return carry[0] if single else tuple(carry)
     names = _names(carry, "c")
     c_child, _ = _sub_trace(tr, cond_fn, carry, names)
     b_child, _ = _sub_trace(tr, body_fn, carry, names)
-    if len(c_child.program.outputs) != 1 or \
-            int(np.prod(c_child.program.vars[c_child.program.outputs[0]].shape)) != 1:
-        raise TracingError(message("while_loop", "cond_fn must return a single value",
-                                   source.here(), "return e.g. i < 10 or x.sum() < 1"))
-    _check_carry([(c.shape, c.dtype.name) for c in carry],
-                 _types(b_child.program, b_child.program.outputs))
+    if (
+        len(c_child.program.outputs) != 1
+        or int(np.prod(c_child.program.vars[c_child.program.outputs[0]].shape)) != 1
+    ):
+        raise TracingError(
+            message(
+                "while_loop",
+                "cond_fn must return a single value",
+                source.here(),
+                "return e.g. i < 10 or x.sum() < 1",
+            )
+        )
+    _check_carry(
+        [(c.shape, c.dtype.name) for c in carry], _types(b_child.program, b_child.program.outputs)
+    )
     caps = _align_captures([c_child, b_child])
     ins = tuple(tr.lookup(c) for c in carry) + tuple(caps)
     outs = tuple(tr._new_var(c.shape, c.dtype) for c in carry)
     attrs = {"n_carry": len(carry)}
     if max_iterations is not None:
         attrs["max_iterations"] = max_iterations
-    eqn = Eqn("while_loop", ins, outs, attrs, _site(), None,
-              {"cond": c_child.program, "body": b_child.program})
+    eqn = Eqn(
+        "while_loop",
+        ins,
+        outs,
+        attrs,
+        _site(),
+        None,
+        {"cond": c_child.program, "body": b_child.program},
+    )
     return _emit(tr, eqn, "single" if single else "tuple")
 
 
 def _check_carry(carry: list, body: list) -> None:
     if [(tuple(s), d) for s, d in carry] != [(tuple(s), d) for s, d in body]:
-        raise TracingError(message(
-            "while_loop", f"body_fn must return the carry unchanged in shape and dtype: the "
-            f"carry is {_describe(carry)}, body_fn returned {_describe(body)}", source.here(),
-            "keep shapes fixed, and use float counters (1.0) rather than integers"))
+        raise TracingError(
+            message(
+                "while_loop",
+                f"body_fn must return the carry unchanged in shape and dtype: the "
+                f"carry is {_describe(carry)}, body_fn returned {_describe(body)}",
+                source.here(),
+                "keep shapes fixed, and use float counters (1.0) rather than integers",
+            )
+        )
 
 
 def inline(tr: Tracer, program: Program, args: list) -> list:
@@ -266,9 +308,17 @@ def inline(tr: Tracer, program: Program, args: list) -> list:
         attrs = dict(e.attrs)
         if e.op == "vjp":
             attrs["of"] = rename[attrs["of"]]
-        tr.program.eqns.append(Eqn(e.op, tuple(rename.get(i, i) for i in e.ins),
-                                   tuple(rename[o] for o in e.outs), attrs, e.site, e.fn,
-                                   dict(e.subs)))
+        tr.program.eqns.append(
+            Eqn(
+                e.op,
+                tuple(rename.get(i, i) for i in e.ins),
+                tuple(rename[o] for o in e.outs),
+                attrs,
+                e.site,
+                e.fn,
+                dict(e.subs),
+            )
+        )
     outs = []
     for o in program.outputs:
         t = Tensor._make(env[o])

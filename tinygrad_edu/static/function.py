@@ -54,10 +54,15 @@ def _key_part(x: Any, name: str) -> tuple:
     try:
         hash(x)
     except TypeError:
-        raise TracingError(message(
-            "tg.static.function", f"argument {name!r} is a {type(x).__name__}, which is neither "
-            "a tensor nor hashable, so it cannot be part of the cache key", source.here(),
-            "pass tensors/arrays, or numbers, strings and tuples (static arguments)")) from None
+        raise TracingError(
+            message(
+                "tg.static.function",
+                f"argument {name!r} is a {type(x).__name__}, which is neither "
+                "a tensor nor hashable, so it cannot be part of the cache key",
+                source.here(),
+                "pass tensors/arrays, or numbers, strings and tuples (static arguments)",
+            )
+        ) from None
     return ("static", _typed(x), x)
 
 
@@ -86,8 +91,10 @@ class CacheInfo:
 
     def __repr__(self) -> str:
         reason = self.last_retrace_reason or "no trace yet"
-        return (f"CacheInfo(entries={len(self.entries)}, hits={self.hits}, misses={self.misses}, "
-                f"last retrace: {reason})")
+        return (
+            f"CacheInfo(entries={len(self.entries)}, hits={self.hits}, misses={self.misses}, "
+            f"last retrace: {reason})"
+        )
 
 
 MAX_TRACES_PER_SIGNATURE = 8  # as torch.compile's cache_size_limit: older traces are dropped
@@ -110,13 +117,17 @@ class _Trace:
         n = len(self.dynamic)
         for t, sig in zip(self.lifted, self.graph.inputs[n:]):
             if t.shape != sig.shape or t.dtype != sig.dtype:
-                return (f"captured tensor {sig.name!r} now has shape {t.shape!r} {t.dtype.name}, "
-                        f"the last trace saw shape {sig.shape!r} {sig.dtype.name}")
+                return (
+                    f"captured tensor {sig.name!r} now has shape {t.shape!r} {t.dtype.name}, "
+                    f"the last trace saw shape {sig.shape!r} {sig.dtype.name}"
+                )
         for t, value in self.frozen:
             if t.shape != value.shape or not np.array_equal(t.data, value, equal_nan=True):
                 name = self.graph.inputs[n + _index(self.lifted, t)].name
-                return (f"captured tensor {name!r} was read as a Python value when traced "
-                        "(.item(), float(), an if), and its value changed since")
+                return (
+                    f"captured tensor {name!r} was read as a Python value when traced "
+                    "(.item(), float(), an if), and its value changed since"
+                )
         return None
 
     def backward_runner(self, needs: tuple) -> Any:
@@ -148,16 +159,21 @@ class CompiledFunction(Function):
     @staticmethod
     def backward(ctx: Any, grad: Any) -> tuple:
         if isinstance(grad, Tensor):
-            raise BackwardError(message(
-                "tg.static.function", "backward(create_graph=True) through a compiled "
-                "function: its gradient program runs on arrays, so it has no graph of its own",
-                ctx.site, "call the original Python function (f.fn) for higher-order gradients"))
+            raise BackwardError(
+                message(
+                    "tg.static.function",
+                    "backward(create_graph=True) through a compiled "
+                    "function: its gradient program runs on arrays, so it has no graph of its own",
+                    ctx.site,
+                    "call the original Python function (f.fn) for higher-order gradients",
+                )
+            )
         _ = ctx.saved_tensors  # raises InplaceError if an input changed in place since forward
         grad, cotangents, start = grad.reshape(-1), [], 0  # the flat layout of `_flat`
         for shape, dtype in ctx.shapes:
             size = int(np.prod(shape))
             if dtype.kind == "f":
-                cotangents.append(grad[start:start + size].reshape(shape).astype(dtype))
+                cotangents.append(grad[start : start + size].reshape(shape).astype(dtype))
                 start += size
             else:
                 cotangents.append(np.zeros(shape, dtype))
@@ -269,8 +285,10 @@ class StaticFunction:
             return f"called with {len(key)} arguments, the cached traces have {len(last)}"
         for name, new, old in zip(names, key, last):
             if new != old:
-                return (f"argument {name!r} has {_describe(new)}, but the last trace was made "
-                        f"for {_describe(old)}")
+                return (
+                    f"argument {name!r} has {_describe(new)}, but the last trace was made "
+                    f"for {_describe(old)}"
+                )
         return "a new combination of argument shapes"
 
     def __call__(self, *args: Any) -> Any:
@@ -303,7 +321,7 @@ def _with_grad(t: _Trace, inputs: list) -> Any:
         if o.dtype.kind != "f":
             results.append(Tensor._make(o))
             continue
-        part = flat[start:start + o.size].reshape(o.shape)
+        part = flat[start : start + o.size].reshape(o.shape)
         results.append(part if o.dtype == flat.dtype else part.astype(o.dtype))
         start += o.size
     return results[0] if t.graph.structure == "single" else tuple(results)
@@ -312,8 +330,9 @@ def _with_grad(t: _Trace, inputs: list) -> Any:
 def _signature(names: list) -> Any:
     import inspect
 
-    return inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY)
-                              for n in names])
+    return inspect.Signature(
+        [inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY) for n in names]
+    )
 
 
 def function(fn: Callable | None = None, *, strict: bool = False) -> Any:

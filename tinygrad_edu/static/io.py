@@ -44,13 +44,25 @@ from ..core.function import OPS
 from .ir import STRUCTURED, ZERO, Eqn, Program, Var
 from .npz import DTYPES, MAX_ARRAY_BYTES, MAX_ARRAYS, MAX_ELEMENTS, NpzError, read_npz
 
-__all__ = ["FormatError", "load", "save", "read_npz", "DTYPES", "MAX_ARRAY_BYTES", "MAX_ARRAYS",
-           "MAX_ELEMENTS", "MAX_DEPTH", "MAX_JSON_BYTES", "MAX_CHECK_BYTES"]
+__all__ = [
+    "FormatError",
+    "load",
+    "save",
+    "read_npz",
+    "DTYPES",
+    "MAX_ARRAY_BYTES",
+    "MAX_ARRAYS",
+    "MAX_ELEMENTS",
+    "MAX_DEPTH",
+    "MAX_JSON_BYTES",
+    "MAX_CHECK_BYTES",
+]
 
 FORMAT, VERSION = "tinygrad_edu.static", 1
 MAX_DEPTH = 32  # sub-programs (and attribute lists) nested deeper than this are rejected
 MAX_JSON_BYTES = 64 * 2**20
 MAX_CHECK_BYTES = 256 * 2**20  # all declared values of one program (the type check runs it)
+
 
 class FormatError(ValueError):
     """A saved static graph is malformed, unsafe or uses an unknown op."""
@@ -91,24 +103,40 @@ class _Writer:
             return {"array": self.array(v)}
         if isinstance(v, (tuple, list)):
             return [self.attr(x) for x in v]
-        raise FormatError(message("save", f"cannot store an attribute of type "
-                                  f"{type(v).__name__} ({v!r})"))
+        raise FormatError(
+            message("save", f"cannot store an attribute of type {type(v).__name__} ({v!r})")
+        )
 
     def program(self, p: Program) -> dict:
         eqns = []
         for e in p.eqns:
             if e.fn is not None and OPS.get(e.fn.__name__) is not e.fn:
-                raise FormatError(message(
-                    "save", f"op {e.fn.__name__!r} is a Function defined outside tinygrad_edu, "
-                    "so a loaded graph could not run it", e.site,
-                    "export only graphs built from the built-in ops"))
-            eqns.append({"op": e.op, "in": list(e.ins), "out": list(e.outs),
-                         "attrs": {k: self.attr(v) for k, v in e.attrs.items()},
-                         "site": e.site, "subs": {k: self.program(s) for k, s in e.subs.items()}})
+                raise FormatError(
+                    message(
+                        "save",
+                        f"op {e.fn.__name__!r} is a Function defined outside tinygrad_edu, "
+                        "so a loaded graph could not run it",
+                        e.site,
+                        "export only graphs built from the built-in ops",
+                    )
+                )
+            eqns.append(
+                {
+                    "op": e.op,
+                    "in": list(e.ins),
+                    "out": list(e.outs),
+                    "attrs": {k: self.attr(v) for k, v in e.attrs.items()},
+                    "site": e.site,
+                    "subs": {k: self.program(s) for k, s in e.subs.items()},
+                }
+            )
         return {
-            "inputs": list(p.inputs), "outputs": list(p.outputs),
-            "vars": [{"id": v.id, "name": v.name, "shape": list(v.shape), "dtype": v.dtype.name}
-                     for v in p.vars.values()],
+            "inputs": list(p.inputs),
+            "outputs": list(p.outputs),
+            "vars": [
+                {"id": v.id, "name": v.name, "shape": list(v.shape), "dtype": v.dtype.name}
+                for v in p.vars.values()
+            ],
             "consts": [{"id": k, "array": self.array(a)} for k, a in p.consts.items()],
             "eqns": eqns,
         }
@@ -117,8 +145,13 @@ class _Writer:
 def save(graph: Any, path: str) -> None:
     """Write `graph` to `path` (.json) and the arrays beside it (.npz); see the module doc."""
     w = _Writer()
-    doc = {"format": FORMAT, "version": VERSION, "name": graph.name,
-           "structure": graph.structure, "program": w.program(graph.program)}
+    doc = {
+        "format": FORMAT,
+        "version": VERSION,
+        "name": graph.name,
+        "structure": graph.structure,
+        "program": w.program(graph.program),
+    }
     jpath, npath = _paths(path)
     with open(jpath, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1)
@@ -129,8 +162,9 @@ def save(graph: Any, path: str) -> None:
 
 
 def _fail(where: str, what: str) -> FormatError:
-    return FormatError(message("load", f"{where}: {what}", None,
-                               "only load files written by StaticGraph.save"))
+    return FormatError(
+        message("load", f"{where}: {what}", None, "only load files written by StaticGraph.save")
+    )
 
 
 class _Reader:
@@ -153,8 +187,10 @@ class _Reader:
         for d in s:
             size *= d
         if size > MAX_ELEMENTS:
-            raise _fail(where, f"shape {tuple(s)!r} has {size} elements, more than the "
-                        f"{MAX_ELEMENTS} allowed")
+            raise _fail(
+                where,
+                f"shape {tuple(s)!r} has {size} elements, more than the {MAX_ELEMENTS} allowed",
+            )
         return tuple(s)
 
     def name(self, name: Any, where: str, seen: dict) -> str | None:
@@ -166,8 +202,11 @@ class _Reader:
         norm = unicodedata.normalize("NFKC", name)
         other = seen.setdefault(norm, name)
         if other != name:
-            raise _fail(where, f"names {other!r} and {name!r} are the same name once "
-                        "normalised (NFKC), as Python reads identifiers")
+            raise _fail(
+                where,
+                f"names {other!r} and {name!r} are the same name once "
+                "normalised (NFKC), as Python reads identifiers",
+            )
         return norm
 
     def attr(self, v: Any, where: str, depth: int = 0) -> Any:
@@ -178,11 +217,15 @@ class _Reader:
                 raise _fail(where, f"attribute lists nested deeper than {MAX_DEPTH}")
             return tuple(self.attr(x, where, depth + 1) for x in v)
         if isinstance(v, dict) and len(v) == 1:
-            (k, x), = v.items()
+            ((k, x),) = v.items()
             if k == "dtype" and x in DTYPES:
                 return np.dtype(x)
-            if k == "slice" and isinstance(x, list) and len(x) == 3 and \
-                    all(p is None or type(p) is int for p in x):
+            if (
+                k == "slice"
+                and isinstance(x, list)
+                and len(x) == 3
+                and all(p is None or type(p) is int for p in x)
+            ):
                 return slice(*x)
             if k == "ellipsis" and x is True:
                 return Ellipsis
@@ -207,8 +250,12 @@ class _Reader:
                 raise _fail(w, f"id must be a new positive integer, got {v['id']!r}")
             if not isinstance(v["dtype"], str) or v["dtype"] not in DTYPES:
                 raise _fail(w, f"unsupported dtype {v['dtype']!r}")
-            vars_[v["id"]] = Var(v["id"], self.shape(v["shape"], w), np.dtype(v["dtype"]),
-                                 self.name(v["name"], w, seen_names))
+            vars_[v["id"]] = Var(
+                v["id"],
+                self.shape(v["shape"], w),
+                np.dtype(v["dtype"]),
+                self.name(v["name"], w, seen_names),
+            )
         defined: set[int] = set()
 
         def declare(vid: Any, w: str) -> int:
@@ -229,8 +276,11 @@ class _Reader:
             arr = self.array(c["array"], w)
             v = vars_[vid]
             if arr.shape != v.shape or arr.dtype != v.dtype:
-                raise _fail(w, f"array has {arr.dtype.name}{list(arr.shape)}, the variable "
-                            f"says {v.type_text()}")
+                raise _fail(
+                    w,
+                    f"array has {arr.dtype.name}{list(arr.shape)}, the variable "
+                    f"says {v.type_text()}",
+                )
             consts[vid] = arr
         eqns = []
         firsts: dict[int, Eqn] = dict(tape or {})
@@ -244,14 +294,18 @@ class _Reader:
         _check_types(program, where)
         return program
 
-    def eqn(self, e: Any, w: str, vars_: dict, defined: set, declare: Any, firsts: dict,
-            depth: int) -> Eqn:
+    def eqn(
+        self, e: Any, w: str, vars_: dict, defined: set, declare: Any, firsts: dict, depth: int
+    ) -> Eqn:
         if not isinstance(e, dict) or set(e) != {"op", "in", "out", "attrs", "site", "subs"}:
             raise _fail(w, "an equation needs exactly op, in, out, attrs, site and subs")
         op = e["op"]
         if not isinstance(op, str) or (op not in OPS and op not in STRUCTURED):
-            raise _fail(w, f"unknown op {op!r}; known ops are the built-in ones "
-                        f"({', '.join(sorted(OPS))}) and {', '.join(STRUCTURED)}")
+            raise _fail(
+                w,
+                f"unknown op {op!r}; known ops are the built-in ones "
+                f"({', '.join(sorted(OPS))}) and {', '.join(STRUCTURED)}",
+            )
         if not isinstance(e["attrs"], dict):
             raise _fail(w, "attrs must be an object")
         attrs = {str(k): self.attr(v, f"{w}.attrs.{k}") for k, v in e["attrs"].items()}
@@ -290,7 +344,8 @@ class _Reader:
         positional = [p for p in params if p.kind == p.POSITIONAL_OR_KEYWORD]
         names = {p.name for p in params if p.kind != p.VAR_POSITIONAL}
         n_required = sum(1 for p in positional if p.default is p.empty) - len(
-            [k for k in attrs if k in {p.name for p in positional}])
+            [k for k in attrs if k in {p.name for p in positional}]
+        )
         if not varargs and not (n_required <= len(ins) <= len(positional)):
             raise _fail(w, f"{fn.__name__} takes {n_required} input(s), got {len(ins)}")
         for k, v in attrs.items():
@@ -303,8 +358,9 @@ class _Reader:
         if len(outs) != 1 or subs:
             raise _fail(w, f"{fn.__name__} has exactly one output and no sub-programs")
 
-    def _check_structured(self, op: str, attrs: dict, ins: list, outs: tuple, subs: dict,
-                          w: str) -> None:
+    def _check_structured(
+        self, op: str, attrs: dict, ins: list, outs: tuple, subs: dict, w: str
+    ) -> None:
         if op == "cond":
             if set(subs) != {"true", "false"} or attrs:
                 raise _fail(w, "cond needs sub-programs true and false, and no attributes")
@@ -315,16 +371,25 @@ class _Reader:
             n, limit = attrs.get("n_carry"), attrs.get("max_iterations", 0)
             if type(limit) is not int or limit < 0:
                 raise _fail(w, f"max_iterations must be a non-negative integer, got {limit!r}")
-            if set(subs) != {"cond", "body"} or not {"n_carry"} <= set(attrs) <= \
-                    {"n_carry", "max_iterations"} or type(n) is not int \
-                    or not 0 < n <= len(ins) or len(outs) != n:
+            if (
+                set(subs) != {"cond", "body"}
+                or not {"n_carry"} <= set(attrs) <= {"n_carry", "max_iterations"}
+                or type(n) is not int
+                or not 0 < n <= len(ins)
+                or len(outs) != n
+            ):
                 raise _fail(w, "while_loop needs sub-programs cond and body and n_carry")
-            if len(subs["body"].inputs) != len(ins) or len(subs["body"].outputs) != n or \
-                    len(subs["cond"].inputs) != len(ins) or len(subs["cond"].outputs) != 1:
+            if (
+                len(subs["body"].inputs) != len(ins)
+                or len(subs["body"].outputs) != n
+                or len(subs["cond"].inputs) != len(ins)
+                or len(subs["cond"].outputs) != 1
+            ):
                 raise _fail(w, "the while_loop body/cond do not match the carry")
 
-    def _check_vjp(self, attrs: dict, ins: list, outs: tuple, subs: dict, w: str,
-                   firsts: dict) -> Any:
+    def _check_vjp(
+        self, attrs: dict, ins: list, outs: tuple, subs: dict, w: str, firsts: dict
+    ) -> Any:
         need = {"of", "op", "needs", "_in_types", "_out_types"}
         if not need <= set(attrs):
             raise _fail(w, f"vjp needs the attributes {sorted(need)}")
@@ -332,13 +397,20 @@ class _Reader:
             raise _fail(w, f"vjp refers to {attrs['of']!r}, which is not an earlier equation")
         fwd = attrs["op"]
         if firsts[attrs["of"]].op != fwd:
-            raise _fail(w, f"vjp says its forward op is {fwd!r}, but line {attrs['of']} is "
-                        f"{firsts[attrs['of']].op!r}")
+            raise _fail(
+                w,
+                f"vjp says its forward op is {fwd!r}, but line {attrs['of']} is "
+                f"{firsts[attrs['of']].op!r}",
+            )
         if fwd not in OPS and fwd not in ("cond", "while_loop"):
             raise _fail(w, f"vjp of unknown op {fwd!r}")
         needs = attrs["needs"]
-        if not isinstance(needs, tuple) or not all(isinstance(n, bool) for n in needs) or \
-                len(needs) != len(attrs["_in_types"]) or sum(needs) != len(outs):
+        if (
+            not isinstance(needs, tuple)
+            or not all(isinstance(n, bool) for n in needs)
+            or len(needs) != len(attrs["_in_types"])
+            or sum(needs) != len(outs)
+        ):
             raise _fail(w, "vjp needs one boolean per forward input and one output per True")
         for s, dt in attrs["_in_types"] + attrs["_out_types"]:
             if not isinstance(dt, np.dtype):
@@ -346,11 +418,14 @@ class _Reader:
             self.shape(list(s), w)
         if len(ins) != len(attrs["_out_types"]):
             raise _fail(w, "vjp needs one cotangent per forward output")
-        expected = {"cond": {"true_grad", "false_grad"}, "while_loop": {"body_grad"}}.get(fwd, set())
+        expected = {"cond": {"true_grad", "false_grad"}, "while_loop": {"body_grad"}}.get(
+            fwd, set()
+        )
         if set(subs) != expected:
             raise _fail(w, f"vjp of {fwd} needs sub-programs {sorted(expected)}")
-        if fwd == "while_loop" and not ({"_float_ins", "n_carry"} <= set(attrs) and
-                                        type(attrs["n_carry"]) is int):
+        if fwd == "while_loop" and not (
+            {"_float_ins", "n_carry"} <= set(attrs) and type(attrs["n_carry"]) is int
+        ):
             raise _fail(w, "vjp of while_loop needs _float_ins and n_carry")
         return OPS.get(fwd)
 
@@ -362,8 +437,9 @@ def _check_types(p: Program, where: str) -> None:
     other shapes than it says, or a raw numpy error, instead of this FormatError.)"""
     total = sum(int(np.prod(v.shape)) * v.dtype.itemsize for v in p.vars.values())
     if total > MAX_CHECK_BYTES:
-        raise _fail(where, f"its values declare {total} bytes, more than the "
-                    f"{MAX_CHECK_BYTES} allowed")
+        raise _fail(
+            where, f"its values declare {total} bytes, more than the {MAX_CHECK_BYTES} allowed"
+        )
     env = {vid: np.zeros(p.vars[vid].shape, p.vars[vid].dtype) for vid in p.inputs}
     env.update(p.consts)
     for i, e in enumerate(p.eqns):
@@ -378,13 +454,18 @@ def _check_types(p: Program, where: str) -> None:
                 out = np.asarray(e.fn.forward(object.__new__(e.fn), *ins, **e.attrs))
         except Exception as err:  # anything the op raises: these types do not fit it
             types = ", ".join(p.vars[v].type_text() for v in e.ins)
-            raise _fail(w, f"{e.op} cannot run on its declared inputs ({types}): "
-                        f"{type(err).__name__}: {err}") from None
+            raise _fail(
+                w,
+                f"{e.op} cannot run on its declared inputs ({types}): {type(err).__name__}: {err}",
+            ) from None
         v = p.vars[e.outs[0]]
         if out.shape != v.shape or out.dtype != v.dtype:
             got = ", ".join(str(d) for d in out.shape)
-            raise _fail(w, f"{e.op} computes {out.dtype.name}[{got}] from its declared inputs, "
-                        f"the file declares {v.type_text()}")
+            raise _fail(
+                w,
+                f"{e.op} computes {out.dtype.name}[{got}] from its declared inputs, "
+                f"the file declares {v.type_text()}",
+            )
         env[e.outs[0]] = out
 
 
@@ -400,19 +481,26 @@ def _check_structured_types(e: Eqn, p: Program, w: str) -> None:
         expected = [(name, sub, ins, outs) for name, sub in pairs]
     elif e.op == "while_loop":
         ins = _types(p, e.ins)
-        expected = [("body", e.subs["body"], ins, outs),
-                    ("cond", e.subs["cond"], ins, _types(e.subs["cond"], e.subs["cond"].outputs))]
-        if ins[:len(outs)] != outs:
+        expected = [
+            ("body", e.subs["body"], ins, outs),
+            ("cond", e.subs["cond"], ins, _types(e.subs["cond"], e.subs["cond"].outputs)),
+        ]
+        if ins[: len(outs)] != outs:
             raise _fail(w, "the while_loop's outputs do not have its carry's types")
     else:  # vjp: one gradient per needed input, of that input's type
         needed = [t for t, need in zip(e.attrs["_in_types"], e.attrs["needs"]) if need]
         if outs != [(tuple(s), d) for s, d in needed]:
-            raise _fail(w, "the vjp's outputs do not have the types of the inputs it differentiates")
+            raise _fail(
+                w, "the vjp's outputs do not have the types of the inputs it differentiates"
+            )
         return
     for name, sub, ins, sub_outs in expected:
         if _types(sub, sub.inputs) != ins or _types(sub, sub.outputs) != sub_outs:
-            raise _fail(w, f"sub-program {name!r} does not take and give the types the "
-                        f"{e.op} equation declares")
+            raise _fail(
+                w,
+                f"sub-program {name!r} does not take and give the types the "
+                f"{e.op} equation declares",
+            )
 
 
 def _list(x: Any, where: str) -> list:
@@ -456,12 +544,17 @@ def load(path: str) -> Any:
     except RecursionError:
         raise _fail(jpath, "not valid JSON for this format (nested too deeply)") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise _fail(jpath, f"not a {FORMAT} file (the \"format\" field is missing or different)")
+        raise _fail(jpath, f'not a {FORMAT} file (the "format" field is missing or different)')
     if doc.get("version") != VERSION:
-        raise _fail(jpath, f"format version {doc.get('version')!r}, this tinygrad_edu reads "
-                    f"version {VERSION}")
-    if set(doc) != {"format", "version", "name", "structure", "program"} or \
-            doc["structure"] not in ("single", "tuple") or not isinstance(doc["name"], str):
+        raise _fail(
+            jpath,
+            f"format version {doc.get('version')!r}, this tinygrad_edu reads version {VERSION}",
+        )
+    if (
+        set(doc) != {"format", "version", "name", "structure", "program"}
+        or doc["structure"] not in ("single", "tuple")
+        or not isinstance(doc["name"], str)
+    ):
         raise _fail(jpath, "the top level needs format, version, name, structure and program")
     try:
         arrays = read_npz(npath)

@@ -119,7 +119,9 @@ def format_attr(value: Any) -> str:
     if value is Ellipsis:
         return "..."
     if isinstance(value, tuple):
-        return "(" + ", ".join(format_attr(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+        return (
+            "(" + ", ".join(format_attr(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+        )
     return repr(value)
 
 

@@ -86,8 +86,12 @@ def fold_constants(g: StaticGraph) -> StaticGraph:
     kept = []
     needed_ctx = {e.attrs["of"] for e in prog.eqns if e.op == "vjp"}
     for e in prog.eqns:
-        foldable = (e.op != "vjp" and all(i in known for i in e.ins) and e.ins
-                    and not (e.outs and e.outs[0] in needed_ctx))
+        foldable = (
+            e.op != "vjp"
+            and all(i in known for i in e.ins)
+            and e.ins
+            and not (e.outs and e.outs[0] in needed_ctx)
+        )
         if foldable:
             env = {i: known[i] for i in e.ins}
             runtime.execute(e, env, {}, False)

@@ -63,10 +63,15 @@ def placeholder(shape: Sequence[int], name: str = "x", dtype: Any = "float64") -
         tensor([2., 4., 6.])
     """
     if not all(isinstance(s, (int, np.integer)) and s >= 0 for s in tuple(shape)):
-        raise DataError(message("placeholder", f"shape must be non-negative integers, got "
-                                f"{tuple(shape)!r}", source.here(),
-                                "static graphs have fixed shapes; use tg.static.function to "
-                                "retrace for each new shape"))
+        raise DataError(
+            message(
+                "placeholder",
+                f"shape must be non-negative integers, got {tuple(shape)!r}",
+                source.here(),
+                "static graphs have fixed shapes; use tg.static.function to "
+                "retrace for each new shape",
+            )
+        )
     t = Placeholder._make(np.zeros(tuple(int(s) for s in shape), dtype=np.dtype(dtype)))
     t.__class__ = Placeholder
     t.name = name
@@ -102,8 +107,9 @@ class StaticGraph:
         ('Mul', 'Sum')
     """
 
-    def __init__(self, program: ir.Program, structure: str = "single", name: str = "f",
-                 passes: tuple = ()) -> None:
+    def __init__(
+        self, program: ir.Program, structure: str = "single", name: str = "f", passes: tuple = ()
+    ) -> None:
         self.program = program
         self.structure = structure
         self.name = name
@@ -118,8 +124,10 @@ class StaticGraph:
         if cached is not None and cached[0] is self.program:
             return cached[1]
         nm = ir.names(self.program)
-        sig = tuple(Signature(nm[v], self.program.vars[v].shape, self.program.vars[v].dtype)
-                    for v in self.program.inputs)
+        sig = tuple(
+            Signature(nm[v], self.program.vars[v].shape, self.program.vars[v].dtype)
+            for v in self.program.inputs
+        )
         self._inputs = (self.program, sig)
         return sig
 
@@ -127,8 +135,10 @@ class StaticGraph:
     def outputs(self) -> tuple:
         """`Signature(name, shape, dtype)` of each output."""
         nm = ir.names(self.program)
-        return tuple(Signature(nm[v], self.program.vars[v].shape, self.program.vars[v].dtype)
-                     for v in self.program.outputs)
+        return tuple(
+            Signature(nm[v], self.program.vars[v].shape, self.program.vars[v].dtype)
+            for v in self.program.outputs
+        )
 
     @property
     def ops(self) -> tuple:
@@ -192,30 +202,50 @@ class StaticGraph:
             full = list(args) + [None] * (len(sig) - len(args))
             for k, v in kwargs.items():
                 if k not in by_name:
-                    raise TypeError(message(self.name, f"unknown input {k!r}", source.here(),
-                                            f"the inputs are {[s.name for s in sig]}"))
+                    raise TypeError(
+                        message(
+                            self.name,
+                            f"unknown input {k!r}",
+                            source.here(),
+                            f"the inputs are {[s.name for s in sig]}",
+                        )
+                    )
                 full[by_name[k]] = v
             args = tuple(full)
         if len(args) != len(sig) or any(a is None for a in args):
             got = sum(a is not None for a in args)
             missing = [s.name for s, a in zip(sig, list(args) + [None] * len(sig)) if a is None]
-            raise TypeError(message(
-                self.name, f"expected {len(sig)} input(s) {[s.name for s in sig]}, got {got}",
-                source.here(), f"feed {missing}" if missing else "pass one value per input"))
+            raise TypeError(
+                message(
+                    self.name,
+                    f"expected {len(sig)} input(s) {[s.name for s in sig]}, got {got}",
+                    source.here(),
+                    f"feed {missing}" if missing else "pass one value per input",
+                )
+            )
         arrays = []
         for s, a in zip(sig, args):
             arr = _as_array(a)
             if arr.shape != s.shape:
-                raise ShapeError(message(
-                    self.name, f"input {s.name!r} was traced with shape {s.shape!r}, "
-                    f"got shape {arr.shape!r}", source.here(),
-                    "a static graph has fixed shapes: trace again for this shape, or use "
-                    "tg.static.function, which retraces for every new shape"))
+                raise ShapeError(
+                    message(
+                        self.name,
+                        f"input {s.name!r} was traced with shape {s.shape!r}, "
+                        f"got shape {arr.shape!r}",
+                        source.here(),
+                        "a static graph has fixed shapes: trace again for this shape, or use "
+                        "tg.static.function, which retraces for every new shape",
+                    )
+                )
             if arr.dtype != s.dtype:
-                raise DataError(message(
-                    self.name, f"input {s.name!r} was traced as {s.dtype.name}, got "
-                    f"{arr.dtype.name}", source.here(),
-                    f"convert it first, e.g. x.astype('{s.dtype.name}')"))
+                raise DataError(
+                    message(
+                        self.name,
+                        f"input {s.name!r} was traced as {s.dtype.name}, got {arr.dtype.name}",
+                        source.here(),
+                        f"convert it first, e.g. x.astype('{s.dtype.name}')",
+                    )
+                )
             arrays.append(arr)
         return arrays
 
@@ -226,8 +256,7 @@ class StaticGraph:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         arrays = self._check(args, kwargs)
         tr = current()
-        if tr is not None and any(isinstance(a, Tensor) and tr.find(a) is not None
-                                  for a in args):
+        if tr is not None and any(isinstance(a, Tensor) and tr.find(a) is not None for a in args):
             return self._inline(tr, args)
         outs = [Tensor._make(o) for o in self.run_arrays(arrays)]
         return outs[0] if self.structure == "single" else tuple(outs)
@@ -241,8 +270,9 @@ class StaticGraph:
 
     # --- gradients -------------------------------------------------------------------
 
-    def grad(self, wrt: Sequence[Any] | None = None, output: int = 0,
-             with_value: bool = False) -> StaticGraph:
+    def grad(
+        self, wrt: Sequence[Any] | None = None, output: int = 0, with_value: bool = False
+    ) -> StaticGraph:
         r"""A StaticGraph that returns d(output)/d(inputs in `wrt`): the backward program.
 
         Rules: the chosen output must hold one number. The new program is this
@@ -281,8 +311,14 @@ class StaticGraph:
                 elif isinstance(w, int) and 0 <= w < len(sig):
                     idx.append(w)
                 else:
-                    raise TracingError(message("grad", f"{w!r} is not an input of this graph",
-                                               source.here(), f"the inputs are {names}"))
+                    raise TracingError(
+                        message(
+                            "grad",
+                            f"{w!r} is not an input of this graph",
+                            source.here(),
+                            f"the inputs are {names}",
+                        )
+                    )
         loss = prog.outputs[output]
         autodiff.check_scalar(prog.vars[loss], f"output {output}")
         new_id = ir.IdSource(ir.max_id(prog) + 1)
@@ -290,8 +326,9 @@ class StaticGraph:
         v = prog.vars[loss]
         prog.vars[seed] = ir.Var(seed, v.shape, v.dtype, "one")
         prog.consts[seed] = np.ones(v.shape, dtype=v.dtype)  # d(loss)/d(loss) = 1
-        grads = autodiff.append_backward(prog, [(loss, seed)], [prog.inputs[i] for i in idx],
-                                         new_id, prog)
+        grads = autodiff.append_backward(
+            prog, [(loss, seed)], [prog.inputs[i] for i in idx], new_id, prog
+        )
         prog.outputs = (list(prog.outputs) if with_value else []) + grads
         structure = "single" if len(prog.outputs) == 1 else "tuple"
         return StaticGraph(prog, structure, f"grad_{self.name}")
@@ -313,8 +350,9 @@ class StaticGraph:
         return eliminate_dead_code(fold_constants(self))
 
 
-def trace(fn: Callable[..., Any], *example_inputs: Any, strict: bool = False,
-          name: str | None = None) -> StaticGraph:
+def trace(
+    fn: Callable[..., Any], *example_inputs: Any, strict: bool = False, name: str | None = None
+) -> StaticGraph:
     r"""Run `fn` once on the example inputs and record what it did as a `StaticGraph`.
 
     Rules: each example input (Tensor, array, number or `placeholder`) becomes an input
@@ -347,8 +385,9 @@ def trace(fn: Callable[..., Any], *example_inputs: Any, strict: bool = False,
     return record(Tracer(strict=strict), fn, example_inputs, name)
 
 
-def record(tr: Tracer, fn: Callable[..., Any], example_inputs: Sequence[Any],
-           name: str | None = None) -> StaticGraph:
+def record(
+    tr: Tracer, fn: Callable[..., Any], example_inputs: Sequence[Any], name: str | None = None
+) -> StaticGraph:
     """`trace` with a tracer of the caller's (tg.static.function sets its `lift` rule)."""
     names = input_names(fn, len(example_inputs), example_inputs)
     args = []
@@ -468,9 +507,14 @@ class Graph:
 
     def _add_placeholder(self, t: Placeholder) -> None:
         if any(p.name == t.name for p in self._placeholders):
-            raise TracingError(message("placeholder", f"this graph already has a placeholder "
-                                       f"named {t.name!r}", source.here(),
-                                       "give every placeholder its own name"))
+            raise TracingError(
+                message(
+                    "placeholder",
+                    f"this graph already has a placeholder named {t.name!r}",
+                    source.here(),
+                    "give every placeholder its own name",
+                )
+            )
         self._tracer.add_input(t, t.name)
         self._placeholders.append(t)
 
@@ -490,10 +534,15 @@ class Graph:
         for t in outs:
             vid = self._tracer.find(t) if isinstance(t, Tensor) else None
             if vid is None:
-                raise TracingError(message(
-                    "Graph.run", "a fetched value was not built inside this graph", source.here(),
-                    "fetch tensors computed from this graph's placeholders inside its `with` "
-                    "block"))
+                raise TracingError(
+                    message(
+                        "Graph.run",
+                        "a fetched value was not built inside this graph",
+                        source.here(),
+                        "fetch tensors computed from this graph's placeholders inside its `with` "
+                        "block",
+                    )
+                )
             vids.append(vid)
         self._tracer.keep.extend(t for t in outs if isinstance(t, Tensor))  # ids stay unique
         prog = copy.copy(self._tracer.program)
@@ -520,17 +569,27 @@ class Graph:
         for k, v in (feeds or {}).items():
             key = k.name if isinstance(k, Placeholder) else k
             if not any(p.name == key for p in self._placeholders):
-                raise FeedError(message("Graph.run", f"{key!r} is not a placeholder of this "
-                                        "graph", source.here(), "the placeholders are "
-                                        f"{[p.name for p in self._placeholders]}"))
+                raise FeedError(
+                    message(
+                        "Graph.run",
+                        f"{key!r} is not a placeholder of this graph",
+                        source.here(),
+                        f"the placeholders are {[p.name for p in self._placeholders]}",
+                    )
+                )
             by_name[key] = v
         args = []
         for s in g.inputs:
             if s.name not in by_name:
-                raise FeedError(message(
-                    "Graph.run", f"placeholder {s.name!r} (shape {s.shape!r}) needs a value "
-                    "to compute the fetches, but none was fed", source.here(),
-                    f"add it to the feeds: {{{s.name!r}: <array of shape {s.shape!r}>}}"))
+                raise FeedError(
+                    message(
+                        "Graph.run",
+                        f"placeholder {s.name!r} (shape {s.shape!r}) needs a value "
+                        "to compute the fetches, but none was fed",
+                        source.here(),
+                        f"add it to the feeds: {{{s.name!r}: <array of shape {s.shape!r}>}}",
+                    )
+                )
             args.append(by_name[s.name])
         g.name = "Graph.run"
         return g(*args)

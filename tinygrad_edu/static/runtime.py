@@ -27,10 +27,15 @@ MAX_ITERATIONS = 100_000  # while_loop's default limit; `while_loop(..., max_ite
 
 def loop_limit_error(limit: int, site: Any) -> RuntimeError:
     """A while_loop ran `limit` steps and its condition still held: stop, do not hang."""
-    return RuntimeError(message(
-        "while_loop", f"stopped after {limit} iterations: the condition still held", site,
-        "check that body_fn moves the carry toward making cond_fn false, or pass "
-        "max_iterations= a larger number if the loop really needs more steps"))
+    return RuntimeError(
+        message(
+            "while_loop",
+            f"stopped after {limit} iterations: the condition still held",
+            site,
+            "check that body_fn moves the carry toward making cond_fn false, or pass "
+            "max_iterations= a larger number if the loop really needs more steps",
+        )
+    )
 
 
 def _store_ctx(ctx: Any) -> Any:

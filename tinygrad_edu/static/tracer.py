@@ -96,8 +96,9 @@ def _warn(text: str, raw: tuple[str, int] | None) -> None:
 class Tracer:
     """Records one program; a child tracer (a branch or loop body) can capture outer values."""
 
-    def __init__(self, parent: Tracer | None = None, strict: bool = False,
-                 new_id: IdSource | None = None) -> None:
+    def __init__(
+        self, parent: Tracer | None = None, strict: bool = False, new_id: IdSource | None = None
+    ) -> None:
         self.parent = parent
         self.strict = strict if parent is None else parent.strict
         self.new_id = new_id or (parent.new_id if parent is not None else IdSource())
@@ -166,10 +167,15 @@ class Tracer:
         if entry is not None:
             vid, version = entry
             if t._vc[0] != version:
-                raise TracingError(message(
-                    "trace", "a traced tensor was changed in place; a static graph records "
-                    "values, not updates to them", source.here(),
-                    "write the update out of place (w = w - lr * g) and return the new value"))
+                raise TracingError(
+                    message(
+                        "trace",
+                        "a traced tensor was changed in place; a static graph records "
+                        "values, not updates to them",
+                        source.here(),
+                        "write the update out of place (w = w - lr * g) and return the new value",
+                    )
+                )
             return vid
         if self.parent is None:
             return None
@@ -227,8 +233,7 @@ class Tracer:
         self.program.eqns.append(Eqn(cls.__name__, ins, (vid,), dict(kwargs), _site(), cls))
         if any(i in self.depends for i in ins):
             self.depends.add(vid)
-        if not is_grad_enabled() and cls is not Detach and any(
-                isinstance(a, Tensor) for a in args):
+        if not is_grad_enabled() and cls is not Detach and any(isinstance(a, Tensor) for a in args):
             # under no_grad eager records no node, so no gradient reaches the inputs:
             # the static graph cuts here too
             cut = self._new_var(out.shape, out.dtype)
@@ -246,8 +251,7 @@ class Tracer:
 
     def concrete(self, t: Tensor, kind: str) -> None:
         root = self._root()
-        if (self.find(t) is None and self._lift_at_root(t)) or \
-                any(x is t for x in root.lifted):
+        if (self.find(t) is None and self._lift_at_root(t)) or any(x is t for x in root.lifted):
             # a captured tensor read as a Python value: tg.static.function re-checks
             # that value at every call and retraces when it changed, so nothing is stale
             root.frozen.append((t, np.array(t.data)))
@@ -257,25 +261,36 @@ class Tracer:
         raw = source.capture(2)
         site = source.resolve(raw)
         if kind == "bool":
-            what = (f"bool() of a traced tensor (value {bool(t.data.item())}) decided an `if` or "
-                    "`while` here, so the branch it chose is frozen into the static graph: "
-                    "replay takes the same branch for every input")
-            hint = ("use tg.static.cond(pred, true_fn, false_fn, *operands) (or tg.where for "
-                    "elementwise choices) so the graph keeps both branches")
+            what = (
+                f"bool() of a traced tensor (value {bool(t.data.item())}) decided an `if` or "
+                "`while` here, so the branch it chose is frozen into the static graph: "
+                "replay takes the same branch for every input"
+            )
+            hint = (
+                "use tg.static.cond(pred, true_fn, false_fn, *operands) (or tg.where for "
+                "elementwise choices) so the graph keeps both branches"
+            )
         elif kind == "index":
-            what = (f"a traced tensor (shape {t.shape!r}) used as an index: its values are "
-                    "frozen into the static graph, so replay picks the same elements for "
-                    "every input")
-            hint = ("index with Python ints or slices, or choose with tg.where or a mask "
-                    "multiplied in")
+            what = (
+                f"a traced tensor (shape {t.shape!r}) used as an index: its values are "
+                "frozen into the static graph, so replay picks the same elements for "
+                "every input"
+            )
+            hint = (
+                "index with Python ints or slices, or choose with tg.where or a mask multiplied in"
+            )
         elif kind in ("numpy", "tolist"):
-            what = (f"{kind}() of a traced tensor (shape {t.shape!r}) copied its values out of "
-                    "the graph: whatever Python computes from them is frozen into the static "
-                    "graph as constants")
+            what = (
+                f"{kind}() of a traced tensor (shape {t.shape!r}) copied its values out of "
+                "the graph: whatever Python computes from them is frozen into the static "
+                "graph as constants"
+            )
             hint = "keep computing with tensor ops inside the trace"
         else:
-            what = (f"{kind}() of a traced tensor turned it into the Python number "
-                    f"{t.data.item()!r}, which is frozen into the static graph as a constant")
+            what = (
+                f"{kind}() of a traced tensor turned it into the Python number "
+                f"{t.data.item()!r}, which is frozen into the static graph as a constant"
+            )
             hint = "keep the value as a tensor (no .item(), int() or float()) inside the trace"
         if self.strict:
             raise TracingError(message("trace", what, site, hint))
@@ -288,10 +303,13 @@ class Tracer:
         self.warned_backward = True
         raw = source.capture(2)
         text = message(
-            "trace", "backward()/tg.grad() ran the eager engine inside a trace: the gradients "
-            "it computed are frozen into the static graph as constants", source.resolve(raw),
+            "trace",
+            "backward()/tg.grad() ran the eager engine inside a trace: the gradients "
+            "it computed are frozen into the static graph as constants",
+            source.resolve(raw),
             "use tg.static.grad(loss, inputs) inside traced code (it records the backward "
-            "program), or trace the loss and call .grad() on the StaticGraph")
+            "program), or trace the loss and call .grad() on the StaticGraph",
+        )
         if self.strict:
             raise TracingError(text)
         _warn(text, raw)
@@ -300,10 +318,15 @@ class Tracer:
         vids = []
         for o in outs:
             if not isinstance(o, Tensor):
-                raise TracingError(message(
-                    "trace", f"the traced function returned a {type(o).__name__}; a static "
-                    "graph's outputs must be Tensors", None,
-                    "return a Tensor or a tuple of Tensors"))
+                raise TracingError(
+                    message(
+                        "trace",
+                        f"the traced function returned a {type(o).__name__}; a static "
+                        "graph's outputs must be Tensors",
+                        None,
+                        "return a Tensor or a tuple of Tensors",
+                    )
+                )
             vids.append(self.lookup(o))
         return vids
 
@@ -331,8 +354,11 @@ def input_names(fn: Any, n: int, examples: tuple) -> list[str]:
     if not inspect.isfunction(fn) and not inspect.ismethod(fn):
         target = getattr(fn, "forward", fn)  # a Module: its own forward's parameters
     try:
-        params = [p.name for p in inspect.signature(target).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        params = [
+            p.name
+            for p in inspect.signature(target).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
     except (TypeError, ValueError):
         params = []
     names, used = [], set()

@@ -255,8 +255,14 @@ class Compare(Function):
     Tensors call it only to tell observers; it never makes a graph node (no gradient).
     """
 
-    _UFUNCS = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
-               "==": np.equal, "!=": np.not_equal}
+    _UFUNCS = {
+        "<": np.less,
+        "<=": np.less_equal,
+        ">": np.greater,
+        ">=": np.greater_equal,
+        "==": np.equal,
+        "!=": np.not_equal,
+    }
 
     @staticmethod
     def forward(ctx, a, b, symbol):

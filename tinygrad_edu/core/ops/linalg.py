@@ -53,16 +53,27 @@ class MatMul(Function):
         a_shape, b_shape = np.shape(arrays[0]), np.shape(arrays[1])
         site = source.here()
         if not a_shape or not b_shape:
-            return ShapeError(message(
-                "matmul", f"cannot multiply {a_shape!r} @ {b_shape!r}: @ needs at least one axis "
-                "on each side", site, "use * to scale by a single number"))
+            return ShapeError(
+                message(
+                    "matmul",
+                    f"cannot multiply {a_shape!r} @ {b_shape!r}: @ needs at least one axis "
+                    "on each side",
+                    site,
+                    "use * to scale by a single number",
+                )
+            )
         k_a = a_shape[-1]
         k_b = b_shape[-2] if len(b_shape) > 1 else b_shape[0]
         what = f"cannot multiply {a_shape!r} @ {b_shape!r}: inner sizes {k_a} and {k_b} differ"
         if k_a != k_b:
             return ShapeError(message("matmul", what, site, _hint(a_shape, b_shape, site)))
-        return ShapeError(message("matmul", f"cannot multiply {a_shape!r} @ {b_shape!r}: "
-                                  "the batch axes do not broadcast", site))
+        return ShapeError(
+            message(
+                "matmul",
+                f"cannot multiply {a_shape!r} @ {b_shape!r}: the batch axes do not broadcast",
+                site,
+            )
+        )
 
 
 def _product_shape(a: tuple, b: tuple) -> tuple:
@@ -82,11 +93,15 @@ def _hint(a_shape: tuple, b_shape: tuple, site) -> str:
     if len(b_shape) >= 2 and a_shape[-1] == b_shape[-1]:
         bt = b_shape[:-2] + (b_shape[-1], b_shape[-2])
         product = _product_shape(a_shape, bt)
-        return (f"did you mean {left} @ {right}.T? {right}.T has shape {bt!r}, and the "
-                f"product shape {product!r}")
+        return (
+            f"did you mean {left} @ {right}.T? {right}.T has shape {bt!r}, and the "
+            f"product shape {product!r}"
+        )
     if len(a_shape) >= 2 and a_shape[-2] == (b_shape[-2] if len(b_shape) > 1 else b_shape[0]):
         at = a_shape[:-2] + (a_shape[-1], a_shape[-2])
         product = _product_shape(at, b_shape)
-        return (f"did you mean {left}.T @ {right}? {left}.T has shape {at!r}, and the "
-                f"product shape {product!r}")
+        return (
+            f"did you mean {left}.T @ {right}? {left}.T has shape {at!r}, and the "
+            f"product shape {product!r}"
+        )
     return "the last axis of the left operand must equal the second-to-last axis of the right one"

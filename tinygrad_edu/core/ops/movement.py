@@ -30,9 +30,14 @@ class Reshape(Function):
     @classmethod
     def _explain(cls, err, arrays, kwargs):
         a, shape = arrays[0], kwargs["shape"]
-        return ShapeError(message(
-            "reshape", f"cannot reshape {a.shape!r} ({a.size} elements) into {shape!r}", source.here(),
-            "the new shape must hold the same number of elements; one size may be -1 to infer it"))
+        return ShapeError(
+            message(
+                "reshape",
+                f"cannot reshape {a.shape!r} ({a.size} elements) into {shape!r}",
+                source.here(),
+                "the new shape must hold the same number of elements; one size may be -1 to infer it",
+            )
+        )
 
 
 class Transpose(Function):
@@ -54,10 +59,15 @@ class Transpose(Function):
     @classmethod
     def _explain(cls, err, arrays, kwargs):
         n = arrays[0].ndim
-        return ShapeError(message(
-            "permute", f"axes {kwargs.get('axes')!r} do not reorder the {n} axes of a tensor of "
-            f"shape {arrays[0].shape!r}", source.here(),
-            f"name each axis 0 .. {n - 1} exactly once"))
+        return ShapeError(
+            message(
+                "permute",
+                f"axes {kwargs.get('axes')!r} do not reorder the {n} axes of a tensor of "
+                f"shape {arrays[0].shape!r}",
+                source.here(),
+                f"name each axis 0 .. {n - 1} exactly once",
+            )
+        )
 
 
 class BroadcastTo(Function):
@@ -69,8 +79,9 @@ class BroadcastTo(Function):
         out = np.broadcast_to(a, shape)
         # writable where `a` is, as PyTorch's expand is: a row of it is one copy of each
         # number (core/views.py refuses writes where one number stands for several)
-        return np.lib.stride_tricks.as_strided(a, out.shape, out.strides,
-                                               writeable=a.flags.writeable)
+        return np.lib.stride_tricks.as_strided(
+            a, out.shape, out.strides, writeable=a.flags.writeable
+        )
 
     @staticmethod
     def backward(ctx, g):
@@ -79,9 +90,14 @@ class BroadcastTo(Function):
     @classmethod
     def _explain(cls, err, arrays, kwargs):
         a, shape = arrays[0], kwargs["shape"]
-        return ShapeError(message(
-            "broadcast_to", f"cannot broadcast shape {a.shape!r} to {tuple(shape)!r}",
-            source.here(), "compared from the right, each size must equal the target's or be 1"))
+        return ShapeError(
+            message(
+                "broadcast_to",
+                f"cannot broadcast shape {a.shape!r} to {tuple(shape)!r}",
+                source.here(),
+                "compared from the right, each size must equal the target's or be 1",
+            )
+        )
 
 
 class Index(Function):
@@ -102,16 +118,21 @@ class Index(Function):
 
     @classmethod
     def _explain(cls, err, arrays, kwargs):
-        return ShapeError(message("index", f"{err} (tensor shape {arrays[0].shape!r})", source.here(),
-                                  index_hint(err)))
+        return ShapeError(
+            message(
+                "index", f"{err} (tensor shape {arrays[0].shape!r})", source.here(), index_hint(err)
+            )
+        )
 
 
 def index_hint(err: Exception) -> str:
     """What to do about a numpy indexing error, in the learner's terms."""
     text = str(err)
     if "integer" in text and ("type" in text or "valid indices" in text):
-        return ("index with whole numbers, slices (:) or a boolean mask; a float index "
-                "converts with .astype('int64')")
+        return (
+            "index with whole numbers, slices (:) or a boolean mask; a float index "
+            "converts with .astype('int64')"
+        )
     if "boolean index" in text:
         return "a mask must have the size of the axis it selects from"
     return "valid positions along an axis of size n are 0 .. n-1 (or -n .. -1)"
@@ -181,10 +202,15 @@ class IndexPut(Function):
     @classmethod
     def _explain(cls, err, arrays, kwargs):
         a, value = arrays[0], arrays[1]
-        return ShapeError(message(
-            "setitem", f"cannot put a value of shape {np.shape(value)!r} into "
-            f"t[{_show_index(kwargs['index'])}] of a tensor of shape {a.shape!r}: {err}",
-            source.here(), "the value must broadcast to the shape of the part it replaces"))
+        return ShapeError(
+            message(
+                "setitem",
+                f"cannot put a value of shape {np.shape(value)!r} into "
+                f"t[{_show_index(kwargs['index'])}] of a tensor of shape {a.shape!r}: {err}",
+                source.here(),
+                "the value must broadcast to the shape of the part it replaces",
+            )
+        )
 
 
 def _show_index(index) -> str:
@@ -217,8 +243,14 @@ class Cat(Function):
     @classmethod
     def _explain(cls, err, arrays, kwargs):
         shapes = ", ".join(str(np.shape(a)) for a in arrays)
-        return ShapeError(message("cat", f"cannot join shapes {shapes} along axis {kwargs.get('axis', 0)}",
-                                  source.here(), "all sizes must match except along the joining axis"))
+        return ShapeError(
+            message(
+                "cat",
+                f"cannot join shapes {shapes} along axis {kwargs.get('axis', 0)}",
+                source.here(),
+                "all sizes must match except along the joining axis",
+            )
+        )
 
 
 class Stack(Function):
@@ -237,5 +269,11 @@ class Stack(Function):
     @classmethod
     def _explain(cls, err, arrays, kwargs):
         shapes = ", ".join(str(np.shape(a)) for a in arrays)
-        return ShapeError(message("stack", f"cannot stack shapes {shapes}: they must all be equal",
-                                  source.here(), "reshape or pad the tensors to one shape first"))
+        return ShapeError(
+            message(
+                "stack",
+                f"cannot stack shapes {shapes}: they must all be equal",
+                source.here(),
+                "reshape or pad the tensors to one shape first",
+            )
+        )

@@ -68,17 +68,21 @@ class Max(Function):
         share = (hit / hit.sum(axis=ctx.axis, keepdims=True)).astype(data(g).dtype)
         return (g.reshape(kept) * share,)
 
-
     @classmethod
     def _explain(cls, err, arrays, kwargs):
         a = arrays[0]
         if np.size(a) == 0 and "zero-size" in str(err):
             op = cls.__name__.lower()
-            return ValueError(message(
-                op, f"a tensor with no elements (shape {np.shape(a)!r}) has no "
-                f"{'largest' if op == 'max' else 'smallest'} element", source.here(),
-                "reduce over an axis whose size is not 0 (axis=...), or check why the tensor "
-                "is empty"))
+            return ValueError(
+                message(
+                    op,
+                    f"a tensor with no elements (shape {np.shape(a)!r}) has no "
+                    f"{'largest' if op == 'max' else 'smallest'} element",
+                    source.here(),
+                    "reduce over an axis whose size is not 0 (axis=...), or check why the tensor "
+                    "is empty",
+                )
+            )
         return super()._explain(err, arrays, kwargs)
 
 
