@@ -112,6 +112,22 @@ def _leaf(arr: np.ndarray, requires_grad: bool, name: str | None) -> Tensor:
     return t.requires_grad_() if requires_grad else t
 
 
+def _filled(
+    op: str,
+    value: float,
+    shape: tuple,
+    size: Any,
+    requires_grad: bool,
+    name: str | None,
+    dtype: Any,
+    device: Any,
+) -> Tensor:
+    """zeros, ones, empty: one value everywhere; the shape as `*shape` or as `size=`."""
+    dt = _float(dtype, op, device)
+    arr = np.full(_shape(shape if size is None else (size,), op), value, dtype=dt)
+    return _leaf(arr, requires_grad, name)
+
+
 # PyTorch's keywords on every maker: dtype (default: tg.get_default_dtype(), float64
 # unless set), device ("cpu" only), requires_grad; `name` labels the tensor in graphs
 
@@ -125,10 +141,7 @@ def zeros(
     device: Any = None,
 ) -> Tensor:
     """A tensor of zeros: `tg.zeros(2, 3)` or `tg.zeros((2, 3))`."""
-    dt = _float(dtype, "zeros", device)
-    return _leaf(
-        np.zeros(_shape(shape if size is None else (size,), "zeros"), dtype=dt), requires_grad, name
-    )
+    return _filled("zeros", 0, shape, size, requires_grad, name, dtype, device)
 
 
 def ones(
@@ -140,10 +153,7 @@ def ones(
     device: Any = None,
 ) -> Tensor:
     """A tensor of ones."""
-    dt = _float(dtype, "ones", device)
-    return _leaf(
-        np.ones(_shape(shape if size is None else (size,), "ones"), dtype=dt), requires_grad, name
-    )
+    return _filled("ones", 1, shape, size, requires_grad, name, dtype, device)
 
 
 def empty(
@@ -155,10 +165,7 @@ def empty(
     device: Any = None,
 ) -> Tensor:
     """PyTorch's uninitialised tensor; here zeros, so a lesson never shows stale memory."""
-    dt = _float(dtype, "empty", device)
-    return _leaf(
-        np.zeros(_shape(shape if size is None else (size,), "empty"), dtype=dt), requires_grad, name
-    )
+    return _filled("empty", 0, shape, size, requires_grad, name, dtype, device)
 
 
 def full(

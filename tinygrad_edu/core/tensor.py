@@ -841,12 +841,7 @@ class Tensor(torch_api.TorchMethods):
         dim: int | None = None,
         keepdim: bool = False,
     ) -> Tensor:
-        axis = _axis(axis, dim)
-        return Tensor._make(
-            np.asarray(
-                np.argmax(self.data, axis=axis, keepdims=(keepdims or keepdim) and axis is not None)
-            )
-        )
+        return self._arg_extreme(np.argmax, _axis(axis, dim), keepdims or keepdim)
 
     def argmin(
         self,
@@ -856,11 +851,12 @@ class Tensor(torch_api.TorchMethods):
         dim: int | None = None,
         keepdim: bool = False,
     ) -> Tensor:
-        axis = _axis(axis, dim)
+        return self._arg_extreme(np.argmin, _axis(axis, dim), keepdims or keepdim)
+
+    def _arg_extreme(self, find: Callable, axis: int | None, keepdims: bool) -> Tensor:
+        # an index is not differentiable: a plain tensor, no node
         return Tensor._make(
-            np.asarray(
-                np.argmin(self.data, axis=axis, keepdims=(keepdims or keepdim) and axis is not None)
-            )
+            np.asarray(find(self.data, axis=axis, keepdims=keepdims and axis is not None))
         )
 
     def all(self) -> Tensor:
