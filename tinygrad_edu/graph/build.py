@@ -21,7 +21,6 @@ import gc
 import importlib
 import operator
 import re
-import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -217,7 +216,7 @@ def build_graph(
             steps between the first and the last are folded (`"rnncell.t=5"`), or True
             to fold nothing (as `fold=False`).
         marks: extra marks, core object (Tensor or grad_fn node) -> mark kind
-            ("current", "breakpoint", ...), added to the nodes' own `_mark`.
+            ("current", "breakpoint", ...), added to the nodes' own `mark`.
         names: name -> Tensor, used to name unnamed tensors (e.g. a namespace).
 
     Returns:
@@ -373,14 +372,14 @@ def _collect(starts: list[Node]) -> list[Node]:
             continue
         seen.add(nid)
         out.append(node)
-        for nxt, _ in node._next:
+        for nxt, _ in node.next_functions:
             if nxt is not None and id(nxt) not in seen:
                 stack.append(nxt)
     out.sort(key=_by_creation)
     return out
 
 
-_by_creation = operator.attrgetter("_id")
+_by_creation = operator.attrgetter("creation_number")
 
 
 def _walk_forward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> RawGraph:
@@ -407,12 +406,12 @@ def _walk_forward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> RawG
     i = -1  # index of the last node added
     n_t = 0
     for rank, op in enumerate(ops, 1):
-        m = getattr(op, "_scope", None) or ()
-        new = op._id >= wn
+        m = op.module_path
+        new = op.creation_number >= wn
         ins = []
         leaf_in = []
         n_const = 0
-        for slot, (nxt, _) in enumerate(op._next):
+        for slot, (nxt, _) in enumerate(op.next_functions):
             if nxt is None:  # an input that needs no grad: a constant of this op
                 n_t += 1
                 i += 1
@@ -429,7 +428,7 @@ def _walk_forward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> RawG
                     i += 1
                     j = leaf_of[id(v)] = i
                     kind("tensor"), obj(v), opl(None), slotl(0), module(m)
-                    newl(v._id >= wt), num(n_t), attach(-1)
+                    newl(v.creation_number >= wt), num(n_t), attach(-1)
                 if m:
                     leaf_users.setdefault(j, []).append(m)
                 leaf_in.append(j)
@@ -456,9 +455,7 @@ def _walk_forward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> RawG
         n_t += 1
         i += 1
         out_of[id(op)] = i
-        out = getattr(op, "_out_ref", None)  # inlined `op.output()`, hot
-        if type(out) is weakref.ReferenceType:
-            out = out()
+        out = op.output()
         kind("tensor"), obj(out), opl(op), slotl(-1), module(m), newl(new), num(n_t)
         attach(k)
         edge((k, i, 0))
@@ -475,7 +472,7 @@ def _walk_forward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> RawG
             j = leaf_of.get(id(t))
             if j is None:
                 n_t += 1
-                j = leaf_of[id(t)] = g.add("tensor", t, None, 0, (), t._id >= wt, n_t)
+                j = leaf_of[id(t)] = g.add("tensor", t, None, 0, (), t.creation_number >= wt, n_t)
         g.root[j] = True
     root = g.root
     joined: set[int] = set()
@@ -503,7 +500,7 @@ def _common(modules: Iterable[tuple]) -> tuple:
 def _walk_backward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> RawGraph:
     """All grad_fn nodes behind `roots` in creation order, then the root tensors."""
     g = RawGraph(forward=False)
-    starts = [t.grad_fn if t.grad_fn is not None else t._accumulator for t, _ in roots]
+    starts = [t.grad_node for t, _ in roots]
     nodes = _collect([s for s in starts if s is not None])
     wn = wm.node if wm is not None else None
     wt = wm.tensor if wm is not None else None
@@ -517,20 +514,20 @@ def _walk_backward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> Raw
             node,
             None,
             0,
-            getattr(node, "_scope", None) or (),
-            wn is not None and node._id >= wn,
+            node.module_path,
+            wn is not None and node.creation_number >= wn,
             counts[kind],
         )
     incoming: dict[int, list[int]] = {}
     for node in nodes:
         a = index[id(node)]
-        for slot, (nxt, _) in enumerate(node._next):
+        for slot, (nxt, _) in enumerate(node.next_functions):
             if nxt is not None:
                 b = index[id(nxt)]
                 g.edges.append((a, b, slot))
                 incoming.setdefault(b, []).append(a)
     for n, ((t, _), start) in enumerate(zip(roots, starts), 1):
-        i = g.add("tensor", t, None, -1, (), wt is not None and t._id >= wt, n)
+        i = g.add("tensor", t, None, -1, (), wt is not None and t.creation_number >= wt, n)
         g.root[i] = True
         if start is not None:
             b = index[id(start)]
@@ -573,20 +570,19 @@ def _label(
             node.name = "AccumulateGrad"
             node.detail = var.name or name_of.get(id(var), "")
             node.value = summarise_array(var.data)
-            if var._grad is not None:
-                node.grad = summarise_array(var._grad.data)
+            if var.grad_held is not None:
+                node.grad = summarise_array(var.grad_held.data)
         else:
-            meta = getattr(obj, "_out_meta", None)
+            meta = obj.output_meta
             if meta is not None:
                 node.shape, node.dtype = meta[0], str(meta[1])
             node.saved, node.freed = _saved(obj)
             site = obj.site
             if site is not None:
                 node.site, node.cell, node.line = str(site), site.cell, site.lineno
-        m = getattr(obj, "_mark", None)
-        if m:
-            marks.append(m)
-            mark_text = getattr(obj, "_mark_text", "") or ""
+        if obj.mark:
+            marks.append(obj.mark)
+            mark_text = obj.mark_text or ""
         if id(obj) in extra:
             marks.append(extra[id(obj)])
     node.marks = tuple(m for m in MARKS if m in marks)
@@ -602,20 +598,20 @@ def _tensor_fields(node: GraphNode, rg: RawGraph, i: int, name_of: dict[int, str
         node.shape, node.dtype = t.shape, str(t.dtype)
         node.requires_grad = t.requires_grad
         node.value = summarise_array(t.data)
-        if t._grad is not None:
-            node.grad = summarise_array(t._grad.data)
+        if t.grad_held is not None:
+            node.grad = summarise_array(t.grad_held.data)
         if t.grad_fn is not None:
             node.role = "output" if rg.root[i] else "intermediate"
         else:
             node.role = "leaf" if t.requires_grad else "constant"
     elif rg.slot[i] == -1:  # an intermediate nobody keeps: only its shape was recorded
-        meta = getattr(op, "_out_meta", None)
+        meta = op.output_meta
         if meta is not None:
             node.shape, node.dtype = meta[0], str(meta[1])
         node.requires_grad = True
         node.role = "intermediate"
     else:  # an input that needs no grad (data, a number): only its shape was recorded
-        shape, dtype = op._inputs_meta[rg.slot[i]]
+        shape, dtype = op.input_meta[rg.slot[i]]
         node.shape = tuple(shape) if shape is not None else None
         node.dtype = str(dtype) if dtype is not None else ""
         node.role = "constant"
@@ -627,13 +623,13 @@ def _tensor_fields(node: GraphNode, rg: RawGraph, i: int, name_of: dict[int, str
 
 def _saved_constant(op: Any, slot: int) -> Tensor | None:
     """The Tensor at input `slot` if the op saved it (a Tensor that needs no grad)."""
-    saved = getattr(op, "_saved", None)
+    saved = op.saved_values()
     if not saved:
         return None
-    meta = op._inputs_meta
+    meta = op.input_meta
     # constants in slot order, matched to saved no-grad Tensors in order, by shape and dtype
-    slots = [k for k, (nxt, _) in enumerate(op._next) if nxt is None]
-    found = [t for _arr, t, _vc, _v in saved if isinstance(t, Tensor) and not t.requires_grad]
+    slots = [k for k, (nxt, _) in enumerate(op.next_functions) if nxt is None]
+    found = [s.tensor for s in saved if isinstance(s.tensor, Tensor) and not s.tensor.requires_grad]
     j = 0
     for k in slots:
         if j < len(found) and found[j].shape == meta[k][0] and found[j].dtype == meta[k][1]:
@@ -644,17 +640,16 @@ def _saved_constant(op: Any, slot: int) -> Tensor | None:
 
 
 def _saved(core: Any) -> tuple[tuple[str, ...], bool]:
-    saved = getattr(core, "_saved", ())
-    if saved is None:
+    if core.freed:
         return (), True
     out = []
-    for arr, tensor, _vc, _version in saved:
+    for arr, tensor, is_output in core.saved_values():
         if arr is None:
             continue
         name = ""
-        if tensor is not None and isinstance(tensor, Tensor):
+        if isinstance(tensor, Tensor):
             name = tensor.name or ""
-        elif tensor is not None:
+        elif is_output:
             name = "output"
         text = f"{shape_text(arr.shape)} {arr.dtype}"
         out.append(f"{name} {text}" if name else text)

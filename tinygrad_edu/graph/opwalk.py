@@ -17,7 +17,6 @@ Graph layer: imports tinygrad_edu.core, numpy and the standard library only.
 from __future__ import annotations
 
 import operator
-import weakref
 from typing import Any
 
 import numpy as np
@@ -36,14 +35,14 @@ def collect_ops(roots: list) -> list:
     stack = list(starts)
     push, pop = stack.append, stack.pop
     while stack:
-        for nxt, _ in pop()._next:
+        for nxt, _ in pop().next_functions:
             if nxt is not None and nxt not in seen and type(nxt) is not acc:
                 add(nxt)
                 push(nxt)
     return sorted(seen, key=_by_creation)
 
 
-_by_creation = operator.attrgetter("_id")
+_by_creation = operator.attrgetter("creation_number")
 
 
 class OpPass:
@@ -68,7 +67,7 @@ class OpPass:
         # the hot loop: one step per input, no per-node entries
         for k, op in enumerate(ops):
             n_in = 0
-            for nxt, _ in op._next:
+            for nxt, _ in op.next_functions:
                 if nxt is None:  # a constant input: a node of this op's group
                     r += 1
                 elif type(nxt) is acc:
@@ -104,7 +103,8 @@ class OpPass:
             if t.grad_fn is not None:
                 self.root_out[index[t.grad_fn]] = t
                 continue
-            j = self.leaf_of.get(t._accumulator) if t._accumulator is not None else None
+            node = t.grad_node  # a leaf: its AccumulateGrad node, if a graph used it
+            j = self.leaf_of.get(node) if node is not None else None
             if j is None:
                 j = extra_of.get(id(t))
             if j is None:
@@ -213,7 +213,7 @@ def _fold(g: OpPass, n: int) -> tuple[list[int], list[Summary]] | None:
             f = Summary(
                 "repeat",
                 text,
-                module=".".join(getattr(first, "_scope", None) or ()),
+                module=".".join(first.module_path),
                 detail=text,
                 pos=g.pos[members[0]],
             )
@@ -228,7 +228,9 @@ def _fold(g: OpPass, n: int) -> tuple[list[int], list[Summary]] | None:
             # an op, its constants and its output (unless a root); the op's first-seen
             # leaves are counted here too and taken back in _absorb_leaves if they stay
             f.count = int(size[at].sum())
-            f.new = ops[max(members)]._id >= g.wn  # ids grow with k: the last is the newest
+            f.new = (
+                ops[max(members)].creation_number >= g.wn
+            )  # ids grow with k: the last is the newest
     return fold_of.tolist(), summaries
 
 
@@ -276,7 +278,7 @@ def _absorb_leaves(
         for j in range(len(g.first_op)):
             if j in absorbed:
                 f = summaries[fold_of[g.first_op[j]]]
-                if not f.new and g.leaf(j)._id >= g.wt:
+                if not f.new and g.leaf(j).creation_number >= g.wt:
                     f.new = True
     return absorbed, holders, readers
 
@@ -315,10 +317,10 @@ def _materialise(
     for k in visible:
         op = ops[k]
         folded = fold_of[k] >= 0
-        m = getattr(op, "_scope", None) or ()
-        new = op._id >= g.wn
+        m = op.module_path
+        new = op.creation_number >= g.wn
         r = g.start(k)
-        for slot, (nxt, _) in enumerate(op._next):
+        for slot, (nxt, _) in enumerate(op.next_functions):
             if nxt is None:
                 if not folded:
                     add(r, "tensor", None, op, slot, m, new, r + 1 - k)
@@ -328,7 +330,16 @@ def _materialise(
                 if leaf_pos[j] == r:  # first seen here
                     if j not in leaf_unit:
                         v = g.leaf(j)
-                        add(r, "tensor", v, None, 0, _leaf_module(g, j), v._id >= g.wt, r + 1 - k)
+                        add(
+                            r,
+                            "tensor",
+                            v,
+                            None,
+                            0,
+                            _leaf_module(g, j),
+                            v.creation_number >= g.wt,
+                            r + 1 - k,
+                        )
                         rg.root[r] = j in g.root_leaf
                     r += 1
         if not folded:
@@ -336,22 +347,20 @@ def _materialise(
         if not folded or k in root_out:
             out = root_out.get(k)
             if out is None:
-                out = getattr(op, "_out_ref", None)  # inlined `op.output()`
-                if type(out) is weakref.ReferenceType:
-                    out = out()
+                out = op.output()
             add(r + 1, "tensor", out, op, -1, m, new, r + 2 - (k + 1))
             rg.root[r + 1] = k in root_out
     n_ops = len(ops)
     for e, t in enumerate(g.extra):  # roots in no op's inputs come last
         i = leaf_pos[len(g.accs) - len(g.extra) + e]
-        add(i, "tensor", t, None, 0, (), t._id >= g.wt, i + 1 - n_ops)
+        add(i, "tensor", t, None, 0, (), t.creation_number >= g.wt, i + 1 - n_ops)
         rg.root[i] = True
     return shown
 
 
 def _leaf_module(g: OpPass, j: int) -> tuple:
     # a leaf (a parameter) sits in the module all its users share; used outside any: none
-    modules = [getattr(g.ops[k], "_scope", None) or () for k in g.users(j)]
+    modules = [g.ops[k].module_path for k in g.users(j)]
     if not modules or not all(modules):
         return ()
     first = modules[0]
@@ -380,7 +389,7 @@ def _unit_edges(
         f = fold_of[k]
         dst = pos[k] if f < 0 else n + f
         r = pos[k - 1] + 2 if k else 0
-        for slot, (nxt, _) in enumerate(op._next):
+        for slot, (nxt, _) in enumerate(op.next_functions):
             if nxt is None:
                 r += 1
                 if f < 0:

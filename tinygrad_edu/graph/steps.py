@@ -31,7 +31,7 @@ def call_numbers(ops: list) -> tuple[list[int | None], set[str]]:
     runs: list[int | None] = []
     last = opener = None
     for op in ops:
-        scope = getattr(op, "_scope", None)
+        scope = op.module_path
         top = scope[0] if scope else None
         if top is None:
             runs.append(None)
@@ -48,12 +48,12 @@ def call_numbers(ops: list) -> tuple[list[int | None], set[str]]:
 
 def _params(op: Any) -> tuple:
     # a leaf is known by its AccumulateGrad node: one per leaf, kept by core
-    return tuple(id(nxt) for nxt, _ in op._next if type(nxt) is AccumulateGrad)
+    return tuple(id(nxt) for nxt, _ in op.next_functions if type(nxt) is AccumulateGrad)
 
 
 def has_steps(ops: list) -> bool:
     """Is some module called more than once among `ops`? (cheap when none has a module)"""
-    if not any(getattr(op, "_scope", None) for op in ops):
+    if not any(op.module_path for op in ops):
         return False
     return bool(call_numbers(ops)[1])
 
