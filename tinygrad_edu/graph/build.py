@@ -28,9 +28,9 @@ from ..core.function import AccumulateGrad, Node
 from ..core.tensor import Tensor
 from .model import MARKS, Graph, GraphEdge, GraphNode, Watermark
 from .opwalk import summarise_forward
-from .steps import STEP, call_numbers
 from .summarise import DEFAULT_MAX_NODES, Summary, summarise
 from .values import shape_text, summarise_array
+from .walk import ForwardWalk
 
 VIEWS = ("forward", "backward")
 
@@ -258,22 +258,18 @@ def build_graph(
     roots = _roots(tensors)
     extra = _extra_marks(marks)
     wm = Watermark(*since) if since is not None else None
-    walk = _walk_forward if view == "forward" else _walk_backward
-    if view == "forward" and fold and not collapse:
-        walk = _OP_LEVEL  # decided on ops: hidden tensors never get an entry
     # the walk makes many small objects but no cycles: the cyclic GC would only rescan
     # the (possibly huge) autograd graph again and again
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
-        return _build(walk, roots, wm, view, names, extra, collapse, max_nodes, fold, expand)
+        return _build(roots, wm, view, names, extra, collapse, max_nodes, fold, expand)
     finally:
         if gc_was_on:
             gc.enable()
 
 
 def _build(
-    walk: Callable,
     roots: list,
     wm: Watermark | None,
     view: str,
@@ -282,21 +278,24 @@ def _build(
     collapse: Any,
     max_nodes: int | None,
     fold: bool,
-    expand: Any,
+    expand_steps: Any,
+    op_level: bool = True,
 ) -> Graph:
     picked = None
-    if walk is _OP_LEVEL:
-        rg = RawGraph.sparse()
-        picked = summarise_forward(roots, wm, max_nodes, rg)
-        walk = _walk_forward  # if the op-level pass cannot decide (two folds, one op)
+    if view == "forward":
+        walk = ForwardWalk(roots, wm)  # the one walk every forward consumer reads
+        if op_level and fold and not collapse and expand_steps is not True:
+            rg = RawGraph.sparse()
+            picked = summarise_forward(walk, max_nodes, rg)  # None: it cannot decide
+        if picked is None:
+            rg = full_raw_graph(walk)
+    else:
+        rg = _walk_backward(roots, wm)
     if picked is not None:
         kept, kept_edges, hidden = picked
     else:
-        rg = walk(roots, wm)
-        if view == "forward":
-            _number_steps(rg)
         kept, kept_edges, hidden = summarise(
-            rg, collapse=collapse, max_nodes=max_nodes, fold=fold, expand=expand
+            rg, collapse=collapse, max_nodes=max_nodes, fold=fold, expand=expand_steps
         )
     name_of = {id(t): n for n, t in (names or {}).items() if isinstance(t, Tensor)}
     for t, n in roots:
@@ -318,30 +317,6 @@ def _build(
         if not isinstance(k, Summary) and rg.obj[k] is not None
     }
     return graph
-
-
-def _number_steps(rg: RawGraph) -> None:
-    """Move each call of a module called in a loop to its own step path (steps.py).
-
-    An op, its output and its constants go to `(<module>, "t=<call>", ...)`; the module's
-    parameters (leaves) keep the module's own path, shared by every step.
-    """
-    ops = [i for i, k in enumerate(rg.kind) if k == "op"]
-    runs, repeated = call_numbers([rg.obj[i] for i in ops])
-    if not repeated:
-        return
-    run_of = dict(zip(ops, runs))
-    module, attach = rg.module, rg.attach
-    for i, m in enumerate(module):
-        if not m or m[0] not in repeated:
-            continue
-        # an output's and a constant's `attach` is their op; a leaf's is -1
-        run = run_of.get(i if rg.kind[i] == "op" else attach[i])
-        if run is not None:
-            module[i] = (m[0], f"{STEP}{run}", *m[1:])
-
-
-_OP_LEVEL = object()  # build_graph's walk for the summarised forward view (opwalk.py)
 
 
 def _extra_marks(marks: Mapping[Any, str] | None) -> dict[int, str]:
@@ -382,119 +357,72 @@ def _collect(starts: list[Node]) -> list[Node]:
 _by_creation = operator.attrgetter("creation_number")
 
 
-def _walk_forward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> RawGraph:
-    """Tensors and ops behind `roots`: op k's new inputs, op k, its output, in op order."""
+def full_raw_graph(w: ForwardWalk) -> RawGraph:
+    """The full forward RawGraph, one entry per tensor and op, laid out from the walk.
+
+    Raw positions are the walk's: op k's constants and first-seen leaves, op k, its
+    output; then the roots in no op's inputs. Only tensors are read from core here (a
+    leaf, an op's output): everything about the ops comes from the walk's lists.
+    """
     g = RawGraph(forward=True)
-    ops = [
-        op
-        for op in _collect([t.grad_fn for t, _ in roots if t.grad_fn is not None])
-        if type(op) is not AccumulateGrad
-    ]
-    wn = wm.node if wm is not None else 1 << 62  # nothing is new without a watermark
-    wt = wm.tensor if wm is not None else 1 << 62
-    out_of: dict[int, int] = {}  # id(op) -> index of its output tensor
-    leaf_of: dict[int, int] = {}  # id(tensor) -> index
-    uses: dict[int, int] = {}  # tensor index -> number of uses
-    user: dict[int, int] = {}  # tensor index -> last op using it
-    leaf_users: dict[int, list[tuple]] = {}
-    # the hot loop appends to local bound methods: 100,000 ops must walk in ~0.1 s
+    # the hot loop appends to local bound methods: 100,000 ops must lay out in ~0.1 s
     kind, obj, opl, slotl = g.kind.append, g.obj.append, g.op.append, g.slot.append
     module, newl, num, attach = g.module.append, g.new.append, g.num.append, g.attach.append
     edge = g.edges.append
     leaf_ops = g.leaf_ops
     acc = AccumulateGrad
-    i = -1  # index of the last node added
-    n_t = 0
-    for rank, op in enumerate(ops, 1):
-        m = op.module_path
-        new = op.creation_number >= wn
+    pos, index, leaf_of, leaf_pos = w.pos, w.index, w.leaf_of, w.leaf_pos
+    wn, wt = w.wn, w.wt
+    r = 0  # raw position of the next node
+    for k, op in enumerate(w.ops):
+        m = w.module[k]
+        new = w.number[k] >= wn
+        at = pos[k]  # where the op goes, after its constants and first-seen leaves
         ins = []
-        leaf_in = []
-        n_const = 0
-        for slot, (nxt, _) in enumerate(op.next_functions):
+        for slot, (nxt, _) in enumerate(w.edges[k]):
             if nxt is None:  # an input that needs no grad: a constant of this op
-                n_t += 1
-                i += 1
                 kind("tensor"), obj(None), opl(op), slotl(slot), module(m), newl(new)
-                num(n_t), attach(-2)
-                n_const += 1
-                ins.append((i, slot))
-                continue
-            if type(nxt) is acc:
-                v = nxt.variable
-                j = leaf_of.get(id(v))
-                if j is None:
-                    n_t += 1
-                    i += 1
-                    j = leaf_of[id(v)] = i
-                    kind("tensor"), obj(v), opl(None), slotl(0), module(m)
-                    newl(v.creation_number >= wt), num(n_t), attach(-1)
-                if m:
-                    leaf_users.setdefault(j, []).append(m)
-                leaf_in.append(j)
+                num(r + 1 - k), attach(at)
+                ins.append((r, slot))
+                r += 1
+            elif type(nxt) is acc:
+                j = leaf_of[nxt]
+                p = leaf_pos[j]
+                if p == r:  # first seen here
+                    v = nxt.variable
+                    kind("tensor"), obj(v), opl(None), slotl(0), module(w.leaf_module(j))
+                    newl(v.creation_number >= wt), num(r + 1 - k), attach(-1)
+                    r += 1
+                leaf_ops.setdefault(p, []).append(at)
+                ins.append((p, slot))
             else:
-                j = out_of[id(nxt)]
-            uses[j] = uses.get(j, 0) + 1
-            ins.append((j, slot))
-        i += 1
-        k = i
-        kind("op"), obj(op), opl(None), slotl(0), module(m), newl(new), num(rank), attach(-1)
+                ins.append((pos[index[nxt]] + 1, slot))
+        kind("op"), obj(op), opl(None), slotl(0), module(m), newl(new), num(k + 1), attach(-1)
         for j, slot in ins:
-            edge((j, k, slot))
-            user[j] = k
-        for j in leaf_in:
-            leaf_ops.setdefault(j, []).append(k)
-        if n_const:
-            at = g.attach
-            for j in range(k - 1, -1, -1):
-                if at[j] == -2:
-                    at[j] = k
-                    n_const -= 1
-                    if not n_const:
-                        break
-        n_t += 1
-        i += 1
-        out_of[id(op)] = i
-        out = op.output()
-        kind("tensor"), obj(out), opl(op), slotl(-1), module(m), newl(new), num(n_t)
-        attach(k)
-        edge((k, i, 0))
-    g.root = [False] * len(g.kind)
-    for j in leaf_of.values():
-        # a leaf (a parameter) sits in the module all its users share; used outside any: none
-        modules = leaf_users.get(j, ())
-        g.module[j] = _common(modules) if len(modules) == uses.get(j, 0) else ()
-    for t, _ in roots:
-        if t.grad_fn is not None:
-            j = out_of[id(t.grad_fn)]
-            g.obj[j] = t
-        else:
-            j = leaf_of.get(id(t))
-            if j is None:
-                n_t += 1
-                j = leaf_of[id(t)] = g.add("tensor", t, None, 0, (), t.creation_number >= wt, n_t)
-        g.root[j] = True
-    root = g.root
+            edge((j, at, slot))
+        kind("tensor"), obj(op.output()), opl(op), slotl(-1), module(m), newl(new)
+        num(at + 1 - k), attach(at)
+        edge((at, at + 1, 0))
+        r = at + 2
+    n_ops = len(w.ops)
+    for t in w.extra:  # roots in no op's inputs come last
+        g.add("tensor", t, None, 0, (), t.creation_number >= wt, len(g.kind) + 1 - n_ops)
+    g.root = root = [False] * len(g.kind)
+    for k, t in w.root_out.items():
+        g.obj[pos[k] + 1] = t
+        root[pos[k] + 1] = True
+    for j in w.root_leaf:
+        root[leaf_pos[j]] = True
+    # chains must not merge (`h @ w.T`: h's op and the transpose both feed one matmul,
+    # and folding both chains would count the matmul twice): the earliest input's op,
+    # the data path, keeps the link
     joined: set[int] = set()
-    for o in out_of.values():  # in op order
-        # chains must not merge (`h @ w.T`: h's op and the transpose both feed one matmul,
-        # and folding both chains would count the matmul twice): the earliest input's op,
-        # the data path, keeps the link
-        if uses.get(o, 0) == 1 and not root[o] and user[o] not in joined:
-            g.link[o - 1] = user[o]  # the op is right before its output
-            joined.add(user[o])
+    uses, user, root_out = w.uses, w.user, w.root_out
+    for k in range(n_ops):
+        if uses[k] == 1 and k not in root_out and user[k] not in joined:
+            g.link[pos[k]] = pos[user[k]]
+            joined.add(user[k])
     return g
-
-
-def _common(modules: Iterable[tuple]) -> tuple:
-    it = iter(modules)
-    first = next(it, ())
-    for m in it:
-        n = 0
-        while n < len(first) and n < len(m) and first[n] == m[n]:
-            n += 1
-        first = first[:n]
-    return first
 
 
 def _walk_backward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> RawGraph:
@@ -562,7 +490,7 @@ def _label(
         if obj is not None and id(obj) in extra:
             marks.append(extra[id(obj)])
     else:
-        node.op = type(obj).__name__
+        node.op = obj.op
         node.name = obj.name if view == "backward" else node.op
         if kind == "accumulate":
             var = obj.variable
