@@ -188,3 +188,12 @@ def test_expand_true_draws_every_block_of_a_folded_loop():
     assert [vars(n) for n in every.nodes] == [vars(n) for n in plain.nodes]
     # per step: two ops, their outputs and their constants 0.9 and 0.1; then z itself
     assert len(every) == 30 * 6 + 1 and every.attrs["hidden"] == 0
+
+
+def test_a_root_asked_for_twice_is_walked_once():
+    x = tg.tensor(2.0, requires_grad=True, name="x")
+    y = x * 3.0
+    for view in ("forward", "backward"):
+        assert build_graph([y, y, x], view=view).summary() == build_graph(y, x, view=view).summary()
+    g = same([y, y], fold=False)
+    assert [n.id for n in g.nodes] == ["t1", "t2", "op1", "t3"] and g.attrs["roots"] == ["t3"]

@@ -163,7 +163,8 @@ def _collect_ops(roots: list) -> tuple[list, list, list[int]]:
     AccumulateGrad nodes (leaves) are not entered; each op's edges are read once, here.
     """
     acc = AccumulateGrad
-    starts = [t.grad_fn for t, _ in roots if t.grad_fn is not None]
+    # a tensor asked for twice starts the walk once (dict: in order, no repeats)
+    starts = list(dict.fromkeys(t.grad_fn for t, _ in roots if t.grad_fn is not None))
     seen = set(starts)  # nodes hash by identity: no id() call per node
     add = seen.add
     nodes: list = []
