@@ -194,5 +194,5 @@ def test_a_root_asked_for_twice_is_walked_once():
     x = tg.tensor(2.0, requires_grad=True, name="x")
     y = x * 3.0
     assert build_graph([y, y, x]).summary() == build_graph(y, x).summary()
-    g = same([y, y], fold=False)
+    g = same([y, y])
     assert [n.id for n in g.nodes] == ["t1", "t2", "op1", "t3"] and g.attrs["roots"] == ["t3"]
