@@ -1,12 +1,13 @@
 """Walk tensors into a `Graph`: the forward view (tensors and ops) or the backward view.
 
-Two phases keep big graphs fast: a lean walk over the core objects (no text is made)
-decides order, ids, modules and the `new` flag; summarisation (summarise.py) then
-picks what to show, and only the shown nodes get their labels (value summaries,
-creation sites). The walk is iterative and linear, so a 100,000-op chain is fine.
-The default forward view (folding on, no collapsed module) goes faster still:
-opwalk.py decides folds and the cap on ops and makes entries only for the nodes
-shown; the full walk stays for the other views and is its reference in tests.
+Two phases keep big graphs fast. Phase 1 is lean (no text is made): for the forward
+view, one walk over the core objects (walk.py) reads each op once and decides order,
+positions, modules and time steps; the default view (folding on, no collapsed module)
+then folds and caps on ops (opwalk.py) and makes entries only for the nodes shown,
+while the other forward views lay out the full RawGraph from the same walk
+(`full_raw_graph`) and summarise it (summarise.py). The backward view has its own
+small walk over grad_fn nodes. Phase 2: only the shown nodes get their labels (value
+summaries, creation sites). Everything is iterative and linear: 100,000 ops are fine.
 
 Ids: ops are numbered `op1, op2, ...` by their creation counter, tensors `t1, t2, ...`
 in the order the forward pass made or first used them, AccumulateGrad nodes `acc1, ...`
