@@ -139,9 +139,7 @@ def test_earlier_tensors_are_dashed_named_leaves(cells):
     assert text.split("new in this cell: ", 1)[1] == "const, Mul, t6, Tanh, q"
     assert "y" in labels and "x (2,)" not in labels  # y's own history stays in cell 1
     assert "from an earlier cell" in labels  # the legend explains the dashed box
-    y_box = re.search(
-        r'<g id="node-t\d+" class="node[^"]*tg-earlier[^>]*>.*?</g>', svg, re.S
-    )
+    y_box = re.search(r'<g id="node-t\d+" class="node[^"]*tg-earlier[^>]*>.*?</g>', svg, re.S)
     assert y_box is not None and "stroke-dasharray" in y_box.group(0)
 
 
