@@ -81,14 +81,21 @@ def graph_outputs(cell) -> list:
     return [
         o
         for o in cell.outputs
-        if o.get("output_type") == "display_data" and "image/svg+xml" in o.get("data", {})
+        if o.get("output_type") == "display_data" and "text/html" in o.get("data", {})
     ]
 
 
 def the_graph(cell) -> tuple[str, str]:
     outs = graph_outputs(cell)
     assert len(outs) == 1, cell.outputs
-    return outs[0]["data"]["image/svg+xml"], outs[0]["data"]["text/plain"]
+    assert sorted(outs[0]["data"]) == ["text/html", "text/plain"]  # one copy of the SVG
+    return svg_of(outs[0]["data"]["text/html"]), outs[0]["data"]["text/plain"]
+
+
+def svg_of(html: str) -> str:
+    """The SVG inside the live graph's HTML (`inline_html` escaped `&`, then `'`)."""
+    doc = re.search(r"srcdoc='([^']*)'", html)[1]
+    return doc[doc.index("<svg") :].replace("&#39;", "'").replace("&amp;", "&")
 
 
 def svg_texts(svg: str) -> list[str]:

@@ -7,8 +7,8 @@ that was never activated still draws; `TINYGRAD_EDU_DOT` names one program inste
 install commands. Big graphs get dot's
 fast-layout options. The SVG loses graphviz's version comment, so two machines with
 different Graphviz builds differ only in coordinates. Results are cached by source.
-Graphviz's own dot is kept open between drawings (`dot_process`): the live view draws
-after every cell, and starting dot costs more than laying out a small graph.
+The next drawing's dot is started as soon as one finishes (`dot_process`): the live
+view draws after every cell, and starting dot costs more than laying out a small graph.
 Render layer: standard library only (no graphviz Python package needed).
 """
 
@@ -142,18 +142,7 @@ def dot_to_svg(
     if hit is not None:
         _CACHE.move_to_end(key)
         return hit
-    # the live view draws after every cell: an open dot answers without a process start
-    # (big graphs lay out for longer than dot takes to start, so they run dot once)
-    svg = None
-    process = None if fast else dot_process.process_for(exe, _env())
-    if process is not None:
-        try:
-            svg = process.lay_out(source, timeout)
-        except dot_process.LayoutTimeoutError:
-            raise _too_slow(source, timeout) from None
-    if svg is None:  # not kept open, or it failed: run dot once, which reports its error
-        svg = _run_once(exe, source, fast, timeout)
-    svg = compact(svg)
+    svg = compact(_run_once(exe, source, fast, timeout))
     _CACHE[key] = svg
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
@@ -201,15 +190,14 @@ def _one_decimal(attribute: re.Match) -> str:
 def _run_once(exe: str, source: str, fast: bool, timeout: float) -> str:
     cmd = [exe, "-Tsvg", *(FAST_FLAGS if fast else ())]
     try:
-        proc = subprocess.run(
-            cmd, input=source.encode("utf-8"), capture_output=True, timeout=timeout, env=_env()
-        )
+        # a process started after the previous drawing: no wait for dot to start
+        returncode, out, err = dot_process.run(cmd, source.encode("utf-8"), timeout, _env())
     except subprocess.TimeoutExpired:
         raise _too_slow(source, timeout) from None
     except FileNotFoundError:
         raise MissingDependencyError(missing_message()) from None
-    if proc.returncode != 0:
-        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+    if returncode != 0:
+        err = err.decode("utf-8", "replace").strip().splitlines()
         raise RenderError(
             message(
                 "draw",
@@ -218,7 +206,7 @@ def _run_once(exe: str, source: str, fast: bool, timeout: float) -> str:
                 "this is a bug in tinygrad_edu's DOT; please report it",
             )
         )
-    return proc.stdout.decode("utf-8")
+    return out.decode("utf-8")
 
 
 def _too_slow(source: str, timeout: float) -> RenderError:
