@@ -14,7 +14,7 @@ variables (20 graph tensors, 30 others), then times:
 - with `--notebook`: a generated 50-cell notebook (`notebook_cells`) run by nbclient in a
   fresh kernel with and without `%load_ext tinygrad_edu`, and the saved .ipynb's bytes.
 
-Usage: python benchmarks/bench_live.py [--notebook]
+Usage: python benchmarks/bench_live.py [--pause SECONDS] [--notebook]
 """
 
 from __future__ import annotations
@@ -44,10 +44,18 @@ h0 = x @ w
 )
 
 
-def timed(fn, repeat: int) -> tuple[float, float]:
-    """Median and 95th-percentile wall time of `fn()` in milliseconds."""
+PAUSE = 0.3  # seconds between drawn cells (`--pause 0` for cells run back to back)
+
+
+def timed(fn, repeat: int, pause: float = 0.0) -> tuple[float, float]:
+    """Median and 95th-percentile wall time of `fn()` in milliseconds.
+
+    `pause` seconds pass between calls, untimed: a learner reads a drawing before running
+    the next cell, and the next drawing's `dot` starts meanwhile (render/dot_process.py).
+    """
     times = []
     for _ in range(repeat):
+        time.sleep(pause)
         t0 = time.perf_counter()
         fn()
         times.append((time.perf_counter() - t0) * 1e3)
@@ -109,15 +117,15 @@ def main() -> None:
         no_change = timed(callback, 500)
         plain = timed(plain_cell, 200)
         same = timed(no_grad_cell, 50)
-        drawn = timed(graph_cell, 10)
+        drawn = timed(graph_cell, 20, PAUSE)
         ip.user_ns["w8"] = ip.user_ns["tg"].tensor(
             __import__("numpy").eye(8) * 0.5, requires_grad=True, name="w8"
         )
         callback()
         built = _new_nodes(ip, loop_cell), _new_nodes(ip, mixed_cell)
-        loop = timed(loop_cell, 20)
+        loop = timed(loop_cell, 20, PAUSE)
         drawn_loop = _drawn(shown)
-        mixed = timed(mixed_cell, 20)
+        mixed = timed(mixed_cell, 20, PAUSE)
         drawn_mixed = _drawn(shown)
         loaded = timed(lambda: ip.run_cell("n = 1"), 200)
     graph_size = len(live._LIVE.shown or "") and len(
@@ -192,13 +200,13 @@ def notebook_cells(n: int = 50) -> list[str]:
     return cells[:n]
 
 
-def run_notebook(cells: list[str], live: bool) -> tuple[int, float, dict]:
+def run_notebook(cells: list[str], live: str) -> tuple[int, float, dict]:
     """Run `cells` in a fresh kernel; the saved size in bytes, the run time and a breakdown."""
     import nbformat
     from nbclient import NotebookClient
 
     nb = nbformat.v4.new_notebook()
-    first = cells[0] + ("\n%load_ext tinygrad_edu" if live else "")
+    first = cells[0] + live  # the magics that start the live graph, if any
     nb.cells = [nbformat.v4.new_code_cell(c) for c in [first, *cells[1:]]]
     root = Path(__file__).resolve().parents[1]  # the kernel imports this checkout's package
     t0 = time.perf_counter()
@@ -218,16 +226,22 @@ def run_notebook(cells: list[str], live: bool) -> tuple[int, float, dict]:
 
 def notebook_size(n: int = 50) -> None:
     cells = notebook_cells(n)
-    plain, t_plain, _ = run_notebook(cells, live=False)
-    size, t_live, kinds = run_notebook(cells, live=True)
-    print(
-        f"{n}-cell notebook saved: {plain / 1e3:.0f} KB without the live graph, "
-        f"{size / 1e3:.0f} KB with it (budget 200 KB); run {t_plain:.1f} s / {t_live:.1f} s"
-    )
-    print("  outputs by type: " + ", ".join(f"{k} {v / 1e3:.0f} KB" for k, v in kinds.items()))
+    load = "\n%load_ext tinygrad_edu"
+    plain, t_plain, _ = run_notebook(cells, live="")
+    print(f"{n}-cell notebook saved, budget 200 KB (run time in brackets):")
+    print(f"  without the live graph          {plain / 1e3:5.0f} KB  ({t_plain:.1f} s)")
+    for label, magics in (
+        ("live graph", load),
+        ("live graph, %tg keep last", load + "\n%tg keep last"),
+    ):
+        size, seconds, kinds = run_notebook(cells, live=magics)
+        parts = ", ".join(f"{k} {v / 1e3:.0f} KB" for k, v in kinds.items())
+        print(f"  {label:<31} {size / 1e3:5.0f} KB  ({seconds:.1f} s; outputs {parts})")
 
 
 if __name__ == "__main__":
+    if "--pause" in sys.argv:
+        PAUSE = float(sys.argv[sys.argv.index("--pause") + 1])
     main()
     if "--notebook" in sys.argv:
         notebook_size()
