@@ -24,9 +24,11 @@ filled yellow. `%tg off` / `%tg on` pause and resume; `%tg reset` forgets what w
 shown and what `tg.watch` pinned.
 
 What is drawn goes into the *current* cell's output (`display` inside
-`post_run_cell`), as static SVG plus a deterministic `text/plain` summary, so saved
-notebooks and nbval see it (docs/graphs_in_notebooks.md). The optional panel (`live_panel()`)
-is one `GraphView` per kernel that updates in place instead.
+`post_run_cell`), as the SVG inline in `text/html` plus a deterministic `text/plain`
+summary, so saved notebooks and nbval see it (docs/graphs_in_notebooks.md). Each
+drawing has a display id: `%tg keep last` replaces the previous one by its summary, so
+a notebook saved after a long session holds one drawing. The optional panel
+(`live_panel()`) is one `GraphView` per kernel that updates in place instead.
 """
 
 from __future__ import annotations
