@@ -76,7 +76,7 @@ def main() -> None:
     ns = sum(1 for k in ip.user_ns if not k.startswith("_"))
     shown: list = []  # every bundle the live graph displays
     show = live._show
-    live._show = lambda bundle: (shown.append(bundle), show(bundle))
+    live._show = lambda bundle, *args: (shown.append(bundle), show(bundle, *args))
     result = ExecutionResult(ExecutionInfo("n = 1", False, False, False, None))
 
     def callback() -> None:
