@@ -164,7 +164,7 @@ def test_nbval_passes_across_renderers_and_fails_on_changed_or_missing_nodes(tmp
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "2 passed" in proc.stdout
 
-    value = re.compile(r"data \[0\.5, 0\.25, &(?:amp;)?#45;1\]")  # `&amp;` in the HTML
+    value = re.compile(r"data \[0\.5, 0\.25, (?:-|&(?:amp;)?#45;)1\]")  # `&amp;` in the HTML
     _edit_drawing(path, lambda s: value.sub("data [0.5, 0.25, 1]", s))
     proc = _nbval(path, checked_with)
     assert proc.returncode == 1 and "1 failed" in proc.stdout, proc.stdout[-3000:]
@@ -172,7 +172,7 @@ def test_nbval_passes_across_renderers_and_fails_on_changed_or_missing_nodes(tmp
 
     path.write_text(saved)
     # the `w` tensor's node group removed from both the SVG and the HTML output
-    node = re.compile(r'<g id="node&(?:amp;)?#45;t2".*?</a>\n</g>\n</g>\n', flags=re.S)
+    node = re.compile(r'<g id="node(?:-|&(?:amp;)?#45;)t2".*?</a>\n</g>\n</g>\n', flags=re.S)
     _edit_drawing(path, lambda s: node.sub("", s, count=1))
     proc = _nbval(path, checked_with)
     assert proc.returncode == 1 and "1 failed" in proc.stdout, proc.stdout[-3000:]

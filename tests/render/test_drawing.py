@@ -36,11 +36,12 @@ def test_mimebundle_has_svg_html_and_text():
     d = tg.draw(expr())
     bundle = d._repr_mimebundle_()
     assert sorted(bundle) == ["image/svg+xml", "text/html", "text/plain"]
-    assert ">data &#45;0.4621</text>" in bundle["image/svg+xml"]
+    assert ">data -0.4621</text>" in bundle["image/svg+xml"]
     assert d.svg() is d.svg()  # laid out once
     html = bundle["text/html"]
     # the same SVG inline in a srcdoc iframe: its entities escaped once, quotes kept
-    assert ">data &amp;#45;0.4621</text>" in html and 'class="node tg&amp;#45;node' in html
+    assert ">data -0.4621</text>" in html and 'class="node tg-node' in html
+    assert "&amp;#10;" in html  # the tooltips' line breaks: an entity inside srcdoc
     assert "<?xml" not in html and "<!--" not in html
     # untrusted front-ends drop the iframe and the style: the note is what is left
     assert html.endswith(

@@ -81,14 +81,21 @@ def graph_outputs(cell) -> list:
     return [
         o
         for o in cell.outputs
-        if o.get("output_type") == "display_data" and "image/svg+xml" in o.get("data", {})
+        if o.get("output_type") == "display_data" and "text/html" in o.get("data", {})
     ]
 
 
 def the_graph(cell) -> tuple[str, str]:
     outs = graph_outputs(cell)
     assert len(outs) == 1, cell.outputs
-    return outs[0]["data"]["image/svg+xml"], outs[0]["data"]["text/plain"]
+    assert sorted(outs[0]["data"]) == ["text/html", "text/plain"]  # one copy of the SVG
+    return svg_of(outs[0]["data"]["text/html"]), outs[0]["data"]["text/plain"]
+
+
+def svg_of(html: str) -> str:
+    """The SVG inside the live graph's HTML (`inline_html` escaped `&`, then `'`)."""
+    doc = re.search(r"srcdoc='([^']*)'", html)[1]
+    return doc[doc.index("<svg") :].replace("&#39;", "'").replace("&amp;", "&")
 
 
 def svg_texts(svg: str) -> list[str]:
@@ -139,9 +146,7 @@ def test_earlier_tensors_are_dashed_named_leaves(cells):
     assert text.split("new in this cell: ", 1)[1] == "const, Mul, t6, Tanh, q"
     assert "y" in labels and "x (2,)" not in labels  # y's own history stays in cell 1
     assert "from an earlier cell" in labels  # the legend explains the dashed box
-    y_box = re.search(
-        r'<g id="node&#45;t\d+" class="node[^"]*tg&#45;earlier[^>]*>.*?</g>', svg, re.S
-    )
+    y_box = re.search(r'<g id="node-t\d+" class="node[^"]*tg-earlier[^>]*>.*?</g>', svg, re.S)
     assert y_box is not None and "stroke-dasharray" in y_box.group(0)
 
 
@@ -189,7 +194,8 @@ def test_off_on_and_a_wrong_word(cells):
     assert status["text"].splitlines()[-1].startswith("live graph: on, scope cell")
     assert error["text"] == (
         "UsageError: %tg: unknown arguments 'sideways'\n"
-        "  hint: use %tg on, %tg off, %tg scope cell, %tg scope all or %tg reset (%tg --help)\n"
+        "  hint: use %tg on, %tg off, %tg scope cell, %tg scope all, %tg keep last, %tg keep all"
+        " or %tg reset (%tg --help)\n"
     )
     help_text = cells[17].outputs[0]["text"]
     assert "%tg scope cell" in help_text and "%tg reset" in help_text

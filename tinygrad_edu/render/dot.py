@@ -88,8 +88,11 @@ def record_field(text: str) -> str:
         >>> print(record_field('"}{|<script> a\\b'))
         \"\}\{\|\<script\> a\\b
     """
+    text = _printable(text).replace("\n", " ")
+    if not any(ch in text for ch in '{}|<>"\\') and "  " not in text and text[:1] != " ":
+        return text  # the usual label: nothing to escape (the loop below is per character)
     out = []
-    for ch in _printable(text).replace("\n", " "):
+    for ch in text:
         if ch in '{}|<>"\\':
             out.append("\\" + ch)
         elif ch == " " and (not out or out[-1] == " "):
@@ -100,7 +103,10 @@ def record_field(text: str) -> str:
 
 
 def _printable(text: str) -> str:
-    return "".join(ch if ch.isprintable() or ch == "\n" else "?" for ch in str(text))
+    text = str(text)
+    if text.replace("\n", "").isprintable():  # the usual text: one C-level check, no loop
+        return text
+    return "".join(ch if ch.isprintable() or ch == "\n" else "?" for ch in text)
 
 
 def _num(n: int) -> str:

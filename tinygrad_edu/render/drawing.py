@@ -25,6 +25,7 @@ MIN_TEXT_PX = 8.0  # smaller text is not read, it is guessed
 PX_PER_PT = 4 / 3  # Graphviz sizes its SVG in pt; browsers draw 1 pt as 4/3 px
 _SIZE = re.compile(r'<svg (?:style="[^"]*" )?width="([\d.]+)pt" height="([\d.]+)pt"')
 _FONT = re.compile(r'font-size="([\d.]+)"')
+_XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n'
 
 
 def natural_width_px(svg: str) -> float:
@@ -187,7 +188,8 @@ class Drawing:
         if suffix == ".dot" or suffix == ".gv":
             data = self.source.encode("utf-8")
         elif suffix == ".svg":
-            data = self.svg().encode("utf-8")
+            # a file on its own says what it is (notebook outputs go without, see `compact`)
+            data = (_XML_DECLARATION + self.svg()).encode("utf-8")
         elif suffix in (".png", ".pdf"):
             self.svg()  # settles the orientation first
             data = dot_to(self.source, suffix[1:], timeout=self.timeout)

@@ -68,16 +68,18 @@ def live_graph(roots: list, since: Any, max_nodes: int, names: dict | None = Non
 
 
 def live_bundle(graph: Graph, missing: Any = ()) -> dict[str, str]:
-    """What the live graph displays under a cell: the SVG and a deterministic summary."""
+    """What the live graph displays under a cell: the drawing as HTML and a text summary.
+
+    One copy of the SVG, not two: JupyterLab and Notebook show the `text/html` whether
+    the notebook is trusted (the drawing, hover for details) or not (the summary and a
+    hint to trust it), so an `image/svg+xml` copy would only double the saved notebook
+    (`tg.draw` keeps one for exporters that read SVG only).
+    """
     from ..render.drawing import inline_html
 
     svg = graph_svg(graph)  # to_dot fills the new nodes and adds a "new in this cell" legend
     text = live_text(graph, missing)
-    return {
-        "text/html": inline_html(svg, text),  # trusted: inline, nodes show details on hover
-        "image/svg+xml": svg,
-        "text/plain": text,
-    }
+    return {"text/html": inline_html(svg, text), "text/plain": text}
 
 
 def fingerprint(graph: Graph) -> str:

@@ -24,9 +24,11 @@ filled yellow. `%tg off` / `%tg on` pause and resume; `%tg reset` forgets what w
 shown and what `tg.watch` pinned.
 
 What is drawn goes into the *current* cell's output (`display` inside
-`post_run_cell`), as static SVG plus a deterministic `text/plain` summary, so saved
-notebooks and nbval see it (docs/graphs_in_notebooks.md). The optional panel (`live_panel()`)
-is one `GraphView` per kernel that updates in place instead.
+`post_run_cell`), as the SVG inline in `text/html` plus a deterministic `text/plain`
+summary, so saved notebooks and nbval see it (docs/graphs_in_notebooks.md). Each
+drawing has a display id: `%tg keep last` replaces the previous one by its summary, so
+a notebook saved after a long session holds one drawing. The optional panel
+(`live_panel()`) is one `GraphView` per kernel that updates in place instead.
 """
 
 from __future__ import annotations
@@ -69,6 +71,11 @@ class _ChangeFlag:
 
 
 SCOPES = ("cell", "all")
+KEEPS = ("all", "last")  # every cell keeps its drawing, or only the newest one does
+REPLACED_NOTE = (
+    "(the drawing was replaced by a newer one to keep the notebook small; "
+    "run this cell again to draw it, or %tg keep all to keep every drawing)"
+)
 
 
 class _Live:
@@ -78,6 +85,9 @@ class _Live:
         self.ip = ip
         self.on = True
         self.scope = "cell"
+        self.keep = "all"
+        self.last_shown: tuple[str, str] | None = None  # (display id, text) of the newest
+        self.shown_count = 0
         self.flag = _ChangeFlag()
         self.key: tuple | None = None  # watched tensors after the previous cell
         self.shown: Any = None  # fingerprint of the graph drawn last
@@ -159,8 +169,22 @@ class _Live:
             _PANEL.show_graph(roots, since=self.mark, names=names, cell_only=cut)
             if not _PANEL_INLINE:
                 return
-        _show(drawing.live_bundle(graph, missing))
+        self.show(drawing.live_bundle(graph, missing))
         self.flag.changed = False  # drawing may have run ops of its own
+
+    def show(self, bundle: dict) -> None:
+        """Display a drawing under this cell; with `%tg keep last`, shrink the one before.
+
+        Each drawing is one display (a display id), so the previous one can be replaced
+        in place by its text summary and a note: the saved notebook then holds one
+        drawing, however many cells drew one.
+        """
+        self.shown_count += 1
+        display_id = f"tg-live-{self.shown_count}"
+        _show(bundle, display_id)
+        before, self.last_shown = self.last_shown, (display_id, bundle["text/plain"])
+        if self.keep == "last" and before is not None:
+            _replace(before[0], replaced_bundle(before[1]))
 
 
 def touched(roots: list, key: tuple, before: tuple, backward_through: set) -> list:
@@ -240,10 +264,27 @@ def failure_text(err: Exception) -> str:
     return message("live graph", f"could not draw this cell's graph ({detail})", None, _HINT)
 
 
-def _show(bundle: dict) -> None:
+def replaced_bundle(text: str) -> dict[str, str]:
+    """What a drawing becomes under `%tg keep last` once a newer one is shown."""
+    import html
+
+    note = f"{text}\n{REPLACED_NOTE}"
+    return {"text/html": f"<pre>{html.escape(note)}</pre>", "text/plain": note}
+
+
+def _show(bundle: dict, display_id: str | None = None) -> None:
     from IPython.display import display
 
-    display(bundle, raw=True)
+    if display_id is None:
+        display(bundle, raw=True)
+    else:
+        display(bundle, raw=True, display_id=display_id)
+
+
+def _replace(display_id: str, bundle: dict) -> None:
+    from IPython.display import update_display
+
+    update_display(bundle, raw=True, display_id=display_id)
 
 
 def _watermark() -> Any:
@@ -287,6 +328,9 @@ def tg_magic(line: str = "") -> str | None:
                           cells as dashed leaves (the default)
       %tg scope all       draw every graph tensor in the notebook, this cell's nodes yellow
       %tg reset           forget what was drawn and what tg.watch pinned; draw afresh
+      %tg keep last       keep only the newest drawing: each earlier one shrinks to its
+                          text summary (a notebook stays small however long it runs)
+      %tg keep all        every cell keeps its drawing (the default)
       %tg --help          this text
 
     To draw fewer tensors, pin them: tg.watch("loss"); tg.watch() unpins.
@@ -308,6 +352,8 @@ def tg_magic(line: str = "") -> str | None:
     elif len(words) == 2 and words[0] == "scope" and words[1] in SCOPES:
         live.scope = words[1]
         live.reset()
+    elif len(words) == 2 and words[0] == "keep" and words[1] in KEEPS:
+        live.keep = words[1]
     elif words:
         from IPython.core.error import UsageError  # shown as one line, no traceback
 
@@ -316,7 +362,8 @@ def tg_magic(line: str = "") -> str | None:
                 "%tg",
                 f"unknown arguments {line.strip()!r}",
                 None,
-                "use %tg on, %tg off, %tg scope cell, %tg scope all or %tg reset (%tg --help)",
+                "use %tg on, %tg off, %tg scope cell, %tg scope all, %tg keep last, "
+                "%tg keep all or %tg reset (%tg --help)",
             )
         )
     print(status())
@@ -328,7 +375,9 @@ def status() -> str:
     if _LIVE is None:
         return "live graph: not loaded (%load_ext tinygrad_edu)"
     state = "on" if _LIVE.on else "off"
-    return f"live graph: {state}, scope {_LIVE.scope}, {repr(_WATCH)[len('LiveGraph(') : -1]}"
+    keep = ", keeping the newest drawing only" if _LIVE.keep == "last" else ""
+    watching = repr(_WATCH)[len("LiveGraph(") : -1]
+    return f"live graph: {state}, scope {_LIVE.scope}{keep}, {watching}"
 
 
 def unload_ipython_extension(ip: Any) -> None:
