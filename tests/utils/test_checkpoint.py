@@ -40,7 +40,7 @@ def _grads(loss, tensors):
     for t in tensors:
         t.grad = None
     loss.backward()
-    return [t.grad.data.copy() for t in tensors]
+    return [t.grad.numpy().copy() for t in tensors]
 
 
 def test_gradients_equal_the_unchecked_run_for_inputs_and_captured_weights():
@@ -50,7 +50,7 @@ def test_gradients_equal_the_unchecked_run_for_inputs_and_captured_weights():
     plain = _grads((net(x) ** 2).sum(), tensors)
     y = checkpoint(net, x)
     assert y.grad_fn.name == "CheckpointBackward"
-    np.testing.assert_allclose(y.data, net(x).data)
+    np.testing.assert_allclose(y.numpy(), net(x).numpy())
     for got, want in zip(_grads((y**2).sum(), tensors), plain):
         np.testing.assert_allclose(got, want, rtol=1e-12)
 
@@ -62,7 +62,7 @@ def test_tg_grad_reaches_weights_the_function_only_closes_over():
     want = tg.grad((net(x) ** 2).sum(), params)
     got = tg.grad((checkpoint(net, x) ** 2).sum(), params)
     for g, w in zip(got, want):
-        np.testing.assert_allclose(g.data, w.data, rtol=1e-12)
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12)
     assert all(p.grad is None for p in params)  # tg.grad leaves .grad alone
 
 
@@ -116,11 +116,11 @@ def test_values_and_gradients_equal_pytorchs_checkpoint():
     )
     with torch.no_grad():
         for p_t, p in zip(torch_net.parameters(), net.parameters()):
-            p_t.copy_(torch.from_numpy(p.data))
+            p_t.copy_(torch.from_numpy(p.numpy()))
     x_t = torch.tensor(x_np, requires_grad=True)
     y_t = torch_checkpoint(torch_net, x_t, use_reentrant=False)
     (y_t**3).mean().backward()
-    np.testing.assert_allclose(y.data, y_t.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(y.numpy(), y_t.detach().numpy(), rtol=1e-12)
     want = [x_t.grad.numpy()] + [p.grad.numpy() for p in torch_net.parameters()]
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-10)
@@ -135,7 +135,7 @@ def test_the_graph_keeps_only_the_inputs_of_the_checkpointed_function():
     activations = [a for a in _saved_arrays(net(x)) if a.shape == (32, 64)]
     assert sum(a.nbytes for a in activations) == 9 * one_activation
     # the whole net checkpointed: the node keeps x and nothing else
-    assert _saved_bytes(checkpoint(net, x)) == x.data.nbytes
+    assert _saved_bytes(checkpoint(net, x)) == x.numpy().nbytes
     # two halves: the second half's node keeps the first half's output
     first, second = net[:8], net[8:]
     y = checkpoint(second, checkpoint(first, x))
@@ -208,6 +208,6 @@ def test_a_function_that_changes_between_runs_is_caught_in_backward():
 def test_second_derivatives_pass_through_a_checkpoint():
     x = tg.tensor([1.0, -2.0], requires_grad=True)
     (dy,) = tg.grad(checkpoint(lambda t: t**3, x).sum(), x, create_graph=True)
-    np.testing.assert_allclose(dy.data, 3 * x.data**2)
+    np.testing.assert_allclose(dy.numpy(), 3 * x.numpy() ** 2)
     (d2y,) = tg.grad(dy.sum(), x)
-    np.testing.assert_allclose(d2y.data, 6 * x.data)
+    np.testing.assert_allclose(d2y.numpy(), 6 * x.numpy())

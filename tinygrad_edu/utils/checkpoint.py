@@ -133,7 +133,7 @@ class Checkpoint(Function):
             create_graph=create_graph,
             allow_unused=True,
         )
-        grads = iter(g if create_graph or g is None else g.data for g in grads)
+        grads = iter(g if create_graph or g is None else np.asarray(g) for g in grads)
         # one gradient per input of this node: fn's tensor arguments, then what it captured
         out = [next(grads) if k and need else None for k, need in zip(ctx.kinds, needs)]
         out.extend(next(grads) for _ in ctx.captured)
@@ -199,7 +199,7 @@ def checkpoint(
     if not is_grad_enabled():
         return _check_result(fn(*args), source.here())
     kinds = tuple(isinstance(a, Tensor) for a in args)
-    arrays = tuple(a.data if k else a for a, k in zip(args, kinds))
+    arrays = tuple(np.asarray(a) if k else a for a, k in zip(args, kinds))
     rng_state = np.random.get_state() if preserve_rng_state else None
     observer = _CapturedTensors()
     remove = add_observer(observer)
@@ -219,6 +219,6 @@ def checkpoint(
         fn=fn,
         kinds=kinds,
         captured=captured,
-        result=result.data,
+        result=np.asarray(result),
         rng_state=rng_state,
     )
