@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import core
+from .core.function import saved_tensors_hooks
 from .core.grad_mode import enable_grad, no_grad, set_grad_enabled
 from .core.tensor import Tensor
 
@@ -28,6 +29,7 @@ __all__ = [
     "enable_grad",
     "set_grad_enabled",
     "functional",
+    "graph",
 ]
 
 grad = core.grad
@@ -132,6 +134,15 @@ class Function(core.Function):
 
 # a base class for learners' ops, not an op of the package: static export must not find it
 core.function.OPS.pop("Function", None)
+
+
+class _Graph:
+    """`tg.autograd.graph`: hooks on what the graph saves for backward."""
+
+    saved_tensors_hooks = saved_tensors_hooks
+
+
+graph = _Graph()
 
 
 class _Functional:

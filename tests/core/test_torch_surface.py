@@ -406,3 +406,66 @@ def test_assigning_data_takes_a_tensor():
         x.data = np.ones(2)
     assert str(e.value).splitlines()[0] == "data: t.data = ... takes a Tensor, got ndarray"
     assert "hint: wrap it: t.data = tg.tensor(values)" in str(e.value)
+
+
+def _saved_program(lib, tensor):
+    """The autograd-mechanics tutorial's look at what a node saved."""
+    x = tensor([0.5, -1.0, 2.0], requires_grad=True)
+    y = x.pow(2)
+    seen = [x.equal(y.grad_fn._saved_self), x is y.grad_fn._saved_self]
+    seen.append(float(y.grad_fn._saved_exponent))
+    z = x.exp()
+    seen += [z.equal(z.grad_fn._saved_result), z is z.grad_fn._saved_result]
+    w = x * tensor([1.0, 2.0, 3.0])  # the constant needs no grad, so x itself is not kept
+    seen += [w.grad_fn._saved_self is None, w.grad_fn._saved_other.tolist()]
+    z.sum().backward()
+    try:
+        z.grad_fn._saved_result  # noqa: B018 - reading it is the test
+    except RuntimeError:
+        seen.append("freed")
+    return seen
+
+
+def test_nodes_show_what_they_saved_as_in_pytorch():
+    def ours(values, requires_grad=False):
+        return tg.tensor(values, requires_grad=requires_grad)
+
+    def theirs(values, requires_grad=False):
+        return torch.tensor(values, dtype=torch.float64, requires_grad=requires_grad)
+
+    assert _saved_program(tg, ours) == _saved_program(torch, theirs)
+    with pytest.raises(AttributeError, match=r"has no attribute '_saved_foo' \(what it saved: "):
+        tg.tensor([1.0], requires_grad=True).exp().grad_fn._saved_foo  # noqa: B018
+
+
+def _hooks_program(lib, tensor):
+    """saved_tensors_hooks: what is packed and unpacked, and an unpack that changes values."""
+    log = []
+
+    def pack(t):
+        log.append(("pack", tuple(t.shape), t.requires_grad))
+        return t * 1  # a different tensor with the same numbers
+
+    def unpack(t):
+        log.append(("unpack", tuple(t.shape)))
+        return t * 2  # backward now sees doubled values
+
+    a = tensor([1.0, 2.0], requires_grad=True)
+    b = tensor([3.0, 4.0], requires_grad=True)
+    with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+        y = (a * b).tanh().sum()
+    y.backward()
+    return log, a.grad.tolist(), b.grad.tolist()
+
+
+def test_saved_tensors_hooks_pack_and_unpack_as_in_pytorch():
+    def ours(values, requires_grad=False):
+        return tg.tensor(values, requires_grad=requires_grad)
+
+    def theirs(values, requires_grad=False):
+        return torch.tensor(values, dtype=torch.float64, requires_grad=requires_grad)
+
+    mine, yours = _hooks_program(tg, ours), _hooks_program(torch, theirs)
+    assert mine[0] == yours[0]
+    np.testing.assert_allclose(mine[1], yours[1], rtol=1e-12)
+    np.testing.assert_allclose(mine[2], yours[2], rtol=1e-12)

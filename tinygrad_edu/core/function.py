@@ -39,6 +39,7 @@ class _PerThread(threading.local):
     def __init__(self) -> None:
         self.observers: list[Any] = []  # objects with on_op(node_or_None, cls, args, kwargs, out)
         self.scope: list[str] = []  # module path while an nn.Module runs, e.g. ["net", "0"]
+        self.saved_hooks: list[tuple] = []  # (pack, unpack) pairs of saved_tensors_hooks
 
 
 _local = _PerThread()
@@ -55,6 +56,36 @@ def add_observer(obs: Any) -> Callable[[], None]:
             observers.remove(obs)
 
     return remove
+
+
+class saved_tensors_hooks:  # noqa: N801 - PyTorch's name for a context manager
+    """Hooks on every value an op saves for backward: `pack_hook(tensor)` runs when the op
+    saves it (in forward), `unpack_hook(packed)` when backward reads it back, and must
+    return an equal tensor. PyTorch's `torch.autograd.graph.saved_tensors_hooks`; used to
+    watch what a graph keeps alive, or to move it somewhere cheaper.
+
+    Example:
+        >>> import tinygrad_edu as tg
+        >>> sizes = []
+        >>> def pack(t):
+        ...     sizes.append(tuple(t.shape))
+        ...     return t
+        >>> x = tg.ones(3, requires_grad=True)
+        >>> with tg.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        ...     y = (x * x).exp()
+        >>> sizes  # Mul saved both factors, Exp its result
+        [(3,), (3,), (3,)]
+    """
+
+    def __init__(self, pack_hook: Callable[[Any], Any], unpack_hook: Callable[[Any], Any]):
+        self.hooks = (pack_hook, unpack_hook)
+
+    def __enter__(self) -> saved_tensors_hooks:
+        _local.saved_hooks.append(self.hooks)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _local.saved_hooks.pop()
 
 
 class Node:
@@ -177,6 +208,8 @@ class Function(Node):
                     "through the graph twice, or rebuild the graph by running forward again",
                 )
             )
+        if self._unpack is not None:
+            return self._unpacked()
         if not self._as_tensors:  # the usual case: plain arrays
             for _arr, _t, vc, version in saved:
                 if vc is not None and vc[0] != version:
@@ -196,7 +229,56 @@ class Function(Node):
                 out.append(arr)
         return tuple(out)
 
+    def _unpacked(self) -> tuple:
+        """The saved values handed back by `saved_tensors_hooks`' unpack hook."""
+        out = []
+        for packed, *_ in self._saved:
+            if packed is None:
+                out.append(None)
+                continue
+            t = self._unpack(packed)
+            if not isinstance(t, _Tensor):
+                raise TypeError(
+                    message(
+                        f"{self.name}.backward",
+                        f"the unpack hook of saved_tensors_hooks returned "
+                        f"{type(t).__name__}, not a Tensor",
+                        self.site,
+                        "return the tensor the pack hook was given (or an equal one)",
+                    )
+                )
+            out.append(t if self._as_tensors else t._data)
+        return tuple(out)
+
+    # PyTorch's names for what an op saved, in `save_for_backward` order: `y.grad_fn._saved_self`
+    saved_names: tuple[str, ...] = ()
+
+    def __getattr__(self, name: str) -> Any:
+        # only reached for attributes the node does not have: PyTorch's `_saved_<name>`
+        if name.startswith("_saved_") and name[7:] in type(self).saved_names:
+            return self._saved_value(type(self).saved_names.index(name[7:]))
+        known = ", ".join(f"_saved_{n}" for n in type(self).saved_names) or "none"
+        raise AttributeError(
+            f"'{self.name}' object has no attribute '{name}' (what it saved: {known})"
+        )
+
+    def _saved_value(self, i: int) -> Any:
+        """One saved value as PyTorch shows it: the input tensor itself, a new tensor for the
+        output, a Python number for a number, None where backward did not need it."""
+        self.saved_tensors  # noqa: B018 - raises GraphFreedError / InplaceError as backward would
+        arr, tensor, _, _ = self._saved[i]
+        if arr is None:
+            return None
+        if self._unpack is not None:
+            return self._unpack(arr)
+        if tensor is not None and tensor is not _OUTPUT:
+            return tensor
+        if tensor is None and np.ndim(arr) == 0 and type(self).saved_names[i] == "exponent":
+            return arr.item()  # `x ** 2`: PyTorch keeps the exponent as a Python number
+        return _Tensor._make(arr)
+
     _saved: tuple | None = ()
+    _unpack: Callable | None = None  # set while saved_tensors_hooks packed this node's values
     _to_save: tuple = ()
     _as_tensors = False
     _is_view = False  # True for ops whose result is a window on their first input
@@ -308,6 +390,8 @@ class Function(Node):
             ctx._out_ref = out if _config["retain_outputs"] else _weakref(out)
             out._requires_grad = True
             out._grad_fn = ctx
+            if _local.saved_hooks and saved:
+                _pack(ctx, out)  # the output is whole now: the hook may look at it
         else:
             out._requires_grad = False
             if ctx._to_save:
@@ -390,6 +474,28 @@ def _edge(a: Any) -> tuple:
 
 
 _OUTPUT = object()  # marks the op's own output among its saved values
+
+
+def _pack(ctx: Function, out: Any) -> None:
+    """`saved_tensors_hooks`: each saved value goes through the innermost pack hook, and
+    backward gets it back through the matching unpack hook (no version check: the hooks
+    own the value now, as in PyTorch)."""
+    hooks = _local.saved_hooks
+    pack, unpack = hooks[-1]
+    _local.saved_hooks = []  # ops inside the pack hook save without it, as in PyTorch
+    try:
+        packed = []
+        for arr, tensor, _, _ in ctx._saved:
+            if arr is None:
+                packed.append(_NOTHING)
+                continue
+            t = out if tensor is _OUTPUT else tensor if tensor is not None else _Tensor._make(arr)
+            packed.append((pack(t), None, None, None))
+    finally:
+        _local.saved_hooks = hooks
+    ctx._saved, ctx._unpack = tuple(packed), unpack
+
+
 _NOTHING = (None, None, None, None)  # a saved None
 _NO_EDGE = (None, 0)  # an input that needs no gradient
 _new = object.__new__

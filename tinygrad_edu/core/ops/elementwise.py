@@ -34,6 +34,8 @@ class Sub(Function):
 
 
 class Mul(Function):
+    saved_names = ("self", "other")  # PyTorch's `grad_fn._saved_<name>`
+
     @staticmethod
     def forward(ctx, a, b):
         na, nb = needs(ctx, 2)
@@ -49,6 +51,8 @@ class Mul(Function):
 
 
 class Div(Function):
+    saved_names = ("self", "other")
+
     @staticmethod
     def forward(ctx, a, b):
         na, nb = needs(ctx, 2)
@@ -67,6 +71,8 @@ class Div(Function):
 class Reciprocal(Function):
     """`1 / a`; a number divided by a tensor is `Reciprocal(a) * number`, as in PyTorch, so
     what is saved (the result, not `a`) and the second derivative are PyTorch's."""
+
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, a):
@@ -91,6 +97,8 @@ class Neg(Function):
 
 
 class Pow(Function):
+    saved_names = ("self", "exponent", "result")
+
     @staticmethod
     def forward(ctx, a, b):
         out = a**b
@@ -118,6 +126,8 @@ class Pow(Function):
 
 
 class Exp(Function):
+    saved_names = ("result",)
+
     @staticmethod
     def forward(ctx, a):
         out = np.exp(a)
@@ -131,6 +141,8 @@ class Exp(Function):
 
 
 class Log(Function):
+    saved_names = ("self",)
+
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -143,6 +155,8 @@ class Log(Function):
 
 
 class Tanh(Function):
+    saved_names = ("result",)
+
     @staticmethod
     def forward(ctx, a):
         out = np.tanh(a)
@@ -156,6 +170,8 @@ class Tanh(Function):
 
 
 class ReLU(Function):
+    saved_names = ("result",)
+
     @staticmethod
     def forward(ctx, a):
         out = np.maximum(a, 0)
@@ -173,6 +189,8 @@ class ReLU(Function):
 
 
 class Sigmoid(Function):
+    saved_names = ("result",)
+
     @staticmethod
     def forward(ctx, a):
         out = 1 / (1 + np.exp(-a))
@@ -186,6 +204,8 @@ class Sigmoid(Function):
 
 
 class Abs(Function):
+    saved_names = ("self",)
+
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -201,6 +221,8 @@ class Abs(Function):
 
 
 class Sqrt(Function):
+    saved_names = ("result",)
+
     @staticmethod
     def forward(ctx, a):
         out = np.sqrt(a)
@@ -214,6 +236,8 @@ class Sqrt(Function):
 
 
 class Clip(Function):
+    saved_names = ("self",)
+
     @staticmethod
     def forward(ctx, a, lo=None, hi=None):
         ctx.save_for_backward(a)

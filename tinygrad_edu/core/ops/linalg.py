@@ -20,6 +20,8 @@ def _swap(x):
 
 
 class MatMul(Function):
+    saved_names = ("self", "mat2")
+
     @staticmethod
     def forward(ctx, a, b):
         na, nb = needs(ctx, 2)

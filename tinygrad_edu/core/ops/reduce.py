@@ -41,6 +41,8 @@ class Sum(Function):
 
 
 class Max(Function):
+    saved_names = ("self", "result")
+
     _reduce = staticmethod(np.max)
 
     @classmethod
@@ -91,6 +93,8 @@ class Min(Max):
 
 
 class Softmax(Function):
+    saved_names = ("result",)
+
     @staticmethod
     def forward(ctx, a, axis=-1):
         ctx.axis = axis
@@ -111,6 +115,8 @@ class Softmax(Function):
 
 
 class LogSoftmax(Function):
+    saved_names = ("result",)
+
     @staticmethod
     def forward(ctx, a, axis=-1):
         ctx.axis = axis

@@ -26,6 +26,8 @@ def _sin(x):
 
 
 class Sin(Function):
+    saved_names = ("self",)
+
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -38,6 +40,8 @@ class Sin(Function):
 
 
 class Cos(Function):
+    saved_names = ("self",)
+
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -50,6 +54,8 @@ class Cos(Function):
 
 
 class Erf(Function):
+    saved_names = ("self",)
+
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
