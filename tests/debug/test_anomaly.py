@@ -25,8 +25,8 @@ def test_forward_nan_names_op_stats_line_and_hint():
     )
     assert str(info.value) == expected
     node = info.value.node
-    assert node.name == "LogBackward" and node._mark == "anomaly"
-    assert node._mark_text == "forward produced 1 nan"
+    assert node.name == "LogBackward" and node.mark == "anomaly"
+    assert node.mark_text == "forward produced 1 nan"
     assert info.value.phase == "forward"
     assert np.isnan(info.value.tensor.numpy()[1])
 
@@ -46,7 +46,7 @@ def test_backward_inf_of_sqrt_at_zero():
         "(x + 1e-12).sqrt()"
     )
     assert str(info.value) == expected
-    assert info.value.phase == "backward" and info.value.node._mark == "anomaly"
+    assert info.value.phase == "backward" and info.value.node.mark == "anomaly"
 
 
 def test_input_already_nan_gets_input_hint_and_no_grad_ops_are_checked():

@@ -25,7 +25,7 @@ def test_not_interactive_under_pytest_so_default_records():
         "shape (2,), 0 nan, 0 inf, finite min 0, max 0.6931"
     ]
     assert bp.hits[0].node is y.grad_fn and bp.hits[0].tensor is y
-    assert y.grad_fn._mark == "breakpoint" and last_hit() is bp.hits[0]
+    assert y.grad_fn.mark == "breakpoint" and last_hit() is bp.hits[0]
     assert function._local.observers == []
 
 

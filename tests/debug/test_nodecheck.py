@@ -50,8 +50,8 @@ def test_finds_the_wrong_custom_function_among_built_in_ops():
     report = check_nodes(_graph(BadSquare))
     assert [n.name for n in report.failed] == ["BadSquareBackward"] and not report.ok
     bad = report.failed[0]
-    assert bad._mark == "gradcheck"
-    assert bad._mark_text.startswith("backward disagrees with finite differences (error ")
+    assert bad.mark == "gradcheck"
+    assert bad.mark_text.startswith("backward disagrees with finite differences (error ")
     rows = {r.name: r for r in report.rows}
     assert rows["BadSquareBackward"].status == "WRONG"
     assert rows["BadSquareBackward"].site.endswith(

@@ -1,7 +1,8 @@
-"""The op-level pass (opwalk.py) gives exactly the Graph the full walk + summarise gives.
+"""The op-level pass (opwalk.py) gives exactly the Graph the full RawGraph + summarise gives.
 
-The reference is build.py's `_walk_forward` (one entry per tensor and op) followed by
-`summarise`, the path build_graph still takes for collapsed modules and `fold=False`.
+Both are made from one forward walk (walk.py). The reference is build.py's
+`full_raw_graph` (one entry per tensor and op) followed by `summarise`, the path
+build_graph still takes for collapsed modules and `fold=False`.
 """
 
 import random
@@ -17,9 +18,8 @@ from tinygrad_edu.graph import build_graph, watermark
 def reference(*tensors, since=None, max_nodes=150, names=None, marks=None):
     roots = B._roots(tensors)
     wm = B.Watermark(*since) if since is not None else None
-    return B._build(
-        B._walk_forward, roots, wm, "forward", names, B._extra_marks(marks), (), max_nodes, True, ()
-    )
+    extra = B._extra_marks(marks)
+    return B._build(roots, wm, "forward", names, extra, (), max_nodes, True, (), op_level=False)
 
 
 def same(*tensors, **options):
@@ -71,10 +71,10 @@ def test_mlp_layers_fold_with_their_own_weights():
     # 10 folded layers: 3 ops, 3 outputs, 1 constant, 1 weight each (x only in the first)
     assert (repeat.blocks, repeat.count) == (10, 80)
     # a weight asked for stays visible; a hand-made watermark flags only tensors made late
-    g = same(h.sum(), weights[5], since=(weights[11]._id, 1 << 40))
+    g = same(h.sum(), weights[5], since=(weights[11].creation_number, 1 << 40))
     (repeat,) = [n for n in g.nodes if n.role == "repeat"]
     assert (repeat.count, repeat.new, g.node("t27").name) == (79, False, "w5")
-    g = same(h.sum(), since=(weights[7]._id, 1 << 40))
+    g = same(h.sum(), since=(weights[7].creation_number, 1 << 40))
     assert [n.new for n in g.nodes if n.role == "repeat"] == [True]
 
 
@@ -103,7 +103,8 @@ def test_merging_chains_keep_the_earliest_link_and_fold_once():
     net = nn.Sequential(*[nn.Sequential(nn.Linear(3, 3), nn.Tanh()) for _ in range(6)])
     y = net(tg.randn(2, 3, name="x")).sum()
     rg = B.RawGraph.sparse()
-    assert B.summarise_forward(B._roots((y,)), None, 150, rg) is not None  # the fast path
+    walk = B.ForwardWalk(B._roots((y,)), None)
+    assert B.summarise_forward(walk, 150, rg) is not None  # the fast path
     g = same(y)
     repeat = [n for n in g.nodes if n.role == "repeat"]
     assert [(n.detail, n.blocks) for n in repeat] == [("MatMul -> Add -> Tanh", 4)]
@@ -173,3 +174,25 @@ def test_varied_graph_over_the_cap():
             mid = x.sum()
     g = same(x.sum(), mid)
     assert g.attrs["hidden"] > 300 and [n.role for n in g.nodes].count("more") == 2
+
+
+def test_expand_true_draws_every_block_of_a_folded_loop():
+    # a folded chain's tooltip says "draw every block: tg.draw(..., expand=True)": that
+    # takes the full RawGraph with nothing folded, exactly as fold=False does
+    z = tg.tensor(1.0, requires_grad=True, name="z")
+    for _ in range(30):
+        z = z * 0.9 + 0.1
+    assert [n.role for n in build_graph(z).nodes].count("repeat") == 1
+    every = build_graph(z, expand=True, max_nodes=None)
+    plain = build_graph(z, fold=False, max_nodes=None)
+    assert [vars(n) for n in every.nodes] == [vars(n) for n in plain.nodes]
+    # per step: two ops, their outputs and their constants 0.9 and 0.1; then z itself
+    assert len(every) == 30 * 6 + 1 and every.attrs["hidden"] == 0
+
+
+def test_a_root_asked_for_twice_is_walked_once():
+    x = tg.tensor(2.0, requires_grad=True, name="x")
+    y = x * 3.0
+    assert build_graph([y, y, x]).summary() == build_graph(y, x).summary()
+    g = same([y, y])
+    assert [n.id for n in g.nodes] == ["t1", "t2", "op1", "t3"] and g.attrs["roots"] == ["t3"]

@@ -16,11 +16,12 @@ Core layer: numpy and the standard library only.
 from __future__ import annotations
 
 import itertools
+import operator
 import sys
 import threading
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from .errors import GraphFreedError, InplaceError, ShapeError, message
 from .grad_mode import _state
 
 _node_ids = itertools.count(1)
+_attrgetter = operator.attrgetter
 OPS: dict[str, type[Function]] = {}  # op name -> class, for the static program and export
 
 
@@ -88,27 +90,110 @@ class saved_tensors_hooks:  # noqa: N801 - PyTorch's name for a context manager
         _local.saved_hooks.pop()
 
 
+class SavedValue(NamedTuple):
+    """One value an op saved for backward, as `Node.saved_values()` shows it."""
+
+    value: Any  # the array (None for a saved None)
+    tensor: Any  # the input Tensor it came from, or None (a constant, or computed in forward)
+    is_output: bool  # the op's own output
+
+
 class Node:
-    """What `grad_fn` points at: a backward step with edges toward the inputs."""
+    """What `grad_fn` points at: a backward step with edges toward the inputs.
+
+    The node view: the graph, debug and widget layers read a node only through the
+    read-only attributes below (`op`, `name`, `next_functions`, `creation_number`,
+    `module_path`, `input_meta`, `output_meta`, `saved_values()`, `freed`, `site`,
+    `output()`, `mark`, `mark_text`), never through the private fields `apply` fills
+    in; docs/architecture.md ("The node view") lists them.
+    """
 
     _next: tuple = ()
     _site: tuple[str, int] | None = None
+    _scope: tuple = ()  # module path while an nn.Module ran, e.g. ("net", "0")
+    _id = 0  # creation counter (set by `apply` and `AccumulateGrad`)
+    _inputs_meta: tuple = ()
+    _out_meta: tuple | None = None
+    _saved: tuple | None = ()
+    _mark: str | None = None
+    _mark_text = ""
     _pre_hooks: list | None = None  # hooks on a non-leaf's gradient (`register_hook`)
     _retained: Any = None  # weakref to the output that called `retain_grad()`
+    # the op's display name, "Mul": a class attribute (set per subclass below), so the graph
+    # walks over 100,000s of nodes read it as cheaply as a field; `name` derives from it
+    op = "Node"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.op = cls.__name__
 
     @property
     def name(self) -> str:
-        return f"{type(self).__name__}Backward"
+        """The grad_fn's name, as PyTorch prints it (`MulBackward`)."""
+        return f"{self.op}Backward"
+
+    # NOTE: the three attributes every graph walk reads from each of 100,000s of nodes are
+    # properties made of `attrgetter`: read-only like the others, but with no Python call
+    next_functions = property(
+        _attrgetter("_next"),
+        doc="`((node, 0), ...)`, one pair per input; `(None, 0)` where no grad is needed.",
+    )
+    creation_number = property(
+        _attrgetter("_id"),
+        doc="Nodes are numbered in the order they were made (one counter per process).",
+    )
+    module_path = property(
+        _attrgetter("_scope"),
+        doc='The `nn.Module` path that built this node, `("net", "0")`, or `()` outside any.',
+    )
 
     @property
-    def next_functions(self) -> tuple:
-        """`((node, 0), ...)`, one pair per input; `(None, 0)` where no grad is needed."""
-        return self._next
+    def input_meta(self) -> tuple:
+        """`((shape, dtype), ...)`, one per positional input (None, None for a non-array)."""
+        return self._inputs_meta
+
+    @property
+    def output_meta(self) -> tuple | None:
+        """`(shape, dtype)` of the output, kept even when the output tensor is gone."""
+        return self._out_meta
+
+    @property
+    def freed(self) -> bool:
+        """True once a backward without `retain_graph=True` freed the saved values."""
+        return self._saved is None
+
+    def saved_values(self) -> tuple[SavedValue, ...]:
+        """What `save_for_backward` kept, for looking at (no version check; `()` if freed).
+
+        Backward rules read `saved_tensors` instead, which checks in-place changes.
+        """
+        return tuple(
+            SavedValue(arr, None if t is _OUTPUT else t, t is _OUTPUT)
+            for arr, t, _vc, _version in self._saved or ()
+        )
 
     @property
     def site(self) -> source.Site | None:
         """Where the learner's code built this node (cell or file, line, source)."""
         return source.resolve(self._site)
+
+    @property
+    def mark(self) -> str | None:
+        """A debug layer's mark ("anomaly", "breakpoint", "gradcheck"); drawings colour it."""
+        return self._mark
+
+    @property
+    def mark_text(self) -> str:
+        """A short explanation of `mark`."""
+        return self._mark_text
+
+    def set_mark(self, kind: str, text: str) -> None:
+        """Mark this node for drawings (debug layers: anomaly mode, breakpoints, checks)."""
+        self._mark, self._mark_text = kind, text
+
+    def output(self) -> Any:
+        """The tensor this node produced, if it is still alive (for drawing)."""
+        return None
 
     def __repr__(self) -> str:
         return f"<{self.name}>"
@@ -277,7 +362,6 @@ class Function(Node):
             return arr.item()  # `x ** 2`: PyTorch keeps the exponent as a Python number
         return _Tensor._make(arr)
 
-    _saved: tuple | None = ()
     _unpack: Callable | None = None  # set while saved_tensors_hooks packed this node's values
     _to_save: tuple = ()
     _as_tensors = False
@@ -286,6 +370,13 @@ class Function(Node):
 
     def _release(self) -> None:
         self._saved = None
+
+    def keep_saved_for_replay(self) -> None:
+        """Store what forward saved as plain arrays, with none of `apply`'s bookkeeping
+        (no version checks): for running this ctx's backward rule outside a graph (a
+        static program's replay, debug's finite-difference check)."""
+        self._saved = tuple((x, None, None, None) for x in self._to_save)
+        self._to_save = ()
 
     # --- the one place that builds the graph ------------------------------------------
 

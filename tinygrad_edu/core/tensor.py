@@ -338,6 +338,24 @@ class Tensor(torch_api.TorchMethods):
         """How many times this tensor's storage was changed in place (PyTorch's name)."""
         return self._vc[0]
 
+    # the tensor's side of the node view (docs/architecture.md): what graph, debug and
+    # widgets read instead of private fields
+    @property
+    def creation_number(self) -> int:
+        """Tensors are numbered in the order they were made (one counter per process)."""
+        return self._id
+
+    @property
+    def grad_held(self) -> Tensor | None:
+        """The gradient stored here, read without `.grad`'s non-leaf warning (for drawings)."""
+        return self._grad
+
+    @property
+    def grad_node(self) -> _function.Node | None:
+        """Where backward reaches this tensor: its `grad_fn`, or for a leaf that a graph
+        uses its AccumulateGrad node (None for a leaf no graph used yet)."""
+        return self.grad_fn or self._accumulator
+
     @property
     def is_leaf(self) -> bool:
         """True for tensors made by the user (no `grad_fn`); only leaves get `.grad`."""

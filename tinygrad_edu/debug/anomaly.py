@@ -5,7 +5,7 @@ on, and none while it is off, so normal runs pay nothing. The observer looks at 
 op's output after `Function.apply` and at the gradients each node's backward returns;
 the first non-finite value raises `AnomalyError` naming the op, the statistics of its
 inputs and outputs, the learner's line that built the node and a likely fix. The node
-is marked (`node._mark = "anomaly"`) so the graph view can colour it.
+is marked (`node.set_mark("anomaly", ...)`) so the graph view can colour it.
 Debug layer: imports tinygrad_edu.core, numpy and the standard library only.
 """
 
@@ -97,7 +97,7 @@ class _AnomalyObserver:
                 bad_input = bad_input or has_nonfinite(a)
         hint = _INPUT_HINT if bad_input else _FORWARD_HINTS.get(cls.__name__, _FORWARD_DEFAULT)
         if node is not None:
-            node._mark, node._mark_text = "anomaly", f"forward produced {_count(out)}"
+            node.set_mark("anomaly", f"forward produced {_count(out)}")
         raise AnomalyError(message(op, "\n".join(lines), _site(node), hint), node, out, "forward")
 
     def on_backward(self, node: Any, grad_output: Any, grads_in: tuple) -> None:
@@ -112,7 +112,7 @@ class _AnomalyObserver:
             hint = _BACKWARD_HINTS.get(node.name, _BACKWARD_DEFAULT)
             if has_nonfinite(grad_output):
                 hint = "the incoming gradient already held nan/inf (changed by a hook?)"
-            node._mark, node._mark_text = "anomaly", f"backward produced {_count(g)}"
+            node.set_mark("anomaly", f"backward produced {_count(g)}")
             raise AnomalyError(
                 message(node.name, "\n".join(lines), node.site, hint), node, None, "backward"
             )

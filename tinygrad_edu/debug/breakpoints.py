@@ -208,7 +208,7 @@ class break_on:  # noqa: N801 - used like a function, as `with tg.debug.break_on
         self.hits.append(hit)
         _last[:] = [hit]
         if node is not None:
-            node._mark, node._mark_text = "breakpoint", f"break_on hit {hit.index}"
+            node.set_mark("breakpoint", f"break_on hit {hit.index}")
         action = self._action
         if callable(action):
             action(hit)

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..core import engine
-from ..core.function import _OUTPUT, AccumulateGrad, Function, Node
+from ..core.function import AccumulateGrad, Function, Node
 from ..core.grad_fit import fit_gradient
 from ..core.tensor import Tensor
 from .summary import array_of, label, where
@@ -119,7 +119,7 @@ def check_nodes(
     if not isinstance(loss, Tensor) or loss.grad_fn is None:
         return NodeReport([])
     nodes = [n for n in engine.toposort([loss.grad_fn]) if isinstance(n, Function)]
-    nodes.sort(key=lambda n: n._id)
+    nodes.sort(key=lambda n: n.creation_number)
     outputs: dict[int, Any] = {}
     rows = [_check(n, outputs, eps, atol, rtol, max_elements) for n in nodes]
     return NodeReport(rows)
@@ -151,7 +151,7 @@ def _check(
     except Exception as e:  # a learner's rule that crashes is a finding, not a crash here
         return NodeCheck(node, name, site, "WRONG", None, f"{type(e).__name__}: {e}")
     worst, detail = 0.0, ""
-    for i, (a, (nxt, _)) in enumerate(zip(args, node._next)):
+    for i, (a, (nxt, _)) in enumerate(zip(args, node.next_functions)):
         if nxt is None or not _is_float(a):
             continue
         g = analytic[i] if i < len(analytic) else None
@@ -178,8 +178,9 @@ def _check(
                     f"finite differences give {numeric:.6g}"
                 )
     if detail:
-        node._mark = "gradcheck"
-        node._mark_text = f"backward disagrees with finite differences (error {worst:.3g})"
+        node.set_mark(
+            "gradcheck", f"backward disagrees with finite differences (error {worst:.3g})"
+        )
         return NodeCheck(node, name, site, "WRONG", worst, detail)
     note = ""
     if stand_ins:  # say so: the verdict holds for the rule, at values the graph never had
@@ -225,10 +226,11 @@ def _forward(
 
 def _backward(node: Function, args: list, kwargs: dict, weights: np.ndarray) -> list:
     """Run the node's own backward rule on fresh saved values; gradients at input shapes."""
-    needs = tuple(nxt is not None and _is_float(a) for (nxt, _), a in zip(node._next, args))
+    needs = tuple(
+        nxt is not None and _is_float(a) for (nxt, _), a in zip(node.next_functions, args)
+    )
     ctx, _ = _forward(type(node), args, kwargs, needs)
-    ctx._saved = tuple((x, None, None, None) for x in ctx._to_save)
-    ctx._to_save = ()
+    ctx.keep_saved_for_replay()
     grads = ctx.backward(ctx, weights)
     if not isinstance(grads, tuple):
         grads = (grads,)
@@ -263,14 +265,14 @@ def _call_of(
     names = _param_names(node)
     kept = _kept_constants(node)
     args: list[Any] = []
-    for i, (nxt, _) in enumerate(node._next):
+    for i, (nxt, _) in enumerate(node.next_functions):
         if nxt is None:
             name = names[i] if i < len(names) else None
             value = node.__dict__[name] if name in node.__dict__ else kept.pop(i, None)
         else:
-            value = _value_of(nxt, node._saved or (), outputs)
+            value = _value_of(nxt, node.saved_values(), outputs)
         if value is None and stand_ins is not None:
-            value = _stand_in(node._inputs_meta[i], i)
+            value = _stand_in(node.input_meta[i], i)
             if value is not None:
                 stand_ins.append(i)
         if value is None:
@@ -289,19 +291,19 @@ def _kept_constants(node: Function) -> dict[int, np.ndarray]:
     None (constants and arrays forward computed). Tensor entries are inputs for sure, so
     they are matched first; then the others, both in order and by shape and dtype.
     """
-    saved = [e for e in node._saved or () if e[1] is not _OUTPUT and e[0] is not None]
-    grad_nodes = {id(nxt) for nxt, _ in node._next if nxt is not None}
+    saved = [s for s in node.saved_values() if not s.is_output and s.value is not None]
+    grad_nodes = {id(nxt) for nxt, _ in node.next_functions if nxt is not None}
     tensors = [
-        e[0]
-        for e in saved
-        if isinstance(e[1], Tensor) and id(e[1].grad_fn or e[1]._accumulator) not in grad_nodes
+        s.value
+        for s in saved
+        if isinstance(s.tensor, Tensor) and id(s.tensor.grad_node) not in grad_nodes
     ]
-    others = [e[0] for e in saved if e[1] is None]
-    free = [i for i, (nxt, _) in enumerate(node._next) if nxt is None]
+    others = [s.value for s in saved if s.tensor is None]
+    free = [i for i, (nxt, _) in enumerate(node.next_functions) if nxt is None]
     found: dict[int, np.ndarray] = {}
     for pool in (tensors, others):
         for i in free:
-            shape, dtype = node._inputs_meta[i]
+            shape, dtype = node.input_meta[i]
             for k, arr in enumerate(pool):
                 if i not in found and np.shape(arr) == shape and arr.dtype == dtype:
                     found[i] = pool.pop(k)
@@ -330,9 +332,9 @@ def _edge_kind(edge: tuple) -> str | None:
 def _value_of(nxt: Node, saved: tuple, outputs: dict) -> np.ndarray | None:
     if type(nxt) is AccumulateGrad:
         return np.asarray(nxt.variable)
-    for arr, t, _, _ in saved:  # the op saved this input: the exact array
-        if isinstance(t, Tensor) and t.grad_fn is nxt:
-            return arr
+    for s in saved:  # the op saved this input: the exact array
+        if isinstance(s.tensor, Tensor) and s.tensor.grad_fn is nxt:
+            return s.value
     return _output_of(nxt, outputs)
 
 
@@ -344,9 +346,9 @@ def _output_of(node: Node, outputs: dict) -> np.ndarray | None:
     out = node.output() if isinstance(node, Function) else None
     value = np.asarray(out) if out is not None else None
     if value is None:
-        for arr, t, _, _ in node._saved or ():
-            if t is _OUTPUT:
-                value = arr
+        for s in node.saved_values():
+            if s.is_output:
+                value = s.value
     if value is None and isinstance(node, Function):
         call = _call_of(node, outputs)
         if call is not None:
@@ -354,7 +356,7 @@ def _output_of(node: Node, outputs: dict) -> np.ndarray | None:
                 value = _forward(type(node), *call)[1]
             except Exception:  # noqa: BLE001 - a guess that did not fit: not rebuildable
                 value = None
-            if value is not None and value.shape != node._out_meta[0]:
+            if value is not None and value.shape != node.output_meta[0]:
                 value = None
     outputs[key] = value
     return value
@@ -379,7 +381,7 @@ def _kwargs_of(node: Function, names: list[str]) -> dict | None:
         if name in node.__dict__:
             kwargs[name] = node.__dict__[name]
         elif name == "shape":  # reshape / broadcast_to: the output's shape
-            kwargs[name] = node._out_meta[0]
+            kwargs[name] = node.output_meta[0]
         elif params[name].default is inspect.Parameter.empty:
             return None
     return kwargs

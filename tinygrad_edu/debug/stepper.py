@@ -163,8 +163,8 @@ def _run(root: tuple, retain_graph: bool) -> Iterator[Step]:
                     if nxt is not None and gi is not None:
                         arrived.setdefault(id(nxt), [nxt, []])[1].append(gi)
             leaf = None
-            if type(node) is AccumulateGrad and node.variable._grad is not None:
-                leaf = np.array(node.variable.grad, copy=True)
+            if type(node) is AccumulateGrad and node.variable.grad_held is not None:
+                leaf = np.array(node.variable.grad_held, copy=True)
             waiting = tuple((n, sum(ps[1:], ps[0]), len(ps)) for n, ps in arrived.values() if ps)
             yield Step(
                 index,
@@ -210,5 +210,5 @@ def _fit(node: Node, grads_in: list) -> tuple:
     """Pair each gradient the node sent (the engine fitted it to its input) with its input."""
     return tuple(
         (nxt, None if gi is None else np.array(array_of(gi), copy=True))
-        for (nxt, _), gi in zip(node._next, grads_in)
+        for (nxt, _), gi in zip(node.next_functions, grads_in)
     )

@@ -1,12 +1,13 @@
 """Walk tensors into a `Graph`: the forward view (tensors and ops) or the backward view.
 
-Two phases keep big graphs fast: a lean walk over the core objects (no text is made)
-decides order, ids, modules and the `new` flag; summarisation (summarise.py) then
-picks what to show, and only the shown nodes get their labels (value summaries,
-creation sites). The walk is iterative and linear, so a 100,000-op chain is fine.
-The default forward view (folding on, no collapsed module) goes faster still:
-opwalk.py decides folds and the cap on ops and makes entries only for the nodes
-shown; the full walk stays for the other views and is its reference in tests.
+Two phases keep big graphs fast. Phase 1 is lean (no text is made): for the forward
+view, one walk over the core objects (walk.py) reads each op once and decides order,
+positions, modules and time steps; the default view (folding on, no collapsed module)
+then folds and caps on ops (opwalk.py) and makes entries only for the nodes shown,
+while the other forward views lay out the full RawGraph from the same walk
+(`full_raw_graph`) and summarise it (summarise.py). The backward view has its own
+small walk over grad_fn nodes. Phase 2: only the shown nodes get their labels (value
+summaries, creation sites). Everything is iterative and linear: 100,000 ops are fine.
 
 Ids: ops are numbered `op1, op2, ...` by their creation counter, tensors `t1, t2, ...`
 in the order the forward pass made or first used them, AccumulateGrad nodes `acc1, ...`
@@ -21,7 +22,6 @@ import gc
 import importlib
 import operator
 import re
-import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -31,9 +31,9 @@ from ..core.function import AccumulateGrad, Node
 from ..core.tensor import Tensor
 from .model import MARKS, Graph, GraphEdge, GraphNode, Watermark
 from .opwalk import summarise_forward
-from .steps import STEP, call_numbers
 from .summarise import DEFAULT_MAX_NODES, Summary, summarise
 from .values import shape_text, summarise_array
+from .walk import ForwardWalk
 
 VIEWS = ("forward", "backward")
 
@@ -219,7 +219,7 @@ def build_graph(
             steps between the first and the last are folded (`"rnncell.t=5"`), or True
             to fold nothing (as `fold=False`).
         marks: extra marks, core object (Tensor or grad_fn node) -> mark kind
-            ("current", "breakpoint", ...), added to the nodes' own `_mark`.
+            ("current", "breakpoint", ...), added to the nodes' own `mark`.
         names: name -> Tensor, used to name unnamed tensors (e.g. a namespace).
 
     Returns:
@@ -261,22 +261,18 @@ def build_graph(
     roots = _roots(tensors)
     extra = _extra_marks(marks)
     wm = Watermark(*since) if since is not None else None
-    walk = _walk_forward if view == "forward" else _walk_backward
-    if view == "forward" and fold and not collapse:
-        walk = _OP_LEVEL  # decided on ops: hidden tensors never get an entry
     # the walk makes many small objects but no cycles: the cyclic GC would only rescan
     # the (possibly huge) autograd graph again and again
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
-        return _build(walk, roots, wm, view, names, extra, collapse, max_nodes, fold, expand)
+        return _build(roots, wm, view, names, extra, collapse, max_nodes, fold, expand)
     finally:
         if gc_was_on:
             gc.enable()
 
 
 def _build(
-    walk: Callable,
     roots: list,
     wm: Watermark | None,
     view: str,
@@ -285,21 +281,24 @@ def _build(
     collapse: Any,
     max_nodes: int | None,
     fold: bool,
-    expand: Any,
+    expand_steps: Any,
+    op_level: bool = True,
 ) -> Graph:
     picked = None
-    if walk is _OP_LEVEL:
-        rg = RawGraph.sparse()
-        picked = summarise_forward(roots, wm, max_nodes, rg)
-        walk = _walk_forward  # if the op-level pass cannot decide (two folds, one op)
+    if view == "forward":
+        walk = ForwardWalk(roots, wm)  # the one walk every forward consumer reads
+        if op_level and fold and not collapse and expand_steps is not True:
+            rg = RawGraph.sparse()
+            picked = summarise_forward(walk, max_nodes, rg)  # None: it cannot decide
+        if picked is None:
+            rg = full_raw_graph(walk)
+    else:
+        rg = _walk_backward(roots, wm)
     if picked is not None:
         kept, kept_edges, hidden = picked
     else:
-        rg = walk(roots, wm)
-        if view == "forward":
-            _number_steps(rg)
         kept, kept_edges, hidden = summarise(
-            rg, collapse=collapse, max_nodes=max_nodes, fold=fold, expand=expand
+            rg, collapse=collapse, max_nodes=max_nodes, fold=fold, expand=expand_steps
         )
     name_of = {id(t): n for n, t in (names or {}).items() if isinstance(t, Tensor)}
     for t, n in roots:
@@ -321,30 +320,6 @@ def _build(
         if not isinstance(k, Summary) and rg.obj[k] is not None
     }
     return graph
-
-
-def _number_steps(rg: RawGraph) -> None:
-    """Move each call of a module called in a loop to its own step path (steps.py).
-
-    An op, its output and its constants go to `(<module>, "t=<call>", ...)`; the module's
-    parameters (leaves) keep the module's own path, shared by every step.
-    """
-    ops = [i for i, k in enumerate(rg.kind) if k == "op"]
-    runs, repeated = call_numbers([rg.obj[i] for i in ops])
-    if not repeated:
-        return
-    run_of = dict(zip(ops, runs))
-    module, attach = rg.module, rg.attach
-    for i, m in enumerate(module):
-        if not m or m[0] not in repeated:
-            continue
-        # an output's and a constant's `attach` is their op; a leaf's is -1
-        run = run_of.get(i if rg.kind[i] == "op" else attach[i])
-        if run is not None:
-            module[i] = (m[0], f"{STEP}{run}", *m[1:])
-
-
-_OP_LEVEL = object()  # build_graph's walk for the summarised forward view (opwalk.py)
 
 
 def _extra_marks(marks: Mapping[Any, str] | None) -> dict[int, str]:
@@ -375,137 +350,88 @@ def _collect(starts: list[Node]) -> list[Node]:
             continue
         seen.add(nid)
         out.append(node)
-        for nxt, _ in node._next:
+        for nxt, _ in node.next_functions:
             if nxt is not None and id(nxt) not in seen:
                 stack.append(nxt)
     out.sort(key=_by_creation)
     return out
 
 
-_by_creation = operator.attrgetter("_id")
+_by_creation = operator.attrgetter("creation_number")
 
 
-def _walk_forward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> RawGraph:
-    """Tensors and ops behind `roots`: op k's new inputs, op k, its output, in op order."""
+def full_raw_graph(w: ForwardWalk) -> RawGraph:
+    """The full forward RawGraph, one entry per tensor and op, laid out from the walk.
+
+    Raw positions are the walk's: op k's constants and first-seen leaves, op k, its
+    output; then the roots in no op's inputs. Only tensors are read from core here (a
+    leaf, an op's output): everything about the ops comes from the walk's lists.
+    """
     g = RawGraph(forward=True)
-    ops = [
-        op
-        for op in _collect([t.grad_fn for t, _ in roots if t.grad_fn is not None])
-        if type(op) is not AccumulateGrad
-    ]
-    wn = wm.node if wm is not None else 1 << 62  # nothing is new without a watermark
-    wt = wm.tensor if wm is not None else 1 << 62
-    out_of: dict[int, int] = {}  # id(op) -> index of its output tensor
-    leaf_of: dict[int, int] = {}  # id(tensor) -> index
-    uses: dict[int, int] = {}  # tensor index -> number of uses
-    user: dict[int, int] = {}  # tensor index -> last op using it
-    leaf_users: dict[int, list[tuple]] = {}
-    # the hot loop appends to local bound methods: 100,000 ops must walk in ~0.1 s
+    # the hot loop appends to local bound methods: 100,000 ops must lay out in ~0.1 s
     kind, obj, opl, slotl = g.kind.append, g.obj.append, g.op.append, g.slot.append
     module, newl, num, attach = g.module.append, g.new.append, g.num.append, g.attach.append
     edge = g.edges.append
     leaf_ops = g.leaf_ops
     acc = AccumulateGrad
-    i = -1  # index of the last node added
-    n_t = 0
-    for rank, op in enumerate(ops, 1):
-        m = getattr(op, "_scope", None) or ()
-        new = op._id >= wn
+    pos, index, leaf_of, leaf_pos = w.pos, w.index, w.leaf_of, w.leaf_pos
+    wn, wt = w.wn, w.wt
+    r = 0  # raw position of the next node
+    for k, op in enumerate(w.ops):
+        m = w.module[k]
+        new = w.number[k] >= wn
+        at = pos[k]  # where the op goes, after its constants and first-seen leaves
         ins = []
-        leaf_in = []
-        n_const = 0
-        for slot, (nxt, _) in enumerate(op._next):
+        for slot, (nxt, _) in enumerate(w.edges[k]):
             if nxt is None:  # an input that needs no grad: a constant of this op
-                n_t += 1
-                i += 1
                 kind("tensor"), obj(None), opl(op), slotl(slot), module(m), newl(new)
-                num(n_t), attach(-2)
-                n_const += 1
-                ins.append((i, slot))
-                continue
-            if type(nxt) is acc:
-                v = nxt.variable
-                j = leaf_of.get(id(v))
-                if j is None:
-                    n_t += 1
-                    i += 1
-                    j = leaf_of[id(v)] = i
-                    kind("tensor"), obj(v), opl(None), slotl(0), module(m)
-                    newl(v._id >= wt), num(n_t), attach(-1)
-                if m:
-                    leaf_users.setdefault(j, []).append(m)
-                leaf_in.append(j)
+                num(r + 1 - k), attach(at)
+                ins.append((r, slot))
+                r += 1
+            elif type(nxt) is acc:
+                j = leaf_of[nxt]
+                p = leaf_pos[j]
+                if p == r:  # first seen here
+                    v = nxt.variable
+                    kind("tensor"), obj(v), opl(None), slotl(0), module(w.leaf_module(j))
+                    newl(v.creation_number >= wt), num(r + 1 - k), attach(-1)
+                    r += 1
+                leaf_ops.setdefault(p, []).append(at)
+                ins.append((p, slot))
             else:
-                j = out_of[id(nxt)]
-            uses[j] = uses.get(j, 0) + 1
-            ins.append((j, slot))
-        i += 1
-        k = i
-        kind("op"), obj(op), opl(None), slotl(0), module(m), newl(new), num(rank), attach(-1)
+                ins.append((pos[index[nxt]] + 1, slot))
+        kind("op"), obj(op), opl(None), slotl(0), module(m), newl(new), num(k + 1), attach(-1)
         for j, slot in ins:
-            edge((j, k, slot))
-            user[j] = k
-        for j in leaf_in:
-            leaf_ops.setdefault(j, []).append(k)
-        if n_const:
-            at = g.attach
-            for j in range(k - 1, -1, -1):
-                if at[j] == -2:
-                    at[j] = k
-                    n_const -= 1
-                    if not n_const:
-                        break
-        n_t += 1
-        i += 1
-        out_of[id(op)] = i
-        out = getattr(op, "_out_ref", None)  # inlined `op.output()`, hot
-        if type(out) is weakref.ReferenceType:
-            out = out()
-        kind("tensor"), obj(out), opl(op), slotl(-1), module(m), newl(new), num(n_t)
-        attach(k)
-        edge((k, i, 0))
-    g.root = [False] * len(g.kind)
-    for j in leaf_of.values():
-        # a leaf (a parameter) sits in the module all its users share; used outside any: none
-        modules = leaf_users.get(j, ())
-        g.module[j] = _common(modules) if len(modules) == uses.get(j, 0) else ()
-    for t, _ in roots:
-        if t.grad_fn is not None:
-            j = out_of[id(t.grad_fn)]
-            g.obj[j] = t
-        else:
-            j = leaf_of.get(id(t))
-            if j is None:
-                n_t += 1
-                j = leaf_of[id(t)] = g.add("tensor", t, None, 0, (), t._id >= wt, n_t)
-        g.root[j] = True
-    root = g.root
+            edge((j, at, slot))
+        kind("tensor"), obj(op.output()), opl(op), slotl(-1), module(m), newl(new)
+        num(at + 1 - k), attach(at)
+        edge((at, at + 1, 0))
+        r = at + 2
+    n_ops = len(w.ops)
+    for t in w.extra:  # roots in no op's inputs come last
+        g.add("tensor", t, None, 0, (), t.creation_number >= wt, len(g.kind) + 1 - n_ops)
+    g.root = root = [False] * len(g.kind)
+    for k, t in w.root_out.items():
+        g.obj[pos[k] + 1] = t
+        root[pos[k] + 1] = True
+    for j in w.root_leaf:
+        root[leaf_pos[j]] = True
+    # chains must not merge (`h @ w.T`: h's op and the transpose both feed one matmul,
+    # and folding both chains would count the matmul twice): the earliest input's op,
+    # the data path, keeps the link
     joined: set[int] = set()
-    for o in out_of.values():  # in op order
-        # chains must not merge (`h @ w.T`: h's op and the transpose both feed one matmul,
-        # and folding both chains would count the matmul twice): the earliest input's op,
-        # the data path, keeps the link
-        if uses.get(o, 0) == 1 and not root[o] and user[o] not in joined:
-            g.link[o - 1] = user[o]  # the op is right before its output
-            joined.add(user[o])
+    uses, user, root_out = w.uses, w.user, w.root_out
+    for k in range(n_ops):
+        if uses[k] == 1 and k not in root_out and user[k] not in joined:
+            g.link[pos[k]] = pos[user[k]]
+            joined.add(user[k])
     return g
-
-
-def _common(modules: Iterable[tuple]) -> tuple:
-    it = iter(modules)
-    first = next(it, ())
-    for m in it:
-        n = 0
-        while n < len(first) and n < len(m) and first[n] == m[n]:
-            n += 1
-        first = first[:n]
-    return first
 
 
 def _walk_backward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> RawGraph:
     """All grad_fn nodes behind `roots` in creation order, then the root tensors."""
     g = RawGraph(forward=False)
-    starts = [t.grad_fn if t.grad_fn is not None else t._accumulator for t, _ in roots]
+    starts = [t.grad_node for t, _ in roots]
     nodes = _collect([s for s in starts if s is not None])
     wn = wm.node if wm is not None else None
     wt = wm.tensor if wm is not None else None
@@ -519,20 +445,20 @@ def _walk_backward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> Raw
             node,
             None,
             0,
-            getattr(node, "_scope", None) or (),
-            wn is not None and node._id >= wn,
+            node.module_path,
+            wn is not None and node.creation_number >= wn,
             counts[kind],
         )
     incoming: dict[int, list[int]] = {}
     for node in nodes:
         a = index[id(node)]
-        for slot, (nxt, _) in enumerate(node._next):
+        for slot, (nxt, _) in enumerate(node.next_functions):
             if nxt is not None:
                 b = index[id(nxt)]
                 g.edges.append((a, b, slot))
                 incoming.setdefault(b, []).append(a)
     for n, ((t, _), start) in enumerate(zip(roots, starts), 1):
-        i = g.add("tensor", t, None, -1, (), wt is not None and t._id >= wt, n)
+        i = g.add("tensor", t, None, -1, (), wt is not None and t.creation_number >= wt, n)
         g.root[i] = True
         if start is not None:
             b = index[id(start)]
@@ -567,7 +493,7 @@ def _label(
         if obj is not None and id(obj) in extra:
             marks.append(extra[id(obj)])
     else:
-        node.op = type(obj).__name__
+        node.op = obj.op
         node.name = obj.name if view == "backward" else node.op
         if kind == "accumulate":
             var = obj.variable
@@ -575,20 +501,19 @@ def _label(
             node.name = "AccumulateGrad"
             node.detail = var.name or name_of.get(id(var), "")
             node.value = summarise_array(np.asarray(var))
-            if var._grad is not None:
-                node.grad = summarise_array(np.asarray(var._grad))
+            if var.grad_held is not None:
+                node.grad = summarise_array(np.asarray(var.grad_held))
         else:
-            meta = getattr(obj, "_out_meta", None)
+            meta = obj.output_meta
             if meta is not None:
                 node.shape, node.dtype = meta[0], str(meta[1])
             node.saved, node.freed = _saved(obj)
             site = obj.site
             if site is not None:
                 node.site, node.cell, node.line = str(site), site.cell, site.lineno
-        m = getattr(obj, "_mark", None)
-        if m:
-            marks.append(m)
-            mark_text = getattr(obj, "_mark_text", "") or ""
+        if obj.mark:
+            marks.append(obj.mark)
+            mark_text = obj.mark_text or ""
         if id(obj) in extra:
             marks.append(extra[id(obj)])
     node.marks = tuple(m for m in MARKS if m in marks)
@@ -604,20 +529,20 @@ def _tensor_fields(node: GraphNode, rg: RawGraph, i: int, name_of: dict[int, str
         node.shape, node.dtype = t.shape, str(t.dtype)
         node.requires_grad = t.requires_grad
         node.value = summarise_array(np.asarray(t))
-        if t._grad is not None:
-            node.grad = summarise_array(np.asarray(t._grad))
+        if t.grad_held is not None:
+            node.grad = summarise_array(np.asarray(t.grad_held))
         if t.grad_fn is not None:
             node.role = "output" if rg.root[i] else "intermediate"
         else:
             node.role = "leaf" if t.requires_grad else "constant"
     elif rg.slot[i] == -1:  # an intermediate nobody keeps: only its shape was recorded
-        meta = getattr(op, "_out_meta", None)
+        meta = op.output_meta
         if meta is not None:
             node.shape, node.dtype = meta[0], str(meta[1])
         node.requires_grad = True
         node.role = "intermediate"
     else:  # an input that needs no grad (data, a number): only its shape was recorded
-        shape, dtype = op._inputs_meta[rg.slot[i]]
+        shape, dtype = op.input_meta[rg.slot[i]]
         node.shape = tuple(shape) if shape is not None else None
         node.dtype = str(dtype) if dtype is not None else ""
         node.role = "constant"
@@ -629,13 +554,13 @@ def _tensor_fields(node: GraphNode, rg: RawGraph, i: int, name_of: dict[int, str
 
 def _saved_constant(op: Any, slot: int) -> Tensor | None:
     """The Tensor at input `slot` if the op saved it (a Tensor that needs no grad)."""
-    saved = getattr(op, "_saved", None)
+    saved = op.saved_values()
     if not saved:
         return None
-    meta = op._inputs_meta
+    meta = op.input_meta
     # constants in slot order, matched to saved no-grad Tensors in order, by shape and dtype
-    slots = [k for k, (nxt, _) in enumerate(op._next) if nxt is None]
-    found = [t for _arr, t, _vc, _v in saved if isinstance(t, Tensor) and not t.requires_grad]
+    slots = [k for k, (nxt, _) in enumerate(op.next_functions) if nxt is None]
+    found = [s.tensor for s in saved if isinstance(s.tensor, Tensor) and not s.tensor.requires_grad]
     j = 0
     for k in slots:
         if j < len(found) and found[j].shape == meta[k][0] and found[j].dtype == meta[k][1]:
@@ -646,17 +571,16 @@ def _saved_constant(op: Any, slot: int) -> Tensor | None:
 
 
 def _saved(core: Any) -> tuple[tuple[str, ...], bool]:
-    saved = getattr(core, "_saved", ())
-    if saved is None:
+    if core.freed:
         return (), True
     out = []
-    for arr, tensor, _vc, _version in saved:
+    for arr, tensor, is_output in core.saved_values():
         if arr is None:
             continue
         name = ""
-        if tensor is not None and isinstance(tensor, Tensor):
+        if isinstance(tensor, Tensor):
             name = tensor.name or ""
-        elif tensor is not None:
+        elif is_output:
             name = "output"
         text = f"{shape_text(arr.shape)} {arr.dtype}"
         out.append(f"{name} {text}" if name else text)

@@ -17,8 +17,11 @@ from ..core.function import AccumulateGrad
 STEP = "t="  # a step's part of a module path: `rnncell.t=3` (no attribute can be named so)
 
 
-def call_numbers(ops: list) -> tuple[list[int | None], set[str]]:
+def call_numbers(ops: list, scopes: list, edges: list) -> tuple[list[int | None], set[str]]:
     """Which call of its top-level module each op (in creation order) belongs to.
+
+    `scopes[k]` and `edges[k]` are op k's `module_path` and `next_functions`, as the
+    forward walk (walk.py) read them.
 
     Rules: a call is a run of the module's ops; a new call starts when the module's
     ops are interrupted, or when the op that opened the current call comes again on the
@@ -30,14 +33,13 @@ def call_numbers(ops: list) -> tuple[list[int | None], set[str]]:
     calls: dict[str, int] = {}
     runs: list[int | None] = []
     last = opener = None
-    for op in ops:
-        scope = getattr(op, "_scope", None)
+    for op, scope, op_edges in zip(ops, scopes, edges):
         top = scope[0] if scope else None
         if top is None:
             runs.append(None)
             last = None
             continue
-        signature = (type(op), op.site, _params(op))
+        signature = (type(op), op.site, _params(op_edges))
         if top != last or signature == opener:
             calls[top] = calls.get(top, 0) + 1
             opener = signature
@@ -46,16 +48,9 @@ def call_numbers(ops: list) -> tuple[list[int | None], set[str]]:
     return runs, {m for m, k in calls.items() if k > 1}
 
 
-def _params(op: Any) -> tuple:
+def _params(edges: tuple) -> tuple:
     # a leaf is known by its AccumulateGrad node: one per leaf, kept by core
-    return tuple(id(nxt) for nxt, _ in op._next if type(nxt) is AccumulateGrad)
-
-
-def has_steps(ops: list) -> bool:
-    """Is some module called more than once among `ops`? (cheap when none has a module)"""
-    if not any(getattr(op, "_scope", None) for op in ops):
-        return False
-    return bool(call_numbers(ops)[1])
+    return tuple(id(nxt) for nxt, _ in edges if type(nxt) is AccumulateGrad)
 
 
 def step_of(module: tuple) -> int | None:

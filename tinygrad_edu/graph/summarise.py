@@ -94,9 +94,7 @@ def summarise(
                     break
         for s in summaries:
             s.count = len(s.members)
-            s.detail = _signature_text(
-                [type(rg.obj[i]).__name__ for i in s.members if rg.kind[i] == "op"]
-            )
+            s.detail = _signature_text([rg.obj[i].op for i in s.members if rg.kind[i] == "op"])
             s.new = any(rg.new[i] for i in s.members)
         if fold:
             _fold_modules(rg, summaries, unit, n)
@@ -221,7 +219,7 @@ def _fold_steps(
                 run.append(t)
                 continue
             if len(run) >= 2:
-                ops = [type(rg.obj[i]).__name__ for i in by_step[run[0]] if rg.kind[i] == "op"]
+                ops = [rg.obj[i].op for i in by_step[run[0]] if rg.kind[i] == "op"]
                 s = Summary(
                     "repeat",
                     f"{top}.{STEP}{run[0]} ... {STEP}{run[-1]}",
@@ -283,7 +281,7 @@ def _fold_chains(rg: Any, unit: list[int], summaries: list[Summary], n: int) -> 
 def _fold_chain(
     rg: Any, chain: list[int], unit: list[int], summaries: list[Summary], n: int
 ) -> None:
-    names = [type(rg.obj[i]).__name__ for i in chain]
+    names = [rg.obj[i].op for i in chain]
     for i, p, reps in repeats(names):
         # keep the first and the last block visible, fold the blocks between
         ops = chain[i + p : i + (reps - 1) * p]

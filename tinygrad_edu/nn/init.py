@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import source
+from ..core import source, views
 from ..core.errors import ShapeError, message
 from ..core.tensor import Tensor
 
@@ -64,7 +64,7 @@ def calculate_gain(nonlinearity: str, param: Any = None) -> float:
 
 def _fill(t: Tensor, values: Any) -> Tensor:
     np.asarray(t)[...] = values
-    t._vc[0] += 1  # an in-place change: graphs that saved the old values must notice
+    views.bump(t)  # an in-place change: graphs that saved the old values must notice
     return t
 
 

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..core import function as _function
-from ..core import source
+from ..core import source, views
 from ..core.dtypes import check_device, device
 from ..core.errors import ShapeError, message
 from ..core.grad_mode import no_grad
@@ -279,8 +279,8 @@ class Module:
             for t in (*self.parameters(), *self.buffers()):
                 if t.dtype.kind == "f":
                     t.data = t.data.to(dtype)
-                    if t._grad is not None:
-                        t._grad = None  # a gradient of the old dtype no longer fits
+                    if t.grad_held is not None:
+                        t.grad = None  # a gradient of the old dtype no longer fits
         return self
 
     def double(self) -> Module:
@@ -389,7 +389,7 @@ class Module:
                         )
                     )
                 np.copyto(np.asarray(p), value, casting="same_kind")
-                p._vc[0] += 1  # an in-place change: graphs that saved the old value must notice
+                views.bump(p)  # an in-place change: graphs that saved the old value must notice
         return LoadResult(missing, unexpected)
 
     # --- display ----------------------------------------------------------------------

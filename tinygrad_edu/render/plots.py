@@ -126,7 +126,7 @@ def gradient_flow(
     plt = _pyplot()
     names, means = [], []
     for name, p in named_parameters:
-        g = getattr(p, "_grad", None)
+        g = getattr(p, "grad_held", None)
         if g is None:
             names.append(f"{name} (no grad)")
             means.append(0.0)

@@ -269,11 +269,13 @@ class CompiledFn:
 
     def _run_capturing(self, args: tuple, labels: dict) -> tuple:
         """`(result, tracer, path)`: `fn` run eagerly on the real arguments, recorded."""
-        first_new = Tensor._make(np.zeros(0))._id  # tensors older than this came from outside
+        first_new = Tensor._make(
+            np.zeros(0)
+        ).creation_number  # tensors older than this came from outside
 
         def lift(t: Tensor) -> str | None:
             # a tensor from outside (a parameter, a closure's tensor): read at every call
-            if id(t) in labels or t._id < first_new:
+            if id(t) in labels or t.creation_number < first_new:
                 return labels.get(id(t)) or t.name or "captured"
             return None  # made inside the function: a constant
 

@@ -259,11 +259,13 @@ class StaticFunction:
             return self.fn(*full)
 
         traced.__signature__ = _signature([names[i] for i in dynamic])
-        first_new = Tensor._make(np.zeros(0))._id  # tensors older than this came from outside
+        first_new = Tensor._make(
+            np.zeros(0)
+        ).creation_number  # tensors older than this came from outside
 
         def lift(t: Tensor) -> str | None:
             # read at call time: tensors from outside the trace (parameters, closures...)
-            if id(t) in labels or t._id < first_new:
+            if id(t) in labels or t.creation_number < first_new:
                 return labels.get(id(t)) or t.name or "captured"
             return None  # made inside the function: a constant
 

@@ -40,7 +40,7 @@ def loop_limit_error(limit: int, site: Any) -> RuntimeError:
 
 def _store_ctx(ctx: Any) -> Any:
     """What `Function.apply` does with saved values, minus the autograd bookkeeping."""
-    ctx._saved = tuple((a, None, None, None) for a in ctx._to_save)
+    ctx.keep_saved_for_replay()
     return ctx
 
 

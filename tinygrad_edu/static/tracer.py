@@ -139,7 +139,7 @@ class Tracer:
         return vid
 
     def _bind(self, t: Tensor, vid: int) -> None:
-        self.map[id(t)] = (vid, t._vc[0])
+        self.map[id(t)] = (vid, t._version)
         # Only the first tensor on an array becomes the alias target: a detach() of it
         # shares the same numbers (memory, shape, strides) and the counter, a view shares
         # only the counter
@@ -166,7 +166,7 @@ class Tracer:
         entry = self._entry(t)
         if entry is not None:
             vid, version = entry
-            if t._vc[0] != version:
+            if t._version != version:
                 raise TracingError(
                     message(
                         "trace",

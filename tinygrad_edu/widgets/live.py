@@ -209,7 +209,7 @@ def watched(user_ns: dict, watch: WatchList) -> tuple[list, dict, list, tuple]:
             ):
                 roots.append(value)
                 names[name] = value
-                key.append((name, value._id, value._grad is None))
+                key.append((name, value.creation_number, value.grad_held is None))
     else:
         for item in watch.pinned:
             value = user_ns.get(item) if isinstance(item, str) else item
@@ -217,7 +217,8 @@ def watched(user_ns: dict, watch: WatchList) -> tuple[list, dict, list, tuple]:
                 roots.append(value)
                 if isinstance(item, str):
                     names[item] = value
-                key.append((item if isinstance(item, str) else "", value._id, value._grad is None))
+                name = item if isinstance(item, str) else ""
+                key.append((name, value.creation_number, value.grad_held is None))
             else:
                 missing.append(item)
                 key.append((item, None, None))

@@ -89,4 +89,4 @@ class WatchList(t.HasTraits):
 
 def _tensor_label(tensor: Any) -> str:
     name = getattr(tensor, "name", None)
-    return name if name else f"t{getattr(tensor, '_id', '?')}"
+    return name if name else f"t{getattr(tensor, 'creation_number', '?')}"

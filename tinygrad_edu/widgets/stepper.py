@@ -50,7 +50,7 @@ class StepperState(t.HasTraits):
         self._gen = backward_steps(loss)
         self.steps: list[Step] = []
         # every reachable node runs once (a node no gradient reaches is the rare exception)
-        self.total = len(toposort([loss.grad_fn or loss._accumulator]))
+        self.total = len(toposort([loss.grad_node]))
 
     def _pull(self) -> None:
         if self.done:
