@@ -12,19 +12,19 @@ pytestmark = pytest.mark.e2e
 
 @pytest.mark.parametrize("ui", ["lab", "notebook"])
 def test_static_vs_dynamic_shows_both_graphs(ui, open_notebook):
-    nb = open_notebook(NOTEBOOKS / "03_static_vs_dynamic.ipynb", ui=ui)
+    nb = open_notebook(NOTEBOOKS / "03a_static_vs_dynamic.ipynb", ui=ui)
     index = nb.run_through('tg.draw({"define-then-run loss"')
     drawing = wait_for_drawing(
         nb.output(index),
         ["define-then-run loss", "define-by-run loss"],
-        what="lesson 3, both graphs",
+        what="lesson 3a, both graphs",
     )
     heads = drawing.heads()
     # one picture, two graphs of the same model that share the leaves w and b
     assert heads.count("w (3, 2)") == 1 and heads.count("b (2,)") == 1, drawing.describe()
     for op in ("@", "+", "tanh", "*", "sum", "/"):
         assert heads.count(op) == 2, f"{op!r} once per graph:\n{drawing.describe()}"
-    nb.screenshot_cell(index, f"lesson03-both-graphs-{ui}")
+    nb.screenshot_cell(index, f"lesson03a-both-graphs-{ui}")
 
 
 def test_define_by_run_graph_grows_as_cells_run(open_notebook):

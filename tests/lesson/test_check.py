@@ -120,3 +120,10 @@ def test_check_grad_wants_the_tensor_not_its_grad():
         match=re.escape("hint: pass the tensor itself (x), not its gradient (x.grad)"),
     ):
         check_grad(x.grad.numpy(), [2.0])
+
+
+def test_a_lesson_can_add_the_hint_it_knows():
+    with pytest.raises(AssertionError, match=r"differs(.|\n)*hint: divide by the count"):
+        expect_close([2.0], [1.0], "mean", hint="divide by the count")
+    with pytest.raises(AssertionError, match=r"is 3, expected 2\n  hint: count the ops"):
+        expect_equal(3, 2, "ops", hint="count the ops")

@@ -80,6 +80,7 @@ def test_no_command_prints_usage_and_fails():
     [
         ("11_my_topic", "Lesson 11: My topic"),
         ("03_static_vs_dynamic", "Lesson 3: Static vs dynamic"),
+        ("03a_static_vs_dynamic", "Lesson 3a: Static vs dynamic"),
         ("attention", "Attention"),
     ],
 )
@@ -99,13 +100,16 @@ def test_title_of(name, title):
         "12_my topic",
         "12__x",
         "12_2d",
+        "03ab_x",
+        "03A_x",
     ],
 )
 def test_new_refuses_names_that_are_not_nn_words(tmp_path, capsys, name):
     assert main(["lesson", "new", name, "--dir", str(tmp_path)]) == 1
     assert capsys.readouterr().err == (
         f"lesson new: lesson name {name!r} should look like 12_attention: two digits (its "
-        "place in the course), an underscore, then lowercase words joined by underscores\n"
+        "place in the course, with a letter for a part of a split lesson: 03a), an "
+        "underscore, then lowercase words joined by underscores\n"
     )
     assert list(tmp_path.iterdir()) == []
 

@@ -13,9 +13,10 @@ import re
 
 from . import notebook
 
-NAME = re.compile(r"^(?:(\d+)_)?([A-Za-z][A-Za-z0-9_]*)$")
-# a lesson file: its place in the course, then lowercase words (notebooks/NN_topic.ipynb)
-LESSON_NAME = re.compile(r"^\d{2}_[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
+NAME = re.compile(r"^(?:(\d+)([a-z]?)_)?([A-Za-z][A-Za-z0-9_]*)$")
+# a lesson file: its place in the course, then lowercase words (notebooks/NN_topic.ipynb);
+# a lesson split to fit a class has a letter per part (03a_topic, 03b_topic)
+LESSON_NAME = re.compile(r"^\d{2}[a-z]?_[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
 
 
 def check_name(name: str) -> str:
@@ -26,28 +27,29 @@ def check_name(name: str) -> str:
         '12_attention'
         >>> check_name("attention")
         Traceback (most recent call last):
-        ValueError: lesson name 'attention' should look like 12_attention: two digits (its place in the course), an underscore, then lowercase words joined by underscores
+        ValueError: lesson name 'attention' should look like 12_attention: two digits (its place in the course, with a letter for a part of a split lesson: 03a), an underscore, then lowercase words joined by underscores
     """
     if LESSON_NAME.match(name):
         return name
     raise ValueError(
         f"lesson name {name!r} should look like 12_attention: two digits (its place in the "
-        "course), an underscore, then lowercase words joined by underscores"
+        "course, with a letter for a part of a split lesson: 03a), an underscore, then "
+        "lowercase words joined by underscores"
     )
 
 
 def title_of(name: str) -> str:
-    """`"11_my_topic"` -> `"Lesson 11: My topic"`; `"my_topic"` -> `"My topic"`."""
+    """`"11_my_topic"` -> `"Lesson 11: My topic"`, `"03a_x"` -> `"Lesson 3a: X"`; `"x"` -> `"X"`."""
     m = NAME.match(name)
     if m is None:
         raise ValueError(
             f"lesson name {name!r} should look like 11_my_topic: an optional number, then "
             "letters, digits and underscores"
         )
-    number, words = m.groups()
+    number, part, words = m.groups()
     words = words.replace("_", " ")
     words = words[0].upper() + words[1:]
-    return f"Lesson {int(number)}: {words}" if number else words
+    return f"Lesson {int(number)}{part}: {words}" if number else words
 
 
 SETUP = """\
