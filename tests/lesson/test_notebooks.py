@@ -125,7 +125,7 @@ def test_index_lists_every_lesson_in_order():
         assert path.stem in PLANNED, f"{path.name} is not one of the planned lesson names"
         assert f"]({path.name})" in index, f"notebooks/README.md does not link {path.name}"
     assert "https://mybinder.org/v2/gh/" in index
-    assert "urlpath=lab/tree/notebooks/01_define_by_run.ipynb" in index
+    assert "urlpath=lab/tree/my_lessons/01_define_by_run.ipynb" in index  # student copies
     for word in ("`x`", "`w`", "`b`", "`y`", "`loss`", "`lr`", "`num_steps`"):
         assert word in index
 
