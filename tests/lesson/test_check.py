@@ -120,3 +120,18 @@ def test_check_grad_wants_the_tensor_not_its_grad():
         match=re.escape("hint: pass the tensor itself (x), not its gradient (x.grad)"),
     ):
         check_grad(x.grad.numpy(), [2.0])
+
+
+def test_a_lessons_hint_follows_the_difference():
+    with pytest.raises(AssertionError) as e:
+        expect_equal([1, 2], [1, 3], "bad_steps", hint="the step number is `step`, not the batch")
+    assert str(e.value) == (
+        "check: bad_steps is [1, 2], expected [1, 3]\n"
+        "  hint: the step number is `step`, not the batch"
+    )
+    with pytest.raises(AssertionError) as e:
+        expect_close(0.5, 0.9, "accuracy", hint="train longer")
+    assert str(e.value).endswith(
+        "expected 0.9, got 0.5 (1 of 1 elements differ)\n  hint: train longer"
+    )
+    assert expect_close(1.0, 1.0, "x", hint="unused") and expect_equal(1, 1, "x", hint="unused")

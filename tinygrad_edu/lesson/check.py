@@ -46,7 +46,12 @@ def _fmt(v: Any) -> str:
 
 
 def expect_close(
-    actual: Any, expected: Any, name: str = "value", rtol: float = 1e-5, atol: float = 1e-8
+    actual: Any,
+    expected: Any,
+    name: str = "value",
+    rtol: float = 1e-5,
+    atol: float = 1e-8,
+    hint: str | None = None,
 ) -> bool:
     r"""Check that `actual` equals `expected` up to rounding; True, or a precise failure.
 
@@ -60,6 +65,7 @@ def expect_close(
         expected: the right answer.
         name: what to call `actual` in the message, e.g. `"x.grad"`.
         rtol, atol: tolerances, as in `numpy.allclose`.
+        hint: what to try when the values differ (the lesson knows the usual slips).
 
     Returns:
         True when every element is close.
@@ -97,11 +103,12 @@ def expect_close(
             "check",
             f"{name} differs{at}: expected {_fmt(e[idx])}, got {_fmt(a[idx])} "
             f"({int(bad.sum())} of {bad.size} elements differ)",
+            hint=hint,
         )
     )
 
 
-def expect_equal(actual: Any, expected: Any, name: str = "value") -> bool:
+def expect_equal(actual: Any, expected: Any, name: str = "value", hint: str | None = None) -> bool:
     """Check that `actual == expected` exactly (names, shapes, flags); True or a failure.
 
     Use it for things that are not floating-point numbers: `y.grad_fn.name`, a shape,
@@ -111,6 +118,7 @@ def expect_equal(actual: Any, expected: Any, name: str = "value") -> bool:
         actual: the learner's result.
         expected: the right answer.
         name: what to call `actual` in the message.
+        hint: what to try when they differ.
 
     Returns:
         True when they are equal.
@@ -136,7 +144,9 @@ def expect_equal(actual: Any, expected: Any, name: str = "value") -> bool:
         )
     if actual == expected:
         return True
-    raise AssertionError(message("check", f"{name} is {actual!r}, expected {expected!r}"))
+    raise AssertionError(
+        message("check", f"{name} is {actual!r}, expected {expected!r}", hint=hint)
+    )
 
 
 def check_grad(
