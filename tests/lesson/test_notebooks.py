@@ -184,3 +184,35 @@ def test_a_lesson_that_draws_graphs_shows_them_live(path):
     text = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells)
     if "tg.draw(" in text and not path.name.startswith(("12_", "13_", "14_")):
         assert "%load_ext tinygrad_edu" in text or "tg.live_panel()" in text, path.name
+
+
+HELPERS = ("expect_close(", "expect_equal(", "check_grad(", "tg.gradcheck(")
+
+
+@pytest.mark.parametrize("path", SHAPED, ids=[p.stem for p in SHAPED])
+def test_every_check_says_what_differs(path):
+    # a bare `x == y` check only says False; the helpers name the value, what was
+    # expected, and (with hint=) the usual fix
+    from tinygrad_edu.lesson import exercises
+
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    bare = [
+        (e.name, "".join(nb["cells"][i]["source"]).splitlines()[-1])
+        for e in exercises.find(nb)
+        for i in e.checks
+        if not any(h in "".join(nb["cells"][i]["source"]) for h in HELPERS)
+    ]
+    assert bare == [], f"{path.name}: checks without a helper: {bare}"
+
+
+@pytest.mark.slow
+@pytest.mark.notebooks
+@pytest.mark.parametrize("path", SHAPED, ids=[p.stem for p in SHAPED])
+def test_student_copy_fails_every_check_with_a_message(path, tmp_path):
+    # what README's first command and Binder open: nothing passes on leftovers of earlier
+    # cells, nothing crashes; `tinygrad-edu lesson check --student` says the same
+    from tinygrad_edu.lesson import grade, strip
+
+    student, regions = strip.strip_notebook(json.loads(path.read_text(encoding="utf-8")))
+    assert regions >= 2
+    assert grade.student_problems(student, NOTEBOOKS, timeout=120) == []
