@@ -327,7 +327,7 @@ def _lessons(args: argparse.Namespace) -> int:
         return 0
     first = dest / FIRST_LESSON
     cmd = [sys.executable, "-m", "jupyter", "lab", str(first)]
-    print("running:", " ".join(cmd[1:]), flush=True)
+    print("running: python", " ".join(cmd[1:]), flush=True)
     return subprocess.call(cmd)
 
 
