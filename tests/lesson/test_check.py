@@ -135,3 +135,18 @@ def test_a_lessons_hint_follows_the_difference():
         "expected 0.9, got 0.5 (1 of 1 elements differ)\n  hint: train longer"
     )
     assert expect_close(1.0, 1.0, "x", hint="unused") and expect_equal(1, 1, "x", hint="unused")
+
+
+def test_an_answer_left_at_none_says_it_is_not_written_yet():
+    # lessons set `answer = None` before a solution region, so a stale value from an
+    # earlier cell can never be checked in its place
+    with pytest.raises(AssertionError) as e:
+        expect_close(None, [1.0, 2.0], "dloss_dx")
+    assert str(e.value) == (
+        "check: dloss_dx is None: no answer has been written yet\n"
+        "  hint: replace the `raise NotImplementedError` stub above with your answer"
+    )
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    (x * 2).sum().backward()
+    with pytest.raises(AssertionError, match="the expected value is None: no answer"):
+        check_grad(x, None)

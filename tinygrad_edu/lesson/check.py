@@ -29,6 +29,14 @@ def _array(value: Any, name: str) -> np.ndarray:
     """A Tensor, ndarray, number or (nested) list as a float ndarray."""
     if isinstance(value, Tensor):
         return np.asarray(value.data)
+    if value is None:  # a lesson sets `answer = None` before the solution region
+        raise AssertionError(
+            message(
+                "check",
+                f"{name} is None: no answer has been written yet",
+                hint="replace the `raise NotImplementedError` stub above with your answer",
+            )
+        )
     try:
         return np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
