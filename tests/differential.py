@@ -359,8 +359,8 @@ class TG:
     const = staticmethod(lambda v: tg.tensor(v))
     no_grad = staticmethod(tg.no_grad)
     index = staticmethod(lambda i: i)
-    numpy = staticmethod(lambda t: np.array(t.data))
-    grad_of = staticmethod(lambda t: None if t._grad is None else np.array(t._grad.data))
+    numpy = staticmethod(lambda t: np.array(t.numpy()))
+    grad_of = staticmethod(lambda t: None if t._grad is None else np.array(t._grad.numpy()))
     clip = staticmethod(lambda t, lo, hi: t.clip(lo, hi))
     sum = staticmethod(lambda t, axis, keep: t.sum(axis, keepdims=keep))
     mean = staticmethod(lambda t, axis, keep: t.mean(axis, keepdims=keep))
@@ -698,7 +698,7 @@ def fd_check(program: Program) -> bool:
     inputs = [tg.tensor(s["kw"]["values"], requires_grad=True) for s in leaves]
     with np.errstate(all="ignore"):
         out = loss_of(*inputs)
-        if not out.requires_grad or not np.all(np.isfinite(out.data)):
+        if not out.requires_grad or not np.all(np.isfinite(out.numpy())):
             return True
         return tg.gradcheck(loss_of, inputs, eps=1e-6, atol=1e-4)
 

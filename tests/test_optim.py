@@ -21,7 +21,7 @@ def _quadratic_steps(opt_factory, steps):
         opt.zero_grad()
         (w * w).sum().backward()
         opt.step()
-        history.append(w.data.copy())
+        history.append(w.numpy().copy())
     return w, opt, history
 
 
@@ -61,12 +61,12 @@ def test_adam_two_steps_by_hand():
 def test_step_is_in_place_and_skips_params_without_grad():
     w = tg.tensor([1.0], requires_grad=True)
     unused = tg.tensor([5.0], requires_grad=True)
-    data = w.data
+    data = w.numpy()
     opt = tg.optim.SGD([w, unused], lr=0.5)
     (w * 3).sum().backward()
     opt.step()
-    assert w.data is data and w.data[0] == -0.5 and w.is_leaf and w.requires_grad
-    assert unused.data[0] == 5.0 and unused not in opt.state
+    assert w.numpy() is data and w.numpy()[0] == -0.5 and w.is_leaf and w.requires_grad
+    assert unused.numpy()[0] == 5.0 and unused not in opt.state
 
 
 def test_step_between_forward_and_backward_raises_the_inplace_error():
@@ -87,7 +87,7 @@ def test_zero_grad_none_or_zeros():
     opt = tg.optim.SGD([w], lr=0.1)
     (w * w).sum().backward()
     opt.zero_grad(set_to_none=False)
-    np.testing.assert_array_equal(w.grad.data, [0.0, 0.0])
+    np.testing.assert_array_equal(w.grad.numpy(), [0.0, 0.0])
     opt.zero_grad()
     assert w.grad is None
 
@@ -98,7 +98,7 @@ def test_gradients_accumulate_without_zero_grad():
     (w * 2).sum().backward()
     (w * 2).sum().backward()  # no zero_grad: the grads add up to 4
     opt.step()
-    assert w.data[0] == -3.0
+    assert w.numpy()[0] == -3.0
 
 
 def test_shared_parameters_are_updated_once():
@@ -121,7 +121,7 @@ def test_state_dict_round_trip_continues_identically():
             opt.zero_grad()
             F.mse_loss(net(x), y).backward()
             opt.step()
-        return net.weight.data
+        return net.weight.numpy()
 
     np.testing.assert_array_equal(run(False), run(True))
     w = tg.tensor([1.0], requires_grad=True)
@@ -183,14 +183,14 @@ def _moons_mlp(make_opt, steps):
     net = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 2))
     opt = make_opt(net.parameters())
     x = tg.tensor(pts)
-    first = (net(x).data.argmax(axis=1) == y).mean()
+    first = (net(x).numpy().argmax(axis=1) == y).mean()
     for _ in range(steps):
         loss = F.cross_entropy(net(x), y)
         opt.zero_grad()
         loss.backward()
         opt.step()
     with tg.no_grad():
-        return first, (net(x).data.argmax(axis=1) == y).mean(), loss.item()
+        return first, (net(x).numpy().argmax(axis=1) == y).mean(), loss.item()
 
 
 @pytest.mark.parametrize(

@@ -78,8 +78,8 @@ def test_design_example_matches_hand_computed_gradients():
     w = tg.randn(3, 2, requires_grad=True, name="w")
     y = (x @ w).tanh().sum()
     y.backward()
-    h = np.tanh(np.array([1.0, 2.0, 3.0]) @ w.data)
-    np.testing.assert_allclose(x.grad.numpy(), w.data @ (1 - h**2))
+    h = np.tanh(np.array([1.0, 2.0, 3.0]) @ w.numpy())
+    np.testing.assert_allclose(x.grad.numpy(), w.numpy() @ (1 - h**2))
     np.testing.assert_allclose(np.asarray(w.grad), np.outer([1.0, 2.0, 3.0], 1 - h**2))
     assert y.grad_fn.name == "SumBackward"
     assert y.grad_fn.next_functions[0][0].name == "TanhBackward"

@@ -54,7 +54,7 @@ def _wrap(x: Any) -> Any:
 
 
 def _unwrap(x: Any, keep_tensors: bool) -> Any:
-    return x.data if isinstance(x, Tensor) and not keep_tensors else x
+    return np.asarray(x) if isinstance(x, Tensor) and not keep_tensors else x
 
 
 def _tensor_forward(fn: Callable) -> Callable:
@@ -117,7 +117,7 @@ class Function(core.Function):
 
     def save_for_backward(self, *tensors: Any) -> None:
         # the arrays themselves, so that the core tracks their versions as for its own ops
-        super().save_for_backward(*[t.data if isinstance(t, Tensor) else t for t in tensors])
+        super().save_for_backward(*[np.asarray(t) if isinstance(t, Tensor) else t for t in tensors])
 
     @property
     def saved_tensors(self) -> tuple:

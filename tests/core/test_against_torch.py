@@ -93,8 +93,8 @@ def test_tensor_graphs_match_pytorch(name):
     ref.backward()
     np.testing.assert_allclose(out.item(), ref.item(), rtol=1e-12)
     for t, r in zip(ours, theirs):
-        expected = np.zeros_like(t.data) if r.grad is None else r.grad.numpy()
-        got = np.zeros_like(t.data) if t.grad is None else t.grad.data
+        expected = np.zeros_like(t.numpy()) if r.grad is None else r.grad.numpy()
+        got = np.zeros_like(t.numpy()) if t.grad is None else t.grad.numpy()
         np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
 
 
@@ -105,8 +105,8 @@ def test_second_derivative_matches_pytorch():
     (tgr,) = torch.autograd.grad((tx.sigmoid() * tx.tanh()).sum(), tx, create_graph=True)
     (gg,) = tg.grad((g * g).sum(), x)
     (tgg,) = torch.autograd.grad((tgr * tgr).sum(), tx)
-    np.testing.assert_allclose(g.data, tgr.detach().numpy(), rtol=1e-12)
-    np.testing.assert_allclose(gg.data, tgg.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(g.numpy(), tgr.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(gg.numpy(), tgg.numpy(), rtol=1e-10)
 
 
 def test_float32_matmul_mlp_matches_pytorch():
@@ -116,4 +116,4 @@ def test_float32_matmul_mlp_matches_pytorch():
     (tg.tensor(x) @ ow).relu().log_softmax(1).mean().backward()
     (torch.tensor(x) @ tw).relu().log_softmax(1).mean().backward()
     assert ow.grad.dtype == np.float32
-    np.testing.assert_allclose(ow.grad.data, tw.grad.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ow.grad.numpy(), tw.grad.numpy(), rtol=1e-5, atol=1e-6)

@@ -95,7 +95,7 @@ def _run_tg(fn, values, upstream):
             if y.size == 1 and upstream is None
             else np.broadcast_to(1.0 if upstream is None else upstream, y.shape)
         )
-    return y.data, x.grad.data
+    return y.numpy(), x.grad.numpy()
 
 
 @pytest.mark.torch
@@ -168,7 +168,7 @@ def test_inplace_after_an_op_that_saved_only_constants_works(lib):
             torch, lambda v: torch.tensor(v, dtype=torch.float64, requires_grad=True)
         ).numpy()
     else:
-        g = _micrograd_line(tg, lambda v: tg.tensor(v, requires_grad=True)).data
+        g = _micrograd_line(tg, lambda v: tg.tensor(v, requires_grad=True)).numpy()
     np.testing.assert_allclose(g, [32.0, -64.0])  # d = 8a, e = 16a / 4 = 4a: df/da = 32a
 
 

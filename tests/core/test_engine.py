@@ -57,8 +57,8 @@ def test_grad_is_a_copy_not_an_alias_of_the_upstream_gradient():
     a = leaf(1.0, 2.0)
     g = tg.tensor([5.0, 6.0])
     (a + 0.0).backward(g)
-    a.grad.data[0] = 100.0
-    assert g.data[0] == 5.0
+    a.grad.numpy()[0] = 100.0
+    assert g.numpy()[0] == 5.0
 
 
 def test_next_functions_and_accumulate_grad():
@@ -81,7 +81,7 @@ def test_deep_chain_backward_without_recursion_and_clean_teardown():
         x = x * 0.999 if i % 2 == 0 else x + 0.001
     x.sum().backward()
     expected = 0.999**50_000
-    np.testing.assert_allclose(x0.grad.data, [expected, expected], rtol=1e-9)
+    np.testing.assert_allclose(x0.grad.numpy(), [expected, expected], rtol=1e-9)
     unraisable = []
     old_hook, sys.unraisablehook = sys.unraisablehook, unraisable.append
     try:
@@ -161,14 +161,14 @@ def test_grad_multiple_inputs_outputs_and_unused():
 def test_register_hook_on_leaf_and_remove():
     x = leaf(1.0, 2.0)
     seen = []
-    handle = x.register_hook(lambda g: seen.append(g.data.copy()) or g * 10)
+    handle = x.register_hook(lambda g: seen.append(g.numpy().copy()) or g * 10)
     (x * 3.0).sum().backward()
-    np.testing.assert_allclose(x.grad.data, [30.0, 30.0])
+    np.testing.assert_allclose(x.grad.numpy(), [30.0, 30.0])
     np.testing.assert_allclose(seen[0], [3.0, 3.0])
     handle.remove()
     x.grad = None
     (x * 3.0).sum().backward()
-    np.testing.assert_allclose(x.grad.data, [3.0, 3.0])
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0])
     assert len(seen) == 1
 
 
@@ -177,10 +177,10 @@ def test_register_hook_on_non_leaf_changes_what_flows_back():
     h = x * 2.0
     handle = h.register_hook(lambda g: g * 0.5)
     h.sum().backward(retain_graph=True)
-    np.testing.assert_allclose(x.grad.data, [1.0, 1.0])
+    np.testing.assert_allclose(x.grad.numpy(), [1.0, 1.0])
     handle.remove()
     h.sum().backward()
-    np.testing.assert_allclose(x.grad.data, [3.0, 3.0])
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0])
 
 
 def test_retain_grad_fills_non_leaf_grad():
@@ -188,8 +188,8 @@ def test_retain_grad_fills_non_leaf_grad():
     h = x * x
     h.retain_grad()
     (h * 3.0).sum().backward()
-    np.testing.assert_allclose(h.grad.data, [3.0, 3.0])
-    np.testing.assert_allclose(x.grad.data, [6.0, 12.0])
+    np.testing.assert_allclose(h.grad.numpy(), [3.0, 3.0])
+    np.testing.assert_allclose(x.grad.numpy(), [6.0, 12.0])
 
 
 def test_non_leaf_grad_warns_like_pytorch():
@@ -273,8 +273,8 @@ def test_detach_shares_data_and_leaves_the_graph():
     assert d.grad_fn is None and not d.requires_grad and d.is_leaf
     y = x * 1.0
     dy = y.detach()
-    dy.data[0] = 7.0  # same storage
-    assert y.data[0] == 7.0
+    dy.numpy()[0] = 7.0  # same storage
+    assert y.numpy()[0] == 7.0
 
 
 # --- in-place ops and the version counter -----------------------------------------------------
@@ -301,9 +301,9 @@ def test_inplace_on_non_leaf_values_and_gradients(op, expected, dydx):
     before = y
     exec(op)  # noqa: S102 - the statement under test
     assert y is before  # same tensor object, changed in place
-    np.testing.assert_allclose(y.data, expected)
+    np.testing.assert_allclose(y.numpy(), expected)
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.data, dydx)
+    np.testing.assert_allclose(x.grad.numpy(), dydx)
 
 
 def test_modifying_a_saved_tensor_raises_at_backward():
@@ -321,7 +321,7 @@ def test_modifying_an_unsaved_tensor_is_fine():
     z = y + 1.0  # Add saves nothing
     y *= 5.0
     z.sum().backward()
-    np.testing.assert_allclose(x.grad.data, [2.0, 2.0])
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0])
 
 
 def test_detached_alias_shares_the_version_counter():
@@ -350,7 +350,7 @@ def test_inplace_on_leaf_requiring_grad_raises_at_once(op):
     x = tg.tensor([1.0, 2.0], requires_grad=True, name="x")
     with pytest.raises(tg.InplaceError):
         exec(op)  # noqa: S102
-    np.testing.assert_array_equal(x.data, [1.0, 2.0])  # unchanged
+    np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])  # unchanged
 
 
 def test_inplace_on_leaf_in_no_grad_is_allowed_and_bumps_the_version():
@@ -359,7 +359,7 @@ def test_inplace_on_leaf_in_no_grad_is_allowed_and_bumps_the_version():
     with tg.no_grad():
         w -= 0.5
         w.mul_(2.0)
-    np.testing.assert_allclose(w.data, [1.0, 3.0])
+    np.testing.assert_allclose(w.numpy(), [1.0, 3.0])
     assert w.requires_grad and w.grad_fn is None
     with pytest.raises(tg.InplaceError):
         y.sum().backward()  # the SGD-step-before-backward bug, caught
@@ -437,4 +437,4 @@ def test_inplace_on_a_plain_tensor_with_a_grad_operand():
     y *= x  # now y = old_y * x, and d(y)/dx = old_y, which the copy kept
     assert y.requires_grad and y.grad_fn.name == "MulBackward"
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.data, [3.0, 4.0])
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 4.0])

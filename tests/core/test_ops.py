@@ -208,10 +208,10 @@ def test_forward_matches_numpy(name, fn, ref, in_shapes, domain):
     out = fn(*[tg.tensor(a, requires_grad=True) for a in arrays_])
     expected = ref(*arrays_)
     assert isinstance(out, tg.Tensor)
-    assert type(out.data) is np.ndarray  # never a numpy scalar
+    assert type(out.numpy()) is np.ndarray  # never a numpy scalar
     assert out.shape == np.shape(expected)
     assert out.dtype == np.float64
-    np.testing.assert_allclose(out.data, expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-12, atol=1e-12)
     assert out.requires_grad and out.grad_fn is not None
 
 
@@ -300,9 +300,9 @@ def test_second_derivative_values():
     x = tg.tensor([0.3, -1.2], requires_grad=True)
     (dy,) = tg.grad(x.tanh().sum(), x, create_graph=True)
     (d2y,) = tg.grad(dy.sum(), x)
-    t = np.tanh(x.data)
-    np.testing.assert_allclose(dy.data, 1 - t**2)
-    np.testing.assert_allclose(d2y.data, -2 * t * (1 - t**2))
+    t = np.tanh(x.numpy())
+    np.testing.assert_allclose(dy.numpy(), 1 - t**2)
+    np.testing.assert_allclose(d2y.numpy(), -2 * t * (1 - t**2))
 
 
 @pytest.mark.parametrize(
@@ -320,19 +320,19 @@ def test_comparisons_give_no_grad_tensors(symbol, ufunc):
     a = tg.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
     b = tg.tensor([[2.0], [1.0]], requires_grad=True)
     out = eval(f"a {symbol} b")  # noqa: S307 - the operator under test
-    expected = ufunc(a.data, b.data)
+    expected = ufunc(a.numpy(), b.numpy())
     assert out.dtype == np.bool_ and out.shape == (2, 3)
-    np.testing.assert_array_equal(out.data, expected)
+    np.testing.assert_array_equal(out.numpy(), expected)
     assert not out.requires_grad and out.grad_fn is None
     scalar = eval(f"a {symbol} 2.0")  # noqa: S307
-    np.testing.assert_array_equal(scalar.data, ufunc(a.data, 2.0))
+    np.testing.assert_array_equal(scalar.numpy(), ufunc(a.numpy(), 2.0))
     assert not scalar.requires_grad
 
 
 def test_reductions_return_arrays_not_numpy_scalars():
     x = tg.tensor([1.0, 5.0, 2.0])
     for out in (x.sum(), x.mean(), x.max(), x.min()):
-        assert type(out.data) is np.ndarray and out.shape == ()
+        assert type(out.numpy()) is np.ndarray and out.shape == ()
     assert x.max().item() == 5.0
 
 
@@ -340,22 +340,24 @@ def test_reductions_return_arrays_not_numpy_scalars():
 def test_sum_backward_spreads_the_gradient_small_and_large(n):
     x = tg.tensor(np.ones((n, 2)), requires_grad=True)
     (x.sum(axis=1) * tg.tensor(np.arange(n, dtype=float))).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, np.repeat(np.arange(n, dtype=float)[:, None], 2, 1))
+    np.testing.assert_array_equal(
+        x.grad.numpy(), np.repeat(np.arange(n, dtype=float)[:, None], 2, 1)
+    )
     y = tg.tensor(np.ones((n,)), requires_grad=True)
     (y.sum() * 3.0).backward()
-    assert y.grad.shape == (n,) and set(np.unique(y.grad.data)) == {3.0}
+    assert y.grad.shape == (n,) and set(np.unique(y.grad.numpy())) == {3.0}
 
 
 def test_max_ties_share_the_gradient():
     x = tg.tensor([3.0, 1.0, 3.0], requires_grad=True)
     x.max().backward()
-    np.testing.assert_allclose(x.grad.data, [0.5, 0.0, 0.5])
+    np.testing.assert_allclose(x.grad.numpy(), [0.5, 0.0, 0.5])
 
 
 def test_relu_and_abs_derivative_at_zero_is_zero_like_pytorch():
     x = tg.tensor([0.0, 0.0], requires_grad=True)
     (x.relu() + x.abs()).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [0.0, 0.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0])
 
 
 # --- properties over shapes and values ------------------------------------------------------
@@ -373,7 +375,7 @@ def test_binary_ops_broadcast_like_numpy_and_unbroadcast_grads(pair, op, data):
     a_np, b_np = data.draw(arrays(pair[0])), data.draw(arrays(pair[1]))
     a, b = tg.tensor(a_np, requires_grad=True), tg.tensor(b_np, requires_grad=True)
     out = fn(a, b)
-    np.testing.assert_allclose(out.data, ref(a_np, b_np))
+    np.testing.assert_allclose(out.numpy(), ref(a_np, b_np))
     out.sum().backward()
     assert a.grad.shape == a.shape and b.grad.shape == b.shape
     # d(sum(a*b))/da is b summed over the axes a was broadcast along, etc.
@@ -382,7 +384,9 @@ def test_binary_ops_broadcast_like_numpy_and_unbroadcast_grads(pair, op, data):
     lead = out.ndim - a.ndim
     summed = expect_a.sum(axis=tuple(range(lead))) if lead else expect_a
     axes = tuple(i for i, n in enumerate(a.shape) if n == 1 and summed.shape[i] != 1)
-    np.testing.assert_allclose(a.grad.data, summed.sum(axis=axes, keepdims=True).reshape(a.shape))
+    np.testing.assert_allclose(
+        a.grad.numpy(), summed.sum(axis=axes, keepdims=True).reshape(a.shape)
+    )
 
 
 UNARY = [
@@ -410,7 +414,7 @@ def test_unary_ops_gradcheck_on_random_shapes(shape, name, data):
     if name in ("softmax", "log_softmax") and values.ndim == 0:
         values = values.reshape(1)
     x = tg.tensor(values, requires_grad=True)
-    np.testing.assert_allclose(row[1](x).data, row[2](values), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(row[1](x).numpy(), row[2](values), rtol=1e-12, atol=1e-12)
     assert tg.gradcheck(row[1], [x])
 
 
@@ -423,5 +427,5 @@ def test_unary_ops_gradcheck_on_random_shapes(shape, name, data):
 def test_matmul_gradcheck_on_random_values(pair, data):
     a = tg.tensor(data.draw(arrays(pair[0])), requires_grad=True)
     b = tg.tensor(data.draw(arrays(pair[1])), requires_grad=True)
-    np.testing.assert_allclose((a @ b).data, a.data @ b.data)
+    np.testing.assert_allclose((a @ b).numpy(), a.numpy() @ b.numpy())
     assert tg.gradcheck(lambda a, b: a @ b, [a, b])

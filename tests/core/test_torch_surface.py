@@ -329,7 +329,7 @@ def test_out_keyword_and_type_names():
     assert a.type() == ta.type() == "torch.DoubleTensor"
     assert tg.tensor([1, 2]).type() == torch.tensor([1, 2]).type() == "torch.LongTensor"
     assert (a > 2).type(tg.float).dtype == np.float32
-    assert a.contiguous() is a and a.T.contiguous().data.flags.c_contiguous
+    assert a.contiguous() is a and a.T.contiguous().numpy().flags.c_contiguous
     assert a.T.contiguous().view(4).tolist() == ta.T.contiguous().view(4).tolist()
 
 
@@ -346,7 +346,7 @@ def test_data_minus_equals_updates_the_numbers_as_in_pytorch():
     tw = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
     for p in (w, tw):
         (p * p).sum().backward()
-        p.data -= 0.1 * p.grad  # .data is the array here, a detached tensor in PyTorch
+        p.data -= 0.1 * p.grad  # a detached alias, as in PyTorch
         p.data += -0.1 * p.grad
     np.testing.assert_allclose(w.numpy(), tw.detach().numpy())
     assert w.is_leaf and w.requires_grad
@@ -369,3 +369,40 @@ def test_argsort_and_multinomial():
     rows = tg.multinomial(tg.tensor([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]), 1)
     assert rows.tolist() == [[1], [0]]
     assert sorted(tg.multinomial(tg.ones(4), 4).tolist()) == [0, 1, 2, 3]  # no replacement
+
+
+def _data_program(lib, tensor):
+    """PyTorch's `.data` habits, run with either library; returns what a learner would print."""
+    x = tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    alias = x.data
+    seen = [alias.requires_grad, alias.is_leaf, alias.grad_fn is None, x._version]
+    alias.mul_(2.0)  # unrecorded and unnoticed: backward uses the new numbers
+    seen += [x.tolist(), x._version, alias._version]
+    y.backward()
+    seen.append(x.grad.tolist())
+    x.data.add_(x.grad, alpha=-0.25)  # the old tutorials' SGD step
+    x.data = tensor([5.0, 6.0])  # new numbers for the same leaf
+    seen += [x.tolist(), x.requires_grad, x.is_leaf]
+    d = x.detach()
+    d.add_(1.0)  # detach() shares the version counter: this is noticed
+    seen += [x.tolist(), x._version > 0]
+    return seen
+
+
+def test_data_is_a_detached_alias_as_in_pytorch():
+    def ours(values, requires_grad=False):
+        return tg.tensor(values, requires_grad=requires_grad)
+
+    def theirs(values, requires_grad=False):
+        return torch.tensor(values, dtype=torch.float64, requires_grad=requires_grad)
+
+    assert _data_program(tg, ours) == _data_program(torch, theirs)
+
+
+def test_assigning_data_takes_a_tensor():
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(TypeError) as e:
+        x.data = np.ones(2)
+    assert str(e.value).splitlines()[0] == "data: t.data = ... takes a Tensor, got ndarray"
+    assert "hint: wrap it: t.data = tg.tensor(values)" in str(e.value)

@@ -41,7 +41,7 @@ def test_final_grads_equal_backward(fn, shapes):
     mine = [tg.tensor(a, requires_grad=True) for a in arrays]
     steps = list(backward_steps(fn(*mine)))
     for r, m in zip(ref, mine):
-        np.testing.assert_allclose(m.grad.data, r.grad.data, rtol=1e-12)
+        np.testing.assert_allclose(m.grad.numpy(), r.grad.numpy(), rtol=1e-12)
     assert [s.index for s in steps] == list(range(len(steps)))
     # topological order: a node runs only after every node that sends it a gradient
     seen = set()
@@ -117,7 +117,7 @@ def test_ops_between_steps_do_not_disturb_the_generator():
     assert extra.requires_grad
     rest = list(gen)
     assert [s.name for s in rest] == ["MulBackward", "AccumulateGrad(a)"]
-    np.testing.assert_allclose(a.grad.data, [2.0, 4.0])
+    np.testing.assert_allclose(a.grad.numpy(), [2.0, 4.0])
     assert extra.item() == 15.0
 
 
@@ -128,13 +128,13 @@ def test_a_backward_run_between_steps_is_neither_recorded_nor_disturbing():
     next(gen)
     other = tg.tensor([1.0, 1.0], requires_grad=True)
     (other * 7).sum().backward()  # e.g. a training cell run while a stepper waits
-    np.testing.assert_allclose(other.grad.data, [7.0, 7.0])
+    np.testing.assert_allclose(other.grad.numpy(), [7.0, 7.0])
     mul = next(gen)
     assert mul.name == "MulBackward" and len(mul.sends) == 2
     np.testing.assert_allclose(mul.sends[0][1], [3.0, 4.0])
     list(gen)
-    np.testing.assert_allclose(a.grad.data, [3.0, 4.0])
-    np.testing.assert_allclose(b.grad.data, [1.0, 2.0])
+    np.testing.assert_allclose(a.grad.numpy(), [3.0, 4.0])
+    np.testing.assert_allclose(b.grad.numpy(), [1.0, 2.0])
 
 
 def test_iterator_and_anomaly_mode_have_stable_reprs_without_addresses():

@@ -25,7 +25,7 @@ def test_log_grads_prints_in_engine_order_and_removes_hooks(capsys):
     logger.remove()
     (a * b).sum().backward()
     assert capsys.readouterr().out == ""
-    np.testing.assert_allclose(a.grad.data, [7.0, 7.0])
+    np.testing.assert_allclose(a.grad.numpy(), [7.0, 7.0])
 
 
 def test_log_ops_with_sites(capsys):

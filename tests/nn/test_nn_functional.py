@@ -18,18 +18,18 @@ def _ce_reference(logits, target):
 def test_cross_entropy_equals_numpy_reference_for_every_reduction():
     logits = tg.randn(6, 4, requires_grad=True)
     target = np.array([0, 3, 1, 1, 2, 0])
-    ref = _ce_reference(logits.data, target)
+    ref = _ce_reference(logits.numpy(), target)
     np.testing.assert_allclose(F.cross_entropy(logits, target).item(), ref.mean(), rtol=1e-12)
     np.testing.assert_allclose(F.cross_entropy(logits, target, "sum").item(), ref.sum(), rtol=1e-12)
-    np.testing.assert_allclose(F.cross_entropy(logits, target, "none").data, ref, rtol=1e-12)
+    np.testing.assert_allclose(F.cross_entropy(logits, target, "none").numpy(), ref, rtol=1e-12)
 
 
 def test_cross_entropy_gradient_is_softmax_minus_one_hot_over_batch():
     logits = tg.randn(5, 3, requires_grad=True)
     target = [2, 0, 1, 1, 0]
     F.cross_entropy(logits, target).backward()
-    p = np.exp(logits.data) / np.exp(logits.data).sum(axis=1, keepdims=True)
-    np.testing.assert_allclose(logits.grad.data, (p - np.eye(3)[target]) / 5, rtol=1e-10)
+    p = np.exp(logits.numpy()) / np.exp(logits.numpy()).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(logits.grad.numpy(), (p - np.eye(3)[target]) / 5, rtol=1e-10)
     assert tg.gradcheck(lambda z: F.cross_entropy(z, target), logits)
 
 
@@ -46,7 +46,7 @@ def test_cross_entropy_accepts_every_kind_of_class_index():
     single = tg.tensor([0.5, 2.0, -1.0], requires_grad=True)  # one example: (classes,) and ()
     np.testing.assert_allclose(
         F.cross_entropy(single, 1).item(),
-        _ce_reference(single.data[None], np.array([1]))[0],
+        _ce_reference(single.numpy()[None], np.array([1]))[0],
         rtol=1e-12,
     )
     assert tg.gradcheck(lambda z: F.cross_entropy(z, 1), single)
@@ -57,7 +57,7 @@ def test_cross_entropy_is_stable_for_huge_logits():
     loss = F.cross_entropy(logits, [1, 1])
     np.testing.assert_allclose(loss.item(), (1000.0 + 1000.0) / 2)
     loss.backward()
-    assert np.isfinite(logits.grad.data).all()
+    assert np.isfinite(logits.grad.numpy()).all()
 
 
 def test_cross_entropy_target_shape_errors():
@@ -114,8 +114,10 @@ def test_cross_entropy_class_value_errors():
 def test_mse_loss_values_gradcheck_and_reductions():
     x = tg.randn(3, 2, requires_grad=True)
     y = np.random.randn(3, 2)
-    np.testing.assert_allclose(F.mse_loss(x, y).item(), ((x.data - y) ** 2).mean(), rtol=1e-12)
-    np.testing.assert_allclose(F.mse_loss(x, y, reduction="sum").item(), ((x.data - y) ** 2).sum())
+    np.testing.assert_allclose(F.mse_loss(x, y).item(), ((x.numpy() - y) ** 2).mean(), rtol=1e-12)
+    np.testing.assert_allclose(
+        F.mse_loss(x, y, reduction="sum").item(), ((x.numpy() - y) ** 2).sum()
+    )
     assert F.mse_loss(x, y, reduction="none").shape == (3, 2)
     assert tg.gradcheck(lambda a: F.mse_loss(a, y), x)
     target = tg.randn(3, 2, requires_grad=True)  # the target may carry grad too
@@ -145,9 +147,9 @@ def test_mse_loss_refuses_silent_broadcast():
 def test_binary_cross_entropy_values_and_gradcheck():
     p = tg.tensor(np.random.uniform(0.05, 0.95, size=(5,)), requires_grad=True)
     y = np.array([1.0, 0.0, 1.0, 1.0, 0.0])
-    ref = -(y * np.log(p.data) + (1 - y) * np.log(1 - p.data))
+    ref = -(y * np.log(p.numpy()) + (1 - y) * np.log(1 - p.numpy()))
     np.testing.assert_allclose(F.binary_cross_entropy(p, y).item(), ref.mean(), rtol=1e-12)
-    np.testing.assert_allclose(F.binary_cross_entropy(p, y, "none").data, ref, rtol=1e-12)
+    np.testing.assert_allclose(F.binary_cross_entropy(p, y, "none").numpy(), ref, rtol=1e-12)
     assert tg.gradcheck(lambda q: F.binary_cross_entropy(q, y), p)
     z = tg.randn(5, requires_grad=True)  # the usual use: probabilities from a sigmoid
     assert tg.gradcheck(lambda z: F.binary_cross_entropy(z.sigmoid(), y), z)
@@ -174,10 +176,10 @@ def test_binary_cross_entropy_errors():
 def test_activation_passthroughs_match_tensor_methods():
     x = tg.randn(2, 3)
     for fn, method in [(F.relu, "relu"), (F.tanh, "tanh"), (F.sigmoid, "sigmoid")]:
-        np.testing.assert_array_equal(fn(x).data, getattr(x, method)().data)
-    np.testing.assert_array_equal(F.softmax(x, axis=0).data, x.softmax(axis=0).data)
-    np.testing.assert_array_equal(F.log_softmax(x).data, x.log_softmax(axis=-1).data)
-    np.testing.assert_allclose(F.relu([-1.0, 2.0]).data, [0.0, 2.0])
+        np.testing.assert_array_equal(fn(x).numpy(), getattr(x, method)().numpy())
+    np.testing.assert_array_equal(F.softmax(x, axis=0).numpy(), x.softmax(axis=0).numpy())
+    np.testing.assert_array_equal(F.log_softmax(x).numpy(), x.log_softmax(axis=-1).numpy())
+    np.testing.assert_allclose(F.relu([-1.0, 2.0]).numpy(), [0.0, 2.0])
 
 
 def test_functional_linear_gradcheck_and_shape_error():

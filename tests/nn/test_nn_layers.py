@@ -23,7 +23,7 @@ def test_linear_without_bias_and_batched_leading_axes():
     assert [n for n, _ in layer.named_parameters()] == ["weight"]
     x = tg.randn(5, 4, 3, requires_grad=True)
     out = layer(x)
-    np.testing.assert_allclose(out.data, x.data @ layer.weight.data.T)
+    np.testing.assert_allclose(out.numpy(), x.numpy() @ layer.weight.numpy().T)
     assert module_gradcheck(layer, lambda m, x: m(x), x)
 
 
@@ -32,13 +32,13 @@ def test_linear_init_is_pytorch_uniform_and_seeded():
     a = nn.Linear(16, 8)
     tg.manual_seed(0)
     b = nn.Linear(16, 8)
-    np.testing.assert_array_equal(a.weight.data, b.weight.data)
+    np.testing.assert_array_equal(a.weight.numpy(), b.weight.numpy())
     bound = 1 / np.sqrt(16)
     for p in a.parameters():
         assert p.dtype == np.float64
-        assert np.abs(p.data).max() <= bound
+        assert np.abs(p.numpy()).max() <= bound
     big = nn.Linear(100, 400)
-    assert np.abs(big.weight.data).max() > 0.95 * 0.1  # fills the whole range +-1/sqrt(100)
+    assert np.abs(big.weight.numpy()).max() > 0.95 * 0.1  # fills the whole range +-1/sqrt(100)
 
 
 def test_linear_dtype_float32_stays_float32():
@@ -49,7 +49,7 @@ def test_linear_dtype_float32_stays_float32():
 
 def test_linear_accepts_arrays_and_lists():
     layer = nn.Linear(2, 1)
-    np.testing.assert_allclose(layer([[1.0, 2.0]]).data, layer(tg.tensor([[1.0, 2.0]])).data)
+    np.testing.assert_allclose(layer([[1.0, 2.0]]).numpy(), layer(tg.tensor([[1.0, 2.0]])).numpy())
 
 
 def test_linear_wrong_feature_count_names_the_layer():
@@ -67,7 +67,7 @@ def test_linear_wrong_feature_count_names_the_layer():
 def test_activation_layers_match_their_tensor_methods():
     x = tg.randn(3, 4, requires_grad=True)
     for layer, method in [(nn.ReLU(), "relu"), (nn.Tanh(), "tanh"), (nn.Sigmoid(), "sigmoid")]:
-        np.testing.assert_array_equal(layer(x).data, getattr(x, method)().data)
+        np.testing.assert_array_equal(layer(x).numpy(), getattr(x, method)().numpy())
         assert repr(layer) == f"{type(layer).__name__}()"
         assert list(layer.parameters()) == []
         assert tg.gradcheck(lambda x, layer=layer: layer(x), x + 0.1)  # away from relu's kink
@@ -77,7 +77,7 @@ def test_sequential_chains_and_gradchecks():
     net = nn.Sequential(nn.Linear(2, 5), nn.Tanh(), nn.Linear(5, 3), nn.Sigmoid())
     x = tg.randn(6, 2, requires_grad=True)
     manual = net[3](net[2](net[1](net[0](x))))
-    np.testing.assert_array_equal(net(x).data, manual.data)
+    np.testing.assert_array_equal(net(x).numpy(), manual.numpy())
     assert module_gradcheck(net, lambda m, x: m(x), x)
 
 
@@ -117,23 +117,23 @@ def test_rnn_cell_matches_the_formula():
     cell = nn.RNNCell(3, 4)
     x, h = tg.randn(2, 3), tg.randn(2, 4)
     expected = np.tanh(
-        x.data @ cell.weight_ih.data.T
-        + cell.bias_ih.data
-        + h.data @ cell.weight_hh.data.T
-        + cell.bias_hh.data
+        x.numpy() @ cell.weight_ih.numpy().T
+        + cell.bias_ih.numpy()
+        + h.numpy() @ cell.weight_hh.numpy().T
+        + cell.bias_hh.numpy()
     )
-    np.testing.assert_allclose(cell(x, h).data, expected, rtol=1e-12)
+    np.testing.assert_allclose(cell(x, h).numpy(), expected, rtol=1e-12)
     assert [n for n, _ in cell.named_parameters()] == [
         "weight_ih",
         "weight_hh",
         "bias_ih",
         "bias_hh",
     ]
-    assert np.abs(np.concatenate([p.data.ravel() for p in cell.parameters()])).max() <= 0.5
+    assert np.abs(np.concatenate([p.numpy().ravel() for p in cell.parameters()])).max() <= 0.5
     zero_state = cell(x)
-    np.testing.assert_allclose(zero_state.data, cell(x, tg.zeros(2, 4)).data)
+    np.testing.assert_allclose(zero_state.numpy(), cell(x, tg.zeros(2, 4)).numpy())
     relu_cell = nn.RNNCell(3, 4, nonlinearity="relu")
-    assert (relu_cell(x, h).data >= 0).all()
+    assert (relu_cell(x, h).numpy() >= 0).all()
 
 
 def _run(cell, xs):

@@ -107,7 +107,7 @@ def test_zero_grad_sets_none_by_default_or_zeros():
     assert all(p.grad is not None for p in net.parameters())
     net.zero_grad(set_to_none=False)
     for p in net.parameters():
-        assert p.grad.shape == p.shape and not p.grad.data.any()
+        assert p.grad.shape == p.shape and not p.grad.numpy().any()
     net.zero_grad()
     assert all(p.grad is None for p in net.parameters())
 
@@ -151,12 +151,12 @@ def test_state_dict_round_trip_copies_values_in_place():
     assert list(state) == [n for n, _ in a.named_parameters()]
     assert all(isinstance(v, tg.Tensor) and not v.requires_grad for v in state.values())
     state["encoder.scale"][0] = 123.0  # a copy: editing it leaves the model alone
-    assert a.encoder.scale.data[0] == 1.0
+    assert a.encoder.scale.numpy()[0] == 1.0
     weight_before = b.encoder.fc.weight
     result = b.load_state_dict(a.state_dict())
     assert result.missing_keys == [] and result.unexpected_keys == []
     assert b.encoder.fc.weight is weight_before  # same objects: optimizers keep working
-    np.testing.assert_array_equal(b(x).data, a(x).data)
+    np.testing.assert_array_equal(b(x).numpy(), a(x).numpy())
 
 
 def test_load_state_dict_bumps_versions_so_stale_graphs_fail():
@@ -181,7 +181,7 @@ def test_load_state_dict_errors():
     )
     result = net.load_state_dict(state, strict=False)
     assert result.missing_keys == ["0.bias"] and result.unexpected_keys == ["1.bias"]
-    assert not net[0].weight.data.any()
+    assert not net[0].weight.numpy().any()
     with pytest.raises(tg.ShapeError) as err:
         net.load_state_dict({"0.weight": np.zeros((2, 3)), "0.bias": np.zeros(3)})  # shape
     assert str(err.value) == (

@@ -20,7 +20,7 @@ def _copy_into_torch(ours, theirs):
 def _assert_same_grads(ours, theirs):
     tgrads = {k: p.grad.numpy() for k, p in theirs.named_parameters()}
     for k, p in ours.named_parameters():
-        np.testing.assert_allclose(p.grad.data, tgrads[k], rtol=1e-10, atol=1e-12, err_msg=k)
+        np.testing.assert_allclose(p.grad.numpy(), tgrads[k], rtol=1e-10, atol=1e-12, err_msg=k)
 
 
 def test_mlp_cross_entropy_forward_and_grads_match_torch():
@@ -72,16 +72,16 @@ def test_losses_match_torch(reduction):
     theirs = torch.nn.functional.binary_cross_entropy(
         torch.tensor(p), torch.tensor(t), reduction=reduction
     )
-    np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
     ours = F.mse_loss(tg.tensor(p), t, reduction)
     theirs = torch.nn.functional.mse_loss(torch.tensor(p), torch.tensor(t), reduction=reduction)
-    np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
     z, y = np.random.randn(5, 3), np.random.randint(0, 3, size=5)
     ours = F.cross_entropy(tg.tensor(z), y, reduction)
     theirs = torch.nn.functional.cross_entropy(
         torch.tensor(z), torch.tensor(y), reduction=reduction
     )
-    np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
 
 
 def test_bce_at_exact_zero_and_one_matches_torch_clamp():
@@ -90,4 +90,4 @@ def test_bce_at_exact_zero_and_one_matches_torch_clamp():
     theirs = torch.nn.functional.binary_cross_entropy(
         torch.tensor(p), torch.tensor(t), reduction="none"
     )
-    np.testing.assert_array_equal(ours.data, theirs.numpy())
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

@@ -23,7 +23,7 @@ def same(a, b):
     if isinstance(a, tg.Tensor):
         assert isinstance(b, tg.Tensor)
         assert a.shape == b.shape and a.dtype == b.dtype
-        np.testing.assert_array_equal(a.data, b.data)
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
     else:
         assert a == b and type(a) is type(b)
 
@@ -146,7 +146,7 @@ def test_gradients_through_graphs_and_breaks_equal_eager():
 
     cf = tg.static.compile(loss_fn)
     for seed in range(6):
-        x = tg.tensor(rand(5, 3, seed=seed).data, requires_grad=True)
+        x = tg.tensor(rand(5, 3, seed=seed).numpy(), requires_grad=True)
         y = rand(5, 1, seed=seed + 20) * (3 if seed % 2 else 0.1)
         grads = []
         for f in (loss_fn, cf):
@@ -155,7 +155,8 @@ def test_gradients_through_graphs_and_breaks_equal_eager():
             loss = f(x, y)
             loss.backward()
             grads.append(
-                [loss.item(), x.grad.data.copy()] + [p.grad.data.copy() for p in net.parameters()]
+                [loss.item(), x.grad.numpy().copy()]
+                + [p.grad.numpy().copy() for p in net.parameters()]
             )
         for a, b in zip(*grads):
             np.testing.assert_array_equal(a, b)
@@ -173,7 +174,7 @@ def test_an_optimizer_step_between_calls_is_seen_without_recompiling():
             f(x, y).backward()
             opt.step()
     for a, b in zip(net_c.parameters(), net_e.parameters()):
-        np.testing.assert_array_equal(a.data, b.data)
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
     assert len(cf.compiles) == 1
 
 
@@ -186,9 +187,9 @@ def test_a_parameter_read_as_a_number_is_read_again_at_every_replay():
     cf = tg.static.compile(f)
     x = tg.tensor([3.0, 4.0])
     same(cf(x), f(x))
-    w.data[:] = [2.0, 1.0]  # now the other branch: the replay must notice
+    w.numpy()[:] = [2.0, 1.0]  # now the other branch: the replay must notice
     same(cf(x), f(x))
-    w.data[:] = [0.0, -1.0]
+    w.numpy()[:] = [0.0, -1.0]
     same(cf(x), f(x))
     assert len(cf.compiles) == 2 and cf.replays == 1
 
@@ -210,9 +211,9 @@ def test_dtype_requires_grad_and_static_arguments_are_guarded():
     cf = tg.static.compile(f)
     x = rand(3)
     cf(x, 2)
-    cf(tg.tensor(x.data, requires_grad=True), 2)
-    cf(tg.tensor(x.data, requires_grad=True), 3)
-    cf(tg.tensor(x.data.astype(np.float32)), 3)
+    cf(tg.tensor(x.numpy(), requires_grad=True), 2)
+    cf(tg.tensor(x.numpy(), requires_grad=True), 3)
+    cf(tg.tensor(x.numpy().astype(np.float32)), 3)
     assert [c.reason for c in cf.compiles[1:]] == [
         "x.requires_grad changed from False to True",
         "argument 'k' changed from 2 to 3",
@@ -233,7 +234,7 @@ def test_a_compiled_module_trains_like_the_module():
             (model(x) ** 2).mean().backward()
             opt.step()
     for a, b in zip(net_c.parameters(), net_e.parameters()):
-        np.testing.assert_array_equal(a.data, b.data)
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
     assert cnet.replays == 3
     with pytest.raises(AttributeError, match="'Sequential' object has no attribute 'nothing'"):
         _ = cnet.nothing
@@ -311,7 +312,7 @@ def test_a_captured_tensor_that_changed_shape_recompiles_afresh():
     cf = tg.static.compile(f)
     x = tg.tensor([2.0, 3.0])
     cf(x)
-    ws[0].data = np.array([[3.0, 4.0], [5.0, 6.0]])  # the same tensor object, a new shape
+    ws[0].data = tg.tensor([[3.0, 4.0], [5.0, 6.0]])  # the same tensor object, a new shape
     same(cf(x), f(x))
     same(cf(x), f(x))  # replays the new capture, not the old graphs
     assert cf.compiles[1].reason == (
@@ -393,7 +394,7 @@ def test_gradients_after_re_specialising_equal_eager():
         for f in (lambda x: (net(x) ** 2).mean(), cf):
             net.zero_grad()
             f(rand(n, 3, seed=n)).backward()
-            grads.append([p.grad.data.copy() for p in net.parameters()])
+            grads.append([p.grad.numpy().copy() for p in net.parameters()])
         for a, b in zip(*grads):
             np.testing.assert_array_equal(a, b)
     assert len(cf.compiles) == 2
@@ -720,8 +721,8 @@ def no_grad_inside(x):
 def test_gradients_that_stop_inside_are_honoured(fn):
     cf = tg.static.compile(fn)
     for seed in range(3):
-        a = tg.tensor(rand(3, seed=seed).data, requires_grad=True)
-        b = tg.tensor(a.data, requires_grad=True)
+        a = tg.tensor(rand(3, seed=seed).numpy(), requires_grad=True)
+        b = tg.tensor(a.numpy(), requires_grad=True)
         fn(a).backward()
         cf(b).backward()
         same(b.grad, a.grad)

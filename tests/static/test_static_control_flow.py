@@ -20,7 +20,7 @@ def test_cond_traced_matches_eager_for_both_branches(sign):
     g = tg.static.trace(branchy, tg.tensor([1.0, 2.0]), w)  # traced on the true branch
     assert g.ops == ("Sum", "Compare", "cond")
     x = tg.tensor([sign * 1.5, sign * 0.25])
-    np.testing.assert_allclose(g(x, w).data, branchy(x, w).data, rtol=1e-12)
+    np.testing.assert_allclose(g(x, w).numpy(), branchy(x, w).numpy(), rtol=1e-12)
 
 
 def test_cond_program_text_shows_both_branches_and_captures():
@@ -54,11 +54,11 @@ def test_cond_gradients_flow_through_the_branch_that_ran():
         w = np.array([0.5, -2.0])
         loss = lambda a, b: f(a, b).sum()
         gx, gw = tg.static.trace(lambda a, b: branchy(a, b).sum(), x, w).grad()(x, w)
-        np.testing.assert_allclose(gx.data, numeric_grad(loss, [x, w], 0), atol=1e-8)
-        np.testing.assert_allclose(gw.data, numeric_grad(loss, [x, w], 1), atol=1e-8)
+        np.testing.assert_allclose(gx.numpy(), numeric_grad(loss, [x, w], 0), atol=1e-8)
+        np.testing.assert_allclose(gw.numpy(), numeric_grad(loss, [x, w], 1), atol=1e-8)
         xt, wt = tg.tensor(x, requires_grad=True), tg.tensor(w, requires_grad=True)
         branchy(xt, wt).sum().backward()  # eager cond: plain autograd
-        np.testing.assert_allclose(gx.data, xt.grad.data, rtol=1e-12)
+        np.testing.assert_allclose(gx.numpy(), xt.grad.numpy(), rtol=1e-12)
 
 
 def test_cond_branches_must_agree_on_shapes():
@@ -82,7 +82,7 @@ def test_while_loop_traced_runs_a_data_dependent_number_of_steps():
     g = tg.static.trace(halve_until_small, tg.tensor([0.1, 0.1]))  # zero steps when traced
     assert g.ops == ("while_loop",)
     for x in ([0.1, 0.1], [3.0, 4.0], [100.0, -50.0]):
-        np.testing.assert_allclose(g(tg.tensor(x)).data, halve_until_small(tg.tensor(x)).data)
+        np.testing.assert_allclose(g(tg.tensor(x)).numpy(), halve_until_small(tg.tensor(x)).numpy())
     assert g(tg.tensor([3.0, 4.0])).tolist() == [0.375, 0.5]
 
 
@@ -111,10 +111,10 @@ def test_while_loop_gradient_goes_back_through_the_steps_taken():
     for x in (np.array([0.1, 0.2]), np.array([0.3, 0.05]), np.array([11.0, 0.0])):
         gx, gw = dg(x, w0)
         np.testing.assert_allclose(
-            gx.data, numeric_grad(lambda a, b: g(a, b), [x, w0.copy()], 0), rtol=1e-5, atol=1e-7
+            gx.numpy(), numeric_grad(lambda a, b: g(a, b), [x, w0.copy()], 0), rtol=1e-5, atol=1e-7
         )
         np.testing.assert_allclose(
-            gw.data, numeric_grad(lambda a, b: g(a, b), [x, w0.copy()], 1), rtol=1e-5, atol=1e-7
+            gw.numpy(), numeric_grad(lambda a, b: g(a, b), [x, w0.copy()], 1), rtol=1e-5, atol=1e-7
         )
 
 

@@ -18,7 +18,7 @@ def inputs(seed=1):
 
 
 def assert_matches_eager(compiled, model, x):
-    np.testing.assert_allclose(compiled(x).data, model(x).data, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(compiled(x).numpy(), model(x).numpy(), rtol=1e-12, atol=1e-12)
 
 
 def test_an_in_place_weight_change_is_read_at_the_next_call_without_retracing():
@@ -28,7 +28,7 @@ def test_an_in_place_weight_change_is_read_at_the_next_call_without_retracing():
     with tg.no_grad():
         net[0].weight *= 2.0  # in place: the same tensor object, new values
     assert_matches_eager(f, net, x)
-    net[2].bias.data = np.array([5.0, -5.0])  # the array itself replaced
+    net[2].bias.data = tg.tensor([5.0, -5.0])  # the array itself replaced
     assert_matches_eager(f, net, x)
     info = f.cache_info()
     assert (info.misses, info.hits) == (1, 2)  # values are inputs, not constants
@@ -54,18 +54,18 @@ def test_optimizer_steps_between_calls_train_like_eager():
 
 def test_gradients_reach_the_real_parameters_and_inputs_as_eagerly():
     net, x = make_net(), inputs()
-    xc = tg.tensor(x.data, requires_grad=True)
-    xe = tg.tensor(x.data, requires_grad=True)
+    xc = tg.tensor(x.numpy(), requires_grad=True)
+    xe = tg.tensor(x.numpy(), requires_grad=True)
     f = tg.static.function(net)
     out = f(xc)
     assert out.grad_fn.name == "CompiledFunctionBackward"
     (out * out).sum().backward()
-    compiled = [p.grad.data.copy() for p in net.parameters()]
+    compiled = [p.grad.numpy().copy() for p in net.parameters()]
     net.zero_grad()
     (net(xe) * net(xe)).sum().backward()
-    for got, want in zip(compiled, [p.grad.data for p in net.parameters()]):
+    for got, want in zip(compiled, [p.grad.numpy() for p in net.parameters()]):
         np.testing.assert_allclose(got, want, rtol=1e-12)
-    np.testing.assert_allclose(xc.grad.data, xe.grad.data, rtol=1e-12)
+    np.testing.assert_allclose(xc.grad.numpy(), xe.grad.numpy(), rtol=1e-12)
 
 
 def test_gradients_match_pytorch():
@@ -77,10 +77,10 @@ def test_gradients_match_pytorch():
     tnet = tnet.double()
     with torch.no_grad():
         for tp, p in zip(tnet.parameters(), net.parameters()):
-            tp.copy_(torch.from_numpy(p.data))
-    (tnet(torch.from_numpy(x.data)) ** 3).sum().backward()
+            tp.copy_(torch.from_numpy(p.numpy()))
+    (tnet(torch.from_numpy(x.numpy())) ** 3).sum().backward()
     for tp, p in zip(tnet.parameters(), net.parameters()):
-        np.testing.assert_allclose(p.grad.data, tp.grad.numpy(), rtol=1e-10)
+        np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=1e-10)
 
 
 def test_an_appended_layer_retraces_and_says_so():
@@ -158,7 +158,7 @@ def test_closure_tensors_and_globals_are_read_or_guarded():
         "what the trace read changed: k is 3.0, the last trace read 2.0"
     )
     f(x).backward()
-    np.testing.assert_array_equal(w.grad.data, [3.0, 3.0, 3.0])
+    np.testing.assert_array_equal(w.grad.numpy(), [3.0, 3.0, 3.0])
 
 
 LEARNING_RATE = 0.5
@@ -186,8 +186,8 @@ def test_a_captured_tensor_whose_shape_changed_retraces():
     net, x = make_net(), inputs()
     f = tg.static.function(lambda x: net(x).sum())
     f(x)
-    net[2].weight.data = np.ones((2, 4))  # same shape: just new values
-    net[2].bias.data = np.ones(1)  # now broadcasts differently
+    net[2].weight.data = tg.ones(2, 4)  # same shape: just new values
+    net[2].bias.data = tg.ones(1)  # now broadcasts differently
     assert f(x).item() == pytest.approx(net(x).sum().item())
     assert f.cache_info().last_retrace_reason == (
         "what the trace read changed: net.2.bias now has shape (1,) float64, the last trace saw "
@@ -209,7 +209,7 @@ def test_tuple_outputs_carry_gradients_and_integer_outputs_none():
     ref = tg.tensor([1.0, -2.0, 3.0], requires_grad=True)
     y = tg.ones(3) * ref
     (y.sum() + (y * y).mean()).backward()
-    np.testing.assert_allclose(w.grad.data, ref.grad.data)
+    np.testing.assert_allclose(w.grad.numpy(), ref.grad.numpy())
 
 
 def test_without_grad_outputs_are_plain_and_in_place_change_before_backward_is_caught():
@@ -275,7 +275,7 @@ def test_a_captured_tensor_read_as_a_number_retraces_when_its_value_changes():
         return x * float(scale)  # a Python number: frozen into this trace
 
     assert f(tg.ones(2)).tolist() == [2.0, 2.0]
-    scale.data[...] = 3.0
+    scale.numpy()[...] = 3.0
     assert f(tg.ones(2)).tolist() == [3.0, 3.0]
     assert f.cache_info().last_retrace_reason == (
         "captured tensor 'scale' was read as a Python value when traced (.item(), float(), "

@@ -27,7 +27,7 @@ def test_grad_program_matches_eager_engine_on_new_inputs(name):
     got = g(*new)
     got = got if isinstance(got, tuple) else (got,)
     for t, gg in zip(ts, got):
-        np.testing.assert_allclose(gg.data, t.grad.data, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(gg.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
 def test_grad_vs_finite_differences_and_relu_mask_follows_new_inputs():
@@ -40,10 +40,10 @@ def test_grad_vs_finite_differences_and_relu_mask_follows_new_inputs():
     x1, w1 = np.random.randn(4, 3), np.random.randn(3, 2)  # other signs: other relu masks
     gx, gw = dg(x1, w1)
     np.testing.assert_allclose(
-        gx.data, numeric_grad(lambda a, b: g(a, b), [x1, w1], 0), rtol=1e-6, atol=1e-8
+        gx.numpy(), numeric_grad(lambda a, b: g(a, b), [x1, w1], 0), rtol=1e-6, atol=1e-8
     )
     np.testing.assert_allclose(
-        gw.data, numeric_grad(lambda a, b: g(a, b), [x1, w1], 1), rtol=1e-6, atol=1e-8
+        gw.numpy(), numeric_grad(lambda a, b: g(a, b), [x1, w1], 1), rtol=1e-6, atol=1e-8
     )
 
 
@@ -108,12 +108,12 @@ def test_traced_training_step_replays_forward_backward_and_sgd_like_eager():
     static = [p.copy() for p in params]
     for _ in range(5):
         loss_e, *new = mlp_step(tg.tensor(x), tg.tensor(y), *eager)
-        eager = [tg.tensor(p.data, requires_grad=True) for p in new]
+        eager = [tg.tensor(p.numpy(), requires_grad=True) for p in new]
         loss_s, *new_s = step(x, y, *static)
-        static = [p.data for p in new_s]
+        static = [p.numpy() for p in new_s]
         assert abs(loss_e.item() - loss_s.item()) < 1e-12
     for e, s in zip(eager, static):
-        np.testing.assert_allclose(s, e.data, rtol=1e-10)
+        np.testing.assert_allclose(s, e.numpy(), rtol=1e-10)
     assert loss_s.item() < step(x, y, *params)[0].item()  # it trains
 
 
@@ -146,9 +146,9 @@ def test_inputs_are_named_by_the_traced_functions_parameters():
     g = tg.static.trace(loss, x0, net.l1.weight, net.l1.bias)
     assert [s.name for s in g.inputs] == ["x", "w1", "b1"]
     gw1 = g.grad(wrt=["w1"])(x0, net.l1.weight, net.l1.bias)
-    w = tg.tensor(net.l1.weight.data, requires_grad=True)
+    w = tg.tensor(net.l1.weight.numpy(), requires_grad=True)
     loss(tg.tensor(x0), w, net.l1.bias).backward()
-    np.testing.assert_allclose(gw1.data, w.grad.data, rtol=1e-12)
+    np.testing.assert_allclose(gw1.numpy(), w.grad.numpy(), rtol=1e-12)
     # *args take the tensors' own names: a module's qualified parameter names
     star = tg.static.trace(lambda *ps: sum(p.sum() for p in ps), *net.parameters())
     assert [s.name for s in star.inputs] == ["l1.weight", "l1.bias", "l2.weight", "l2.bias"]

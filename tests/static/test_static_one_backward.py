@@ -32,12 +32,12 @@ def model(op, x):
 def eager_grad(op, x):
     t = tg.tensor(x, requires_grad=True)
     model(op, t).backward()
-    return t.grad.data
+    return t.grad.numpy()
 
 
 def static_grad(op, x):
     g = tg.static.trace(lambda t: model(op, t), x).grad()
-    return g(x).data
+    return g(x).numpy()
 
 
 def error_text(run, op, x):

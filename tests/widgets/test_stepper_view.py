@@ -27,8 +27,8 @@ def test_state_steps_forward_back_reset_and_final_grads_equal_backward():
     assert (s.step, s.current) == (0, "")
     ra, rb, ref = _graph()
     ref.backward()
-    np.testing.assert_allclose(a.grad.data, ra.grad.data)
-    np.testing.assert_allclose(b.grad.data, rb.grad.data)
+    np.testing.assert_allclose(a.grad.numpy(), ra.grad.numpy())
+    np.testing.assert_allclose(b.grad.numpy(), rb.grad.numpy())
 
 
 def test_widget_buttons_slider_and_static_repr():

@@ -249,8 +249,8 @@ def normal(
         >>> tg.normal(0.0, 0.01, (2, 3)).shape
         (2, 3)
     """
-    m = np.asarray(mean.data if isinstance(mean, Tensor) else mean, dtype=float)
-    s = np.asarray(std.data if isinstance(std, Tensor) else std, dtype=float)
+    m = np.asarray(mean._data if isinstance(mean, Tensor) else mean, dtype=float)
+    s = np.asarray(std._data if isinstance(std, Tensor) else std, dtype=float)
     shape = _shape((size,), "normal") if size is not None else np.broadcast_shapes(m.shape, s.shape)
     like = mean if isinstance(mean, Tensor) else std if isinstance(std, Tensor) else None
     dt = _float(dtype if dtype is not None or like is None else like.dtype, "normal", device)

@@ -65,7 +65,7 @@ def _root(t: Tensor, gradient: Any, create_graph: bool, op: str) -> tuple[Node, 
             )
         )
     if gradient is None:
-        if t.data.size != 1:
+        if t._data.size != 1:
             name = t.name or "y"
             raise BackwardError(
                 message(
@@ -288,7 +288,7 @@ def _backward_of(node: Node, g: Any, create_graph: bool) -> list:
                 gi = Tensor._make(np.asarray(gi))
         elif type(gi) is not np.ndarray:
             # a learner's backward may compute with Tensors or return numbers
-            gi = gi.data if isinstance(gi, Tensor) else np.asarray(gi)
+            gi = gi._data if isinstance(gi, Tensor) else np.asarray(gi)
         if gi is not None and (gi.shape != shape or gi.dtype is not dtype):
             gi = fit_gradient(gi, shape, node.name, node.site, dtype)
         fitted.append(gi)
@@ -318,7 +318,7 @@ def _run_hooks(hooks: list | None, g: Any, create_graph: bool) -> Any:
                     "return the new gradient as a Tensor (g * 2, say), or None to keep it",
                 )
             )
-        arr = out.data if isinstance(out, Tensor) else np.asarray(out)
+        arr = out._data if isinstance(out, Tensor) else np.asarray(out)
         if arr.shape != g.shape:
             name = getattr(hook, "__name__", type(hook).__name__)
             raise ShapeError(
@@ -340,9 +340,9 @@ def _accumulate(t: Tensor, g: Any, create_graph: bool) -> None:
         gt = g if isinstance(g, Tensor) else Tensor._make(g)
         t._grad = gt if t._grad is None else t._grad + gt
         return
-    if g.dtype != t.data.dtype:
-        g = g.astype(t.data.dtype)
+    if g.dtype != t._data.dtype:
+        g = g.astype(t._data.dtype)
     if t._grad is None:
         t._grad = Tensor._make(np.array(g, copy=True))
     else:
-        t._grad.data = t._grad.data + g
+        t._grad._data = np.asarray(t._grad._data + g)  # 0-d + 0-d is a numpy scalar

@@ -219,7 +219,7 @@ class Function(Node):
             if isinstance(a, _Tensor):
                 if a._view is not None and a._view.version != a._vc[0]:
                     _views.refresh(a)  # a view whose base changed in place: recut its grad_fn
-                arr = a.data
+                arr = a._data
                 arrays.append(arr)
                 m = (arr.shape, arr.dtype)
                 meta.append(_intern(m, m))
@@ -258,7 +258,7 @@ class Function(Node):
         if data.dtype.kind != "f":
             any_grad = False  # integer and boolean results never require grad (as in PyTorch)
         out = _new(_Tensor)
-        out.data = data
+        out._data = data
         out._grad = out._grad_fn = out.name = out._accumulator = out._hooks = out._view = None
         out._retains_grad = False
         out._vc = [0, None]
@@ -267,10 +267,10 @@ class Function(Node):
             # a view op's result shares its input's storage (core/views.py); any other op's
             # result must have storage of its own, or changing it in place would change an input
             src = args[0]
-            if cls._is_view and isinstance(src, _Tensor) and _views.shares(data, src.data):
+            if cls._is_view and isinstance(src, _Tensor) and _views.shares(data, src._data):
                 _views.track(out, src, cls, kwargs)
             elif any(np.may_share_memory(data, x) for x in arrays if type(x) is np.ndarray):
-                out.data = data = data.copy()
+                out._data = data = data.copy()
         if any_grad:
             ctx._inputs_meta = tuple(meta)
             ctx._next = tuple(edges)
@@ -295,7 +295,7 @@ class Function(Node):
                         entries.append((data, _OUTPUT, out._vc, 0))
                     else:
                         for a in args:
-                            if isinstance(a, _Tensor) and a.data is x:
+                            if isinstance(a, _Tensor) and a._data is x:
                                 vc = a._vc
                                 entries.append((x, a, vc, vc[0]))
                                 break

@@ -22,7 +22,7 @@ from .tensor import Tensor
 
 
 def _scalar(out: Tensor, weights: np.ndarray) -> Tensor:
-    return out if out.data.size == 1 and out.ndim == 0 else (out * weights).sum()
+    return out if out._data.size == 1 and out.ndim == 0 else (out * weights).sum()
 
 
 def gradcheck(
@@ -63,7 +63,7 @@ def gradcheck(
         )
     ins = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     ins = tuple(
-        Tensor(t.data.astype(np.float64), requires_grad=t.requires_grad, name=t.name)
+        Tensor(t._data.astype(np.float64), requires_grad=t.requires_grad, name=t.name)
         if isinstance(t, Tensor)
         else t
         for t in ins
@@ -74,9 +74,9 @@ def gradcheck(
     checked = [t for t in ins if isinstance(t, Tensor) and t.requires_grad]
     analytic = grad(_scalar(out, weights), checked, allow_unused=True)
     for k, (t, a) in enumerate(zip(checked, analytic)):
-        a = np.zeros_like(t.data) if a is None else a.data
-        numeric = np.zeros_like(t.data)
-        flat = t.data.reshape(-1)  # a view: nudging it nudges t
+        a = np.zeros_like(t._data) if a is None else a._data
+        numeric = np.zeros_like(t._data)
+        flat = t._data.reshape(-1)  # a view: nudging it nudges t
         with no_grad():
             for i in range(flat.size):
                 old = flat[i]

@@ -73,7 +73,7 @@ def load(f: Any, map_location: Any = None, weights_only: Any = True, **kwargs: A
 def _encode(obj: Any, arrays: dict, where: str) -> Any:
     if isinstance(obj, Tensor):
         key = f"a{len(arrays)}"
-        arrays[key] = np.array(obj.data)
+        arrays[key] = np.array(obj._data)
         return {"tensor": key, "requires_grad": obj.requires_grad}
     if isinstance(obj, np.ndarray):
         key = f"a{len(arrays)}"

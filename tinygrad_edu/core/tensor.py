@@ -34,7 +34,7 @@ def _to_array(data: Any, dtype: Any, op: str) -> np.ndarray:
     if dtype is not None:
         dtype = _dtype(dtype, op)
     if isinstance(data, Tensor):
-        return np.array(data.data, dtype=dtype)  # a copy: tg.tensor(t) never aliases t
+        return np.array(data._data, dtype=dtype)  # a copy: tg.tensor(t) never aliases t
     if isinstance(data, np.ndarray):
         # a copy, as torch.tensor makes: changing `data` later must not change the graph's
         # saved values (tg.from_numpy shares on purpose)
@@ -178,7 +178,7 @@ class Tensor(torch_api.TorchMethods):
 
     # `_view`: a views.ViewOf for a view of another tensor's storage, else None
     __slots__ = (
-        "data",
+        "_data",
         "_grad",
         "_requires_grad",
         "_grad_fn",
@@ -195,8 +195,8 @@ class Tensor(torch_api.TorchMethods):
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """numpy meeting a Tensor: `array + t` is `t.__radd__(array)` (a Tensor in the graph),
-        and `array -= t` changes the array's numbers in place, outside the graph, so that
-        PyTorch's `p.data -= lr * p.grad` works on `.data` (here the numpy array)."""
+        and `array -= t` changes the array's numbers in place, outside the graph (the array
+        is not a tensor, so there is nothing to record)."""
         out = kwargs.get("out")
         if (
             method == "__call__"
@@ -251,7 +251,7 @@ class Tensor(torch_api.TorchMethods):
                     "make it a float: tg.tensor(data, dtype='float64')",
                 )
             )
-        self.data = arr
+        self._data = arr
         self._grad = None
         self._requires_grad = bool(requires_grad)
         self._grad_fn = None
@@ -267,7 +267,7 @@ class Tensor(torch_api.TorchMethods):
     def _make(cls, data: Any) -> Tensor:
         """Wrap an op result without validation (the hot path)."""
         t = cls.__new__(cls)
-        t.data = data if type(data) is np.ndarray else np.asarray(data)
+        t._data = data if type(data) is np.ndarray else np.asarray(data)
         t._grad = None
         t._requires_grad = False
         t._grad_fn = None
@@ -282,11 +282,38 @@ class Tensor(torch_api.TorchMethods):
 
     # --- attributes ---------------------------------------------------------------------
 
-    shape = property(lambda self: self.data.shape)
-    ndim = property(lambda self: self.data.ndim)
-    dtype = property(lambda self: self.data.dtype)
+    @property
+    def data(self) -> Tensor:
+        """A tensor sharing this one's numbers, outside autograd (PyTorch's `.data`).
+
+        It does not require grad and has its own version counter, so changing it in place
+        (`p.data -= lr * p.grad`, `p.data.zero_()`) changes `p`'s numbers without being
+        recorded or noticed by backward. `detach()` is the safe alias: it shares the version
+        counter, so backward refuses values changed after they were saved.
+        """
+        alias = Tensor._make(self._data)
+        _notify_concrete(self, "data")  # a tracer must know the numbers left its graph
+        return alias
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                message(
+                    "data",
+                    f"t.data = ... takes a Tensor, got {type(value).__name__}",
+                    source.here(),
+                    "wrap it: t.data = tg.tensor(values), or write the numbers in place "
+                    "with t.data.copy_(tg.tensor(values))",
+                )
+            )
+        self._data = value._data  # shares value's storage, as PyTorch's `p.data = q` does
+
+    shape = property(lambda self: self._data.shape)
+    ndim = property(lambda self: self._data.ndim)
+    dtype = property(lambda self: self._data.dtype)
     # numpy's element count, an int; called, PyTorch's `size()` / `size(dim)`
-    size = property(lambda self: torch_api.SizeOrCount(self.data.shape))
+    size = property(lambda self: torch_api.SizeOrCount(self._data.shape))
 
     @property
     def grad_fn(self) -> _function.Node | None:
@@ -394,14 +421,16 @@ class Tensor(torch_api.TorchMethods):
     def numpy(self) -> np.ndarray:
         """The underlying array (shared, not copied; read-only use is safest)."""
         _notify_concrete(self, "numpy")  # a static trace or capture must know its values left
-        return self.data
+        return self._data
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return self.data if dtype is None else self.data.astype(dtype)
+        # numpy 2 asks for a copy here (np.array(t) passes copy=True) and trusts the answer
+        arr = self._data if dtype is None else self._data.astype(dtype, copy=False)
+        return arr.copy() if copy and arr is self._data else arr
 
     def item(self) -> float:
         """The value of a one-element tensor as a Python number."""
-        if self.data.size != 1:
+        if self._data.size != 1:
             raise ValueError(
                 message(
                     "item",
@@ -412,12 +441,12 @@ class Tensor(torch_api.TorchMethods):
                 )
             )
         _notify_concrete(self, "item")
-        return self.data.item()
+        return self._data.item()
 
     def tolist(self) -> Any:
         """The values as (nested) Python lists."""
         _notify_concrete(self, "tolist")
-        return self.data.tolist()
+        return self._data.tolist()
 
     def __float__(self) -> float:
         return float(self._scalar("float"))
@@ -429,7 +458,7 @@ class Tensor(torch_api.TorchMethods):
         return bool(self._scalar("bool"))
 
     def _scalar(self, kind: str) -> Any:
-        if self.data.size != 1:
+        if self._data.size != 1:
             raise ValueError(
                 message(
                     kind,
@@ -440,7 +469,7 @@ class Tensor(torch_api.TorchMethods):
                 )
             )
         _notify_concrete(self, kind)
-        return self.data.item()
+        return self._data.item()
 
     def __len__(self) -> int:
         if self.ndim == 0:
@@ -457,16 +486,16 @@ class Tensor(torch_api.TorchMethods):
 
     def __format__(self, spec: str) -> str:
         """`f"{loss:.4f}"` formats a one-element tensor like its number."""
-        if spec and self.data.size == 1:
-            return format(self.data.item(), spec)
+        if spec and self._data.size == 1:
+            return format(self._data.item(), spec)
         return format(repr(self), spec)
 
     def __repr__(self) -> str:
         # equal digits per element, at most 4, like PyTorch: tensor([0.5000, 0.2500])
         # booleans padded to the widest value present, as PyTorch: [True, True], [ True, False]
-        width = 5 if self.data.dtype == np.bool_ and not self.data.all() else 4
+        width = 5 if self._data.dtype == np.bool_ and not self._data.all() else 4
         body = np.array2string(
-            self.data,
+            self._data,
             separator=", ",
             prefix="tensor(",
             precision=4,
@@ -474,8 +503,8 @@ class Tensor(torch_api.TorchMethods):
             formatter={"bool": lambda v: str(v).rjust(width)},
         )
         extra = []
-        if self.data.dtype not in (_default_dtype[0], np.int64, np.bool_):  # as PyTorch shows
-            extra.append(f"dtype={self.data.dtype}")
+        if self._data.dtype not in (_default_dtype[0], np.int64, np.bool_):  # as PyTorch shows
+            extra.append(f"dtype={self._data.dtype}")
         if self.grad_fn is not None:
             extra.append(f"grad_fn=<{self.grad_fn.name}>")
         elif self.requires_grad:
@@ -520,7 +549,7 @@ class Tensor(torch_api.TorchMethods):
         """
         # NOTE: a new ndarray object on the same memory, so `Function.apply` (which matches a
         # saved array to the input it came from by identity) never mistakes it for `self`
-        t = Tensor._make(self.data.view())
+        t = Tensor._make(self._data.view())
         t._vc = self._vc
         t.name = self.name
         for obs in tuple(_function._local.observers):  # a trace records the cut (Detach)
@@ -625,10 +654,13 @@ class Tensor(torch_api.TorchMethods):
         views.check_overlap(self, other, op_name)
         return views.inplace(self, op_name, fn)
 
-    def add_(self, other: Any) -> Tensor:
+    def add_(self, other: Any, *, alpha: float = 1) -> Tensor:
+        """`self += alpha * other` in place (PyTorch's `p.data.add_(g, alpha=-lr)`)."""
+        other = other if alpha == 1 else alpha * other
         return self._inplace("add_", lambda t: t + other, other)
 
-    def sub_(self, other: Any) -> Tensor:
+    def sub_(self, other: Any, *, alpha: float = 1) -> Tensor:
+        other = other if alpha == 1 else alpha * other
         return self._inplace("sub_", lambda t: t - other, other)
 
     def mul_(self, other: Any) -> Tensor:
@@ -720,13 +752,13 @@ class Tensor(torch_api.TorchMethods):
             raise TypeError(
                 message("invert", f"~ needs a boolean tensor, got {self.dtype}", source.here())
             )
-        return Tensor._make(~self.data)
+        return Tensor._make(~self._data)
 
     def __and__(self, other: Any) -> Tensor:
-        return Tensor._make(np.logical_and(self.data, _array_of(other, self)))
+        return Tensor._make(np.logical_and(self._data, _array_of(other, self)))
 
     def __or__(self, other: Any) -> Tensor:
-        return Tensor._make(np.logical_or(self.data, _array_of(other, self)))
+        return Tensor._make(np.logical_or(self._data, _array_of(other, self)))
 
     # --- elementwise functions ----------------------------------------------------------
 
@@ -799,9 +831,9 @@ class Tensor(torch_api.TorchMethods):
     ) -> Tensor:
         keepdims = keepdims or keepdim
         total = self.sum(axis, keepdims, dim=dim)  # a bad axis fails here, in the house format
-        n = total.data.size
+        n = total._data.size
         # NOTE: averaging no numbers gives nan (0 / 0), as in PyTorch and numpy
-        return total / (self.data.size // n if n else 1)
+        return total / (self._data.size // n if n else 1)
 
     # NOTE: two spellings, two results. numpy's `axis=` gives the maxima (a tensor);
     # PyTorch's `dim` (positional or `dim=`, without numpy's `keepdims=`) gives `(values,
@@ -856,14 +888,14 @@ class Tensor(torch_api.TorchMethods):
     def _arg_extreme(self, find: Callable, axis: int | None, keepdims: bool) -> Tensor:
         # an index is not differentiable: a plain tensor, no node
         return Tensor._make(
-            np.asarray(find(self.data, axis=axis, keepdims=keepdims and axis is not None))
+            np.asarray(find(self._data, axis=axis, keepdims=keepdims and axis is not None))
         )
 
     def all(self) -> Tensor:
-        return Tensor._make(np.asarray(np.all(self.data)))
+        return Tensor._make(np.asarray(np.all(self._data)))
 
     def any(self) -> Tensor:
-        return Tensor._make(np.asarray(np.any(self.data)))
+        return Tensor._make(np.asarray(np.any(self._data)))
 
     # --- movement -----------------------------------------------------------------------
 
@@ -877,7 +909,7 @@ class Tensor(torch_api.TorchMethods):
     def view(self, *shape: Any) -> Tensor:
         """Like `reshape`, but always a view: refuses when the numbers would need a copy."""
         out = self.reshape(*shape)
-        if out._view is None and self.data.size > 1:
+        if out._view is None and self._data.size > 1:
             raise ShapeError(
                 message(
                     "view",
@@ -970,7 +1002,7 @@ class Tensor(torch_api.TorchMethods):
         """`t[i] = v` writes into `t` (and into its base, for a view), recorded as IndexPut."""
         index = _index(index)
         try:
-            region = select(self.data, index)  # a view for basic indices: the numbers written
+            region = select(self._data, index)  # a view for basic indices: the numbers written
         except IndexError as e:
             raise ShapeError(
                 message(
@@ -1005,7 +1037,7 @@ class Tensor(torch_api.TorchMethods):
             return
         views.check_writable(self, "setitem", region, fill=fill)
         try:
-            self.data[index] = _array_of(value, self)
+            self._data[index] = _array_of(value, self)
         except (ValueError, IndexError) as e:
             raise ShapeError(
                 message("setitem", f"{e} (tensor shape {self.shape!r})", source.here())
@@ -1053,7 +1085,7 @@ def _operand(other: Any, like: Tensor) -> Any:
     if isinstance(other, Tensor):
         return other
     if type(other) is float or type(other) is int:  # the common case, without an ABC check
-        dt = like.data.dtype
+        dt = like._data.dtype
         if dt.kind != "f":  # int or bool tensors: ints stay whole, floats take the default
             dt = (dt if dt.kind in "iu" else _INT64) if type(other) is int else _default_dtype[0]
         # NOTE: 0.0 == -0.0, yet 1 / -0.0 is -inf: zeros are keyed by their text as well
@@ -1067,7 +1099,7 @@ def _operand(other: Any, like: Tensor) -> Any:
             _constants[key] = const
         return const
     if isinstance(other, (bool, numbers.Number)) and not isinstance(other, np.ndarray):
-        dt = like.data.dtype if like.data.dtype.kind == "f" else _default_dtype[0]
+        dt = like._data.dtype if like._data.dtype.kind == "f" else _default_dtype[0]
         return np.asarray(other, dtype=dt)
     if isinstance(other, np.ndarray):
         return other
@@ -1076,13 +1108,13 @@ def _operand(other: Any, like: Tensor) -> Any:
 
 def _array_of(other: Any, like: Tensor) -> np.ndarray:
     out = _operand(other, like)
-    return out.data if isinstance(out, Tensor) else out
+    return out._data if isinstance(out, Tensor) else out
 
 
 def _compare(ufunc: Any, symbol: str, a: Tensor, b: Any) -> Tensor:
     other = _array_of(b, a)
     try:
-        out = Tensor._make(ufunc(a.data, other))
+        out = Tensor._make(ufunc(a._data, other))
     except ValueError:
         raise ShapeError(_function.broadcast_message(symbol, a.shape, np.shape(other))) from None
     observers = _function._local.observers
@@ -1128,12 +1160,12 @@ def _index(index: Any) -> Any:
     """
     if isinstance(index, Tensor):
         _notify_concrete(index, "index")
-        return _int_index(index.data)
+        return _int_index(index._data)
     if isinstance(index, tuple):
         for i in index:
             if isinstance(i, Tensor):
                 _notify_concrete(i, "index")
-        return tuple(_int_index(i.data) if isinstance(i, Tensor) else i for i in index)
+        return tuple(_int_index(i._data) if isinstance(i, Tensor) else i for i in index)
     if isinstance(index, list):
         return np.asarray(index)
     return index

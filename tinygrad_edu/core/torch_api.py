@@ -97,7 +97,7 @@ def gather(t: Any, dim: int, index: Any) -> Any:
         tensor([[2.],
                 [3.]])
     """
-    idx = np.asarray(index.data if isinstance(index, _Tensor) else index)
+    idx = np.asarray(index._data if isinstance(index, _Tensor) else index)
     if idx.dtype.kind not in "iu":
         raise DataError(
             message(
@@ -131,7 +131,7 @@ def reduce_with_index(t: Any, op: str, dim: int, keepdim: bool) -> ValuesIndices
     arg = np.argmax if op == "max" else np.argmin
     if t.ndim == 0:
         return ValuesIndices(t * 1, _Tensor._make(np.asarray(0)))
-    idx = arg(t.data, axis=d, keepdims=True)
+    idx = arg(t._data, axis=d, keepdims=True)
     values = gather(t, d, idx)
     if not keepdim:
         values, idx = values.squeeze(d), idx.squeeze(d)
@@ -303,7 +303,7 @@ class TorchMethods:
         c = (1 if unbiased else 0) if correction is None else correction
         centred = self - self.mean(dim, keepdims=True)
         total = (centred * centred).sum(dim, keepdims=keepdim)
-        n = self.data.size // max(total.data.size, 1) if total.data.size else 0
+        n = self._data.size // max(total._data.size, 1) if total._data.size else 0
         return total / max(n - c, 0)
 
     def std(
@@ -336,7 +336,7 @@ class TorchMethods:
             raise ValueError(
                 message("topk", f"k={k} is out of range for a dimension of size {n}", source.here())
             )
-        keys = -self.data if largest else self.data
+        keys = -self._data if largest else self._data
         order = np.argsort(keys, axis=d, kind="stable") if self.ndim else np.zeros(1, np.int64)
         idx = np.take(order, np.arange(k), axis=d) if self.ndim else order[:k]
         return ValuesIndices(gather(self, d, idx), _Tensor._make(idx.astype(np.int64)))
@@ -348,11 +348,11 @@ class TorchMethods:
         """`(values, indices)` sorted along `dim` (ties keep their order); values in the graph."""
         d = _dim(self, dim, "sort")
         idx = self.argsort(d, descending)
-        return ValuesIndices(gather(self, d, idx.data) if self.ndim else self * 1, idx)
+        return ValuesIndices(gather(self, d, idx._data) if self.ndim else self * 1, idx)
 
     def argsort(self, dim: int = -1, descending: bool = False) -> Any:
         d = _dim(self, dim, "argsort")
-        keys = -self.data if descending else self.data
+        keys = -self._data if descending else self._data
         order = np.argsort(keys, axis=d, kind="stable") if self.ndim else np.asarray(0)
         return _Tensor._make(order.astype(np.int64))
 
@@ -427,16 +427,16 @@ class TorchMethods:
         return x.reshape(tuple(r * n for r, n in zip(sizes, shape)))
 
     def sign(self) -> Any:
-        return _constant_like(self, np.sign(self.data))
+        return _constant_like(self, np.sign(self._data))
 
     def round(self, decimals: int = 0) -> Any:
-        return _constant_like(self, np.round(self.data, decimals))
+        return _constant_like(self, np.round(self._data, decimals))
 
     def floor(self) -> Any:
-        return _constant_like(self, np.floor(self.data))
+        return _constant_like(self, np.floor(self._data))
 
     def ceil(self) -> Any:
-        return _constant_like(self, np.ceil(self.data))
+        return _constant_like(self, np.ceil(self._data))
 
     def log1p(self) -> Any:
         return (self + 1.0).log()
@@ -447,7 +447,7 @@ class TorchMethods:
     # --- shape ----------------------------------------------------------------------------
 
     def numel(self) -> int:
-        return int(self.data.size)
+        return int(self._data.size)
 
     nelement = numel
 
@@ -469,7 +469,7 @@ class TorchMethods:
 
     def contiguous(self) -> Any:
         """Itself when its numbers are laid out in order; else a copy that is (`view` needs it)."""
-        return self if self.data.flags.c_contiguous else self.clone()
+        return self if self._data.flags.c_contiguous else self.clone()
 
     def view_as(self, other: Any) -> Any:
         return self.view(other.shape)
@@ -582,7 +582,7 @@ def multinomial(
     """
     from .creation import _rng
 
-    p = np.asarray(probs.data if isinstance(probs, _Tensor) else probs, dtype=np.float64)
+    p = np.asarray(probs._data if isinstance(probs, _Tensor) else probs, dtype=np.float64)
     rows = p.reshape(-1, p.shape[-1])
     if (rows < 0).any() or not np.isfinite(rows).all() or (rows.sum(1) <= 0).any():
         raise ValueError(
@@ -600,7 +600,7 @@ def multinomial(
 
 
 def _values(x: Any) -> np.ndarray:
-    return x.data if isinstance(x, _Tensor) else np.asarray(x)
+    return x._data if isinstance(x, _Tensor) else np.asarray(x)
 
 
 def equal(a: Any, b: Any) -> bool:

@@ -126,7 +126,7 @@ def inplace(t: Any, op: str, fn: Callable[[Any], Any], fill: bool = False) -> An
             )
         _rebase(t, result)
         return t
-    _store(t, op, result.data)
+    _store(t, op, result._data)
     if result._grad_fn is not None:
         _move_retained(t._grad_fn, result._grad_fn, t)
         t._grad_fn, t._requires_grad = result._grad_fn, True
@@ -140,7 +140,7 @@ def _rebase(view: Any, value: Any) -> None:
     old_base = _snapshot(base)
     _retire(base, old_base)
     new_base = CopySlices.apply(old_base, value, view=view._view.ops)
-    _store(base, "copy", new_base.data)  # writes the view's numbers too: one storage
+    _store(base, "copy", new_base._data)  # writes the view's numbers too: one storage
     _move_retained(base._grad_fn, new_base._grad_fn, base)
     base._grad_fn, base._requires_grad = new_base._grad_fn, True
     _produced(base._grad_fn, base)
@@ -184,7 +184,7 @@ def check_writable(t: Any, op: str, region: np.ndarray | None = None, fill: bool
     number in memory stands for several elements (PyTorch refuses too), or into a
     read-only numpy array. `region` is the part written, when not all of `t`; `fill`: the
     same value goes everywhere (fill_, zero_), which a broadcast view can take."""
-    arr = t.data if region is None else region
+    arr = t._data if region is None else region
     if not fill and _broadcast(arr):
         raise InplaceError(
             message(
@@ -219,8 +219,8 @@ def check_overlap(
     the result would depend on the order numbers are written in (PyTorch refuses too).
     With `same_ok=False` (a write through an integer-array index or a mask, PyTorch's
     index_put_) sharing any number is refused."""
-    arr = t.data if region is None else region
-    src = getattr(other, "data", other)
+    arr = t._data if region is None else region
+    src = getattr(other, "_data", other)
     if not isinstance(src, np.ndarray) or not np.shares_memory(arr, src):
         return
     if (
@@ -249,7 +249,7 @@ def bump(t: Any) -> None:
 
 def _store(t: Any, op: str, values: np.ndarray) -> None:
     try:
-        np.copyto(t.data, values, casting="same_kind")
+        np.copyto(t._data, values, casting="same_kind")
     except TypeError:
         raise DataError(
             message(
@@ -284,7 +284,7 @@ def _refuse_leaf_change(t: Any, op: str) -> None:
 
 def _snapshot(t: Any) -> Any:
     """A tensor holding a copy of `t`'s numbers and standing for `t` in the graph."""
-    old = type(t)._make(np.array(t.data, order="K", copy=True))
+    old = type(t)._make(np.array(t._data, order="K", copy=True))
     old._requires_grad, old._grad_fn = t.requires_grad, t.grad_fn  # properties: refreshed
     return old
 

@@ -329,7 +329,7 @@ def _edge_kind(edge: tuple) -> str | None:
 
 def _value_of(nxt: Node, saved: tuple, outputs: dict) -> np.ndarray | None:
     if type(nxt) is AccumulateGrad:
-        return nxt.variable.data
+        return np.asarray(nxt.variable)
     for arr, t, _, _ in saved:  # the op saved this input: the exact array
         if isinstance(t, Tensor) and t.grad_fn is nxt:
             return arr
@@ -342,7 +342,7 @@ def _output_of(node: Node, outputs: dict) -> np.ndarray | None:
     if key in outputs:
         return outputs[key]
     out = node.output() if isinstance(node, Function) else None
-    value = out.data if out is not None else None
+    value = np.asarray(out) if out is not None else None
     if value is None:
         for arr, t, _, _ in node._saved or ():
             if t is _OUTPUT:

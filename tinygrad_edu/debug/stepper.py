@@ -164,7 +164,7 @@ def _run(root: tuple, retain_graph: bool) -> Iterator[Step]:
                         arrived.setdefault(id(nxt), [nxt, []])[1].append(gi)
             leaf = None
             if type(node) is AccumulateGrad and node.variable._grad is not None:
-                leaf = np.array(node.variable._grad.data, copy=True)
+                leaf = np.array(node.variable.grad, copy=True)
             waiting = tuple((n, sum(ps[1:], ps[0]), len(ps)) for n, ps in arrived.values() if ps)
             yield Step(
                 index,

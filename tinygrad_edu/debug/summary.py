@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from ..core.function import AccumulateGrad, Node
-from ..core.tensor import Tensor
 
 _ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)")
 
@@ -22,7 +21,7 @@ def array_of(x: Any) -> np.ndarray | None:
     """The ndarray behind a Tensor, array or number (None stays None)."""
     if x is None:
         return None
-    return np.asarray(x.data if isinstance(x, Tensor) else x)
+    return np.asarray(x)
 
 
 def has_nonfinite(x: Any) -> bool:

@@ -25,6 +25,8 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+import numpy as np
+
 from ..core.function import AccumulateGrad, Node
 from ..core.tensor import Tensor
 from .model import MARKS, Graph, GraphEdge, GraphNode, Watermark
@@ -572,9 +574,9 @@ def _label(
             node.shape, node.dtype = var.shape, str(var.dtype)
             node.name = "AccumulateGrad"
             node.detail = var.name or name_of.get(id(var), "")
-            node.value = summarise_array(var.data)
+            node.value = summarise_array(np.asarray(var))
             if var._grad is not None:
-                node.grad = summarise_array(var._grad.data)
+                node.grad = summarise_array(np.asarray(var._grad))
         else:
             meta = getattr(obj, "_out_meta", None)
             if meta is not None:
@@ -601,9 +603,9 @@ def _tensor_fields(node: GraphNode, rg: RawGraph, i: int, name_of: dict[int, str
         node.name = t.name or name_of.get(id(t), "")
         node.shape, node.dtype = t.shape, str(t.dtype)
         node.requires_grad = t.requires_grad
-        node.value = summarise_array(t.data)
+        node.value = summarise_array(np.asarray(t))
         if t._grad is not None:
-            node.grad = summarise_array(t._grad.data)
+            node.grad = summarise_array(np.asarray(t._grad))
         if t.grad_fn is not None:
             node.role = "output" if rg.root[i] else "intermediate"
         else:
@@ -622,7 +624,7 @@ def _tensor_fields(node: GraphNode, rg: RawGraph, i: int, name_of: dict[int, str
         t = _saved_constant(op, rg.slot[i])
         if t is not None:  # the op kept it for backward: show its name and value too
             node.name = t.name or name_of.get(id(t), "")
-            node.value = summarise_array(t.data)
+            node.value = summarise_array(np.asarray(t))
 
 
 def _saved_constant(op: Any, slot: int) -> Tensor | None:

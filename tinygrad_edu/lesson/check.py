@@ -28,7 +28,7 @@ from ..core.tensor import Tensor
 def _array(value: Any, name: str) -> np.ndarray:
     """A Tensor, ndarray, number or (nested) list as a float ndarray."""
     if isinstance(value, Tensor):
-        return np.asarray(value.data)
+        return np.asarray(value)
     if value is None:  # a lesson sets `answer = None` before the solution region
         raise AssertionError(
             message(

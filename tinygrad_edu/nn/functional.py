@@ -160,7 +160,7 @@ def normalize(x: Any, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tenso
 
 def one_hot(target: Any, num_classes: int = -1) -> Tensor:
     """Class indices -> rows of zeros with a 1 at the class (int64, as in PyTorch)."""
-    t = np.asarray(target.data if isinstance(target, Tensor) else target).astype(np.int64)
+    t = np.asarray(target).astype(np.int64)
     n = int(t.max()) + 1 if num_classes < 0 else num_classes
     return Tensor._make((t[..., None] == np.arange(n)).astype(np.int64))
 
@@ -186,7 +186,7 @@ def dropout(x: Any, p: float = 0.5, training: bool = True) -> Tensor:
 
 def embedding(index: Any, weight: Tensor, padding_idx: int | None = None) -> Tensor:
     """Rows of `weight` picked by the integer `index` (any shape): shape index.shape + (dim,)."""
-    idx = np.asarray(index.data if isinstance(index, Tensor) else index)
+    idx = np.asarray(index)
     if idx.dtype.kind not in "iu":
         raise ValueError(
             message(
@@ -235,7 +235,7 @@ def batch_norm(
         mean = x.mean(axes, keepdims=True)
         var = ((x - mean) * (x - mean)).mean(axes, keepdims=True)
         if running_mean is not None:
-            n = x.data.size // x.shape[1]
+            n = x.numel() // x.shape[1]
             with no_grad():
                 running_mean.mul_(1 - momentum).add_(mean.reshape(-1).detach() * momentum)
                 running_var.mul_(1 - momentum).add_(
@@ -454,7 +454,7 @@ def binary_cross_entropy(input: Tensor, target: Any, reduction: str = "mean") ->
     p = _as_tensor(input)
     t = _as_tensor(target, p)
     _same_shape("binary_cross_entropy", p, t)
-    lo, hi = (float(p.data.min()), float(p.data.max())) if p.size else (0.0, 1.0)
+    lo, hi = (float(np.asarray(p).min()), float(np.asarray(p).max())) if p.size else (0.0, 1.0)
     if not (lo >= 0.0 and hi <= 1.0):  # also catches NaN
         raise ValueError(
             message(

@@ -63,7 +63,7 @@ def calculate_gain(nonlinearity: str, param: Any = None) -> float:
 
 
 def _fill(t: Tensor, values: Any) -> Tensor:
-    t.data[...] = values
+    np.asarray(t)[...] = values
     t._vc[0] += 1  # an in-place change: graphs that saved the old values must notice
     return t
 

@@ -253,7 +253,7 @@ class Module:
             if set_to_none or p.grad is None:
                 p.grad = None
             else:
-                p.grad = np.zeros_like(p.data)
+                p.grad = np.zeros_like(p)
 
     def train(self, mode: bool = True) -> Module:
         """Set `.training` on this module and every sub-module; returns self."""
@@ -278,7 +278,7 @@ class Module:
         if dtype is not None:
             for t in (*self.parameters(), *self.buffers()):
                 if t.dtype.kind == "f":
-                    t.data = t.data.astype(dtype)
+                    t.data = t.data.to(dtype)
                     if t._grad is not None:
                         t._grad = None  # a gradient of the old dtype no longer fits
         return self
@@ -332,7 +332,7 @@ class Module:
         Rules: the values are copies outside the graph (PyTorch's share the parameters'
         storage, so that a saved "best" state changes as training goes on; here it does not).
         """
-        return {name: Tensor._make(np.array(t.data)) for name, t in self._named_state()}
+        return {name: Tensor._make(np.array(t)) for name, t in self._named_state()}
 
     def _named_state(self) -> Iterator[tuple[str, Tensor]]:
         """Parameters and buffers, module by module (PyTorch's state_dict order)."""
@@ -388,7 +388,7 @@ class Module:
                             "the saved model has a different layer size",
                         )
                     )
-                np.copyto(p.data, value, casting="same_kind")
+                np.copyto(np.asarray(p), value, casting="same_kind")
                 p._vc[0] += 1  # an in-place change: graphs that saved the old value must notice
         return LoadResult(missing, unexpected)
 

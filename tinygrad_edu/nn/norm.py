@@ -66,7 +66,7 @@ class _BatchNorm(Module):
             )
         use_batch = self.training or self.running_mean is None
         if self.training and self.running_mean is not None:
-            self.num_batches_tracked.data[...] += 1
+            self.num_batches_tracked.data += 1
         # training: the batch's statistics (and the running ones move); eval: the running ones
         return F.batch_norm(
             x,

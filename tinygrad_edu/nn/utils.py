@@ -41,7 +41,7 @@ def clip_grad_norm_(
         >>> round(float(w.grad.norm()), 4)
         1.0
     """
-    grads = [p.grad.data for p in _with_grads(parameters)]
+    grads = [np.asarray(p.grad) for p in _with_grads(parameters)]
     if not grads:
         return Tensor(0.0)
     if norm_type in (math.inf, float("inf")):
@@ -60,7 +60,8 @@ def clip_grad_norm_(
 def clip_grad_value_(parameters: Iterable[Tensor] | Tensor, clip_value: float) -> None:
     """Clip every gradient element into [-clip_value, clip_value], in place."""
     for p in _with_grads(parameters):
-        np.clip(p.grad.data, -clip_value, clip_value, out=p.grad.data)
+        g = np.asarray(p.grad)
+        np.clip(g, -clip_value, clip_value, out=g)
 
 
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:

@@ -111,7 +111,7 @@ class Optimizer:
             if set_to_none or p.grad is None:
                 p.grad = None
             else:
-                p.grad = np.zeros_like(p.data)
+                p.grad = np.zeros_like(p)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a `.grad`, in place and without recording a graph.
@@ -128,11 +128,11 @@ class Optimizer:
                     g = p.grad
                     if g is None:
                         continue
-                    g = np.asarray(g.data, dtype=p.dtype)
+                    g = np.asarray(g, dtype=p.dtype)
                     if group.get("maximize"):
                         g = -g
                     state = self.state.setdefault(p, {})
-                    p.sub_(self._update(p.data, g, state, group))
+                    p.sub_(self._update(np.asarray(p), g, state, group))
         return loss
 
     def _update(

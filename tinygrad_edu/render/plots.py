@@ -34,7 +34,7 @@ def _pyplot() -> Any:
 
 
 def _values(xs: Iterable[Any]) -> np.ndarray:
-    return np.array([float(np.asarray(getattr(x, "data", x))) for x in xs], dtype=np.float64)
+    return np.array([float(np.asarray(x)) for x in xs], dtype=np.float64)
 
 
 def loss_curve(losses: Iterable[Any], title: str = "training loss", log: bool = False) -> Any:
@@ -83,15 +83,15 @@ def decision_boundary(
     from ..core.tensor import Tensor
 
     plt = _pyplot()
-    pts = np.asarray(getattr(X, "data", X), dtype=np.float64)
-    y = np.asarray(getattr(y, "data", y)).reshape(-1)
+    pts = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y).reshape(-1)
     pad = 0.5
     x0 = np.linspace(pts[:, 0].min() - pad, pts[:, 0].max() + pad, resolution)
     x1 = np.linspace(pts[:, 1].min() - pad, pts[:, 1].max() + pad, resolution)
     g0, g1 = np.meshgrid(x0, x1)
     grid = np.stack([g0.ravel(), g1.ravel()], axis=1)
     with no_grad():
-        scores = np.asarray(getattr(model_fn(Tensor(grid)), "data", None))
+        scores = np.asarray(model_fn(Tensor(grid)))
     if scores.ndim == 2 and scores.shape[1] > 1:
         pred = scores.argmax(axis=1)
     else:
@@ -132,7 +132,7 @@ def gradient_flow(
             means.append(0.0)
         else:
             names.append(name)
-            means.append(float(np.abs(np.asarray(g.data)).mean()))
+            means.append(float(np.abs(np.asarray(g)).mean()))
     fig, ax = plt.subplots(figsize=(max(4.0, 0.6 * len(names) + 1.5), 3))
     ax.bar(np.arange(len(means)), means, color="#1565c0")
     ax.set_xticks(np.arange(len(names)))

@@ -45,6 +45,7 @@ _CONVERT = {
     "item": lambda a: a.item(),
     "tolist": lambda a: a.tolist(),
     "numpy": lambda a: np.array(a),  # a copy: the outcome must not change with the tensor
+    "data": lambda a: np.array(a),
     "index": lambda a: np.array(a),  # a tensor used as an index: its values pick elements
 }
 
@@ -70,7 +71,7 @@ class Break:
 
 def read_outcome(value: Any, kind: str) -> Any:
     """What the learner's Python gets from this tensor value, as at the break."""
-    arr = value.data if isinstance(value, Tensor) else np.asarray(value)
+    arr = np.asarray(value)
     return _CONVERT[kind](arr)
 
 

@@ -41,7 +41,7 @@ def fit_grad(
     if g is None:
         return np.zeros(shape, dtype)
     if isinstance(g, Tensor):
-        g = g.data
+        g = np.asarray(g)
     return np.asarray(fit_gradient(g, shape, op, site, dtype))
 
 

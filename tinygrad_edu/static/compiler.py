@@ -100,7 +100,7 @@ def _positional(fn: Any, args: tuple, kwargs: dict) -> tuple:
 def _part(x: Any, name: str) -> tuple:
     """What the guards check of one argument."""
     if _is_array(x):
-        arr = x.data if isinstance(x, Tensor) else np.asarray(x)
+        arr = np.asarray(x)
         return ("array", tuple(arr.shape), arr.dtype.name, bool(getattr(x, "requires_grad", False)))
     try:
         hash(x)
@@ -235,9 +235,9 @@ class CompiledFn:
             if with_grad:
                 env[vid] = a if isinstance(a, Tensor) else Tensor._make(np.asarray(a))
             else:
-                env[vid] = a.data if isinstance(a, Tensor) else np.asarray(a)
+                env[vid] = np.asarray(a)
         for vid, t in tree.lifted.items():
-            env[vid] = t if with_grad else t.data
+            env[vid] = t if with_grad else np.asarray(t)
         path = replay(tree, env, with_grad)
         return path if isinstance(path, Miss) else (results(path, env),)
 

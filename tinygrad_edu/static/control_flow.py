@@ -25,7 +25,7 @@ from .tracer import Tracer, current, flatten_outputs
 
 
 def _value(x: Any) -> np.ndarray:
-    return x.data if isinstance(x, Tensor) else np.asarray(x)
+    return np.asarray(x)
 
 
 def _truth(x: Any, op: str) -> bool:
@@ -64,7 +64,7 @@ def _sub_trace(parent: Tracer, fn: Callable, carry: list, names: list) -> tuple:
     child = Tracer(parent=parent)
     args = []
     for t, nm in zip(carry, names):
-        a = Tensor._make(t.data)
+        a = Tensor._make(np.asarray(t))
         a.name = nm
         child.add_input(a, nm)
         args.append(a)

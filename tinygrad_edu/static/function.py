@@ -49,7 +49,7 @@ def _as_data(x: Any) -> Any:
 
 def _key_part(x: Any, name: str) -> tuple:
     if _is_array(x):
-        arr = x.data if isinstance(x, Tensor) else np.asarray(x)
+        arr = np.asarray(x)
         return ("array", tuple(arr.shape), arr.dtype.name)
     try:
         hash(x)
@@ -122,7 +122,7 @@ class _Trace:
                     f"the last trace saw shape {sig.shape!r} {sig.dtype.name}"
                 )
         for t, value in self.frozen:
-            if t.shape != value.shape or not np.array_equal(t.data, value, equal_nan=True):
+            if t.shape != value.shape or not np.array_equal(np.asarray(t), value, equal_nan=True):
                 name = self.graph.inputs[n + _index(self.lifted, t)].name
                 return (
                     f"captured tensor {name!r} was read as a Python value when traced "
@@ -270,7 +270,7 @@ class StaticFunction:
         examples = []
         for i in dynamic:
             a = args[i]
-            examples.append(Tensor._make(np.array(a.data if isinstance(a, Tensor) else a)))
+            examples.append(Tensor._make(np.array(a)))
         tr = Tracer(strict=self.strict)
         tr.lift = lift
         fname = getattr(self.fn, "__name__", None) or type(self.fn).__name__.lower()

@@ -48,7 +48,7 @@ def describe(value: Any) -> tuple | None:
         # repr, not ==: nan equals nothing, and 0.0 == -0.0 gives different results
         return ("value", kind.__name__, repr(value))
     if isinstance(value, Tensor):
-        return ("tensor", id(value), value.data.shape, value.data.dtype)
+        return ("tensor", id(value), value.shape, value.dtype)
     if isinstance(value, np.ndarray):
         if value.nbytes > _ARRAY_BYTES:
             return ("array", id(value), value.shape, value.dtype)

@@ -83,7 +83,7 @@ def placeholder(shape: Sequence[int], name: str = "x", dtype: Any = "float64") -
 
 def _as_array(x: Any) -> np.ndarray:
     if isinstance(x, Tensor):
-        return x.data
+        return np.asarray(x)
     if isinstance(x, np.ndarray):
         return x
     if isinstance(x, np.generic):
@@ -191,7 +191,7 @@ class StaticGraph:
     def _check(self, args: tuple, kwargs: dict) -> list:
         sig = self.inputs
         if not kwargs and len(args) == len(sig):  # PERF: the usual call, checked in one pass
-            arrays = [a.data if isinstance(a, Tensor) else a for a in args]
+            arrays = [np.asarray(a) if isinstance(a, Tensor) else a for a in args]
             for arr, s in zip(arrays, sig):
                 if type(arr) is not np.ndarray or arr.shape != s.shape or arr.dtype != s.dtype:
                     break

@@ -144,7 +144,7 @@ class Tracer:
         # shares the same numbers (memory, shape, strides) and the counter, a view shares
         # only the counter
         self.aliases.setdefault(_alias_key(t), id(t))
-        self.values[vid] = t.data
+        self.values[vid] = np.asarray(t)
         self.keep.append(t)
 
     def _entry(self, t: Tensor) -> tuple | None:
@@ -198,7 +198,7 @@ class Tracer:
             if self._lift_at_root(x):
                 return self.find(x)  # a branch or loop body captures it from the root
             vid = self._new_var(x.shape, x.dtype, x.name)
-            self.program.consts[vid] = np.array(x.data)  # a snapshot: frozen into the graph
+            self.program.consts[vid] = np.array(x)  # a snapshot: frozen into the graph
             self._bind(x, vid)
             return vid
         arr = np.asarray(x)
@@ -254,7 +254,7 @@ class Tracer:
         if (self.find(t) is None and self._lift_at_root(t)) or any(x is t for x in root.lifted):
             # a captured tensor read as a Python value: tg.static.function re-checks
             # that value at every call and retraces when it changed, so nothing is stale
-            root.frozen.append((t, np.array(t.data)))
+            root.frozen.append((t, np.array(t)))
             return
         if not self.depends_on_input(t):
             return  # a constant: its value is the same for every input
@@ -262,7 +262,7 @@ class Tracer:
         site = source.resolve(raw)
         if kind == "bool":
             what = (
-                f"bool() of a traced tensor (value {bool(t.data.item())}) decided an `if` or "
+                f"bool() of a traced tensor (value {bool(np.asarray(t).item())}) decided an `if` or "
                 "`while` here, so the branch it chose is frozen into the static graph: "
                 "replay takes the same branch for every input"
             )
@@ -279,9 +279,10 @@ class Tracer:
             hint = (
                 "index with Python ints or slices, or choose with tg.where or a mask multiplied in"
             )
-        elif kind in ("numpy", "tolist"):
+        elif kind in ("numpy", "tolist", "data"):
+            read = ".data" if kind == "data" else f"{kind}()"
             what = (
-                f"{kind}() of a traced tensor (shape {t.shape!r}) copied its values out of "
+                f"{read} of a traced tensor (shape {t.shape!r}) copied its values out of "
                 "the graph: whatever Python computes from them is frozen into the static "
                 "graph as constants"
             )
@@ -289,7 +290,7 @@ class Tracer:
         else:
             what = (
                 f"{kind}() of a traced tensor turned it into the Python number "
-                f"{t.data.item()!r}, which is frozen into the static graph as a constant"
+                f"{np.asarray(t).item()!r}, which is frozen into the static graph as a constant"
             )
             hint = "keep the value as a tensor (no .item(), int() or float()) inside the trace"
         if self.strict:
@@ -389,5 +390,5 @@ def ops_known(program: Program) -> bool:
 def _alias_key(t: Tensor) -> tuple:
     """The same numbers under the same counter: a tensor and its detach() (a numpy view of
     its array, a new object on the same memory) give the same key."""
-    arr = t.data
+    arr = np.asarray(t)
     return (arr.__array_interface__["data"][0], arr.shape, arr.strides, arr.dtype, id(t._vc))

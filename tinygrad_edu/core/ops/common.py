@@ -92,4 +92,4 @@ def exp(x: Any) -> Any:
 
 def data(x: Any) -> np.ndarray:
     """The raw array behind `x` (masks are computed from values, never differentiated)."""
-    return x if isinstance(x, np.ndarray) else x.data
+    return x if isinstance(x, np.ndarray) else x._data
