@@ -127,3 +127,33 @@ def test_a_lesson_can_add_the_hint_it_knows():
         expect_close([2.0], [1.0], "mean", hint="divide by the count")
     with pytest.raises(AssertionError, match=r"is 3, expected 2\n  hint: count the ops"):
         expect_equal(3, 2, "ops", hint="count the ops")
+
+
+def test_a_lessons_hint_follows_the_difference():
+    with pytest.raises(AssertionError) as e:
+        expect_equal([1, 2], [1, 3], "bad_steps", hint="the step number is `step`, not the batch")
+    assert str(e.value) == (
+        "check: bad_steps is [1, 2], expected [1, 3]\n"
+        "  hint: the step number is `step`, not the batch"
+    )
+    with pytest.raises(AssertionError) as e:
+        expect_close(0.5, 0.9, "accuracy", hint="train longer")
+    assert str(e.value).endswith(
+        "expected 0.9, got 0.5 (1 of 1 elements differ)\n  hint: train longer"
+    )
+    assert expect_close(1.0, 1.0, "x", hint="unused") and expect_equal(1, 1, "x", hint="unused")
+
+
+def test_an_answer_left_at_none_says_it_is_not_written_yet():
+    # lessons set `answer = None` before a solution region, so a stale value from an
+    # earlier cell can never be checked in its place
+    with pytest.raises(AssertionError) as e:
+        expect_close(None, [1.0, 2.0], "dloss_dx")
+    assert str(e.value) == (
+        "check: dloss_dx is None: no answer has been written yet\n"
+        "  hint: replace the `raise NotImplementedError` stub above with your answer"
+    )
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    (x * 2).sum().backward()
+    with pytest.raises(AssertionError, match="the expected value is None: no answer"):
+        check_grad(x, None)

@@ -54,6 +54,7 @@ def _run(*args, cwd=None):
             ],
         ),
         (["lesson", "grade"], ["SUBMISSION", "--json", "--source", "--timeout", "per exercise"]),
+        (["lessons"], ["DEST", "my_lessons", "--no-open", "--from", "never overwritten"]),
     ],
 )
 def test_help_on_each_command(args, words):
@@ -260,3 +261,27 @@ def test_new_lesson_runs_and_passes_nbval_and_a_failing_one_fails(tmp_path):
     proc = _run("lesson", "check", str(path), "--", "-q", cwd=tmp_path)
     assert proc.returncode == 1, proc.stdout[-3000:]
     assert "tensor([9., 9., 9.])" in proc.stdout
+
+
+def test_lessons_writes_student_copies_and_opens_the_first(tmp_path, monkeypatch):
+    # what README's first command and Binder open: no solutions, no outputs, graded checks
+    ran = []
+    monkeypatch.setattr(cli.subprocess, "call", lambda cmd: ran.append(cmd) or 0)
+    dest = tmp_path / "mine"
+    assert main(["lessons", str(dest), "--from", str(ROOT / "notebooks")]) == 0
+    assert ran == [[sys.executable, "-m", "jupyter", "lab", str(dest / cli.FIRST_LESSON)]]
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        copy = nbformat.read(dest / path.name, as_version=4)
+        text = "\n".join(c.source for c in copy.cells)
+        assert "### BEGIN SOLUTION" not in text, path.name
+        assert all(c.outputs == [] for c in copy.cells if c.cell_type == "code"), path.name
+        if "### BEGIN SOLUTION" in path.read_text(encoding="utf-8"):
+            assert "raise NotImplementedError" in text, path.name
+            graded = [c for c in copy.cells if c.metadata.get("nbgrader", {}).get("grade")]
+            assert graded, f"{path.name}: no check cell marked for grading"
+
+
+def test_lessons_without_lessons_says_where_to_run_it(tmp_path, capsys):
+    assert main(["lessons", str(tmp_path / "out"), "--no-open", "--from", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "no lesson notebooks here" in err and "repository root" in err

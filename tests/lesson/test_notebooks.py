@@ -129,7 +129,7 @@ def test_index_lists_every_lesson_in_order():
         assert path.stem in PLANNED, f"{path.name} is not one of the planned lesson names"
         assert f"]({path.name})" in index, f"notebooks/README.md does not link {path.name}"
     assert "https://mybinder.org/v2/gh/" in index
-    assert "urlpath=lab/tree/notebooks/01_define_by_run.ipynb" in index
+    assert "urlpath=lab/tree/my_lessons/01_define_by_run.ipynb" in index  # student copies
     for word in ("`x`", "`w`", "`b`", "`y`", "`loss`", "`lr`", "`num_steps`"):
         assert word in index
 
@@ -140,3 +140,98 @@ def test_no_saved_output_holds_a_path_of_the_machine(path):
     # saves tracebacks relative to the import folders
     found = execute.machine_paths(json.loads(path.read_text(encoding="utf-8")))
     assert found == [], f"cells with paths of the machine that ran {path.name}: {found[:5]}"
+
+
+# Issue 15: a lesson opens with what the learner will be able to do, what it assumes and
+# how long it takes (at most a 50-minute class), and closes with PyTorch's names. Lessons
+# 3, 5 and 8 are being split to fit (another branch), and lesson 13 has no Summary yet;
+# they join this test when they are done.
+NOT_YET = ("03_", "05_", "08_", "13_")
+SHAPED = [p for p in LESSONS if not p.name.startswith(NOT_YET)]
+
+
+def estimated_minutes(nb) -> float:
+    """Reading at 150 words a minute; a code cell 1 minute (2 when longer than 8 lines,
+    half when a one- or two-line check or display); 5 minutes an exercise."""
+    from tinygrad_edu.lesson import exercises
+
+    found = exercises.find(json.loads(nbformat.writes(nb)))
+    inside = {i for e in found for i in e.solutions + e.checks}
+    words = sum(len(c.source.split()) for c in nb.cells if c.cell_type == "markdown")
+    code = 0.0
+    for i, c in enumerate(nb.cells):
+        if c.cell_type == "code" and i not in inside:
+            n = len(c.source.strip().splitlines())
+            code += 2 if n > 8 else 0.5 if n <= 2 else 1
+    return words / 150 + code + 5 * len(found)
+
+
+@pytest.mark.parametrize("path", SHAPED, ids=[p.stem for p in SHAPED])
+def test_lesson_states_objectives_time_and_pytorchs_names(path):
+    from tinygrad_edu.lesson import exercises
+
+    nb = nbformat.read(path, as_version=4)
+    intro = nb.cells[0].source
+    assert "**By the end you can:**\n1. " in intro
+    stated = int(re.search(r"\*\*Time:\*\* about (\d+) minutes", intro).group(1))
+    estimate = estimated_minutes(nb)
+    assert stated <= 50, f"{path.name}: {stated} minutes is more than one class"
+    assert estimate <= stated + 0.5, f"{path.name}: says {stated} min, estimate {estimate:.0f}"
+    summary = next(c.source for c in nb.cells if c.source.startswith("## Summary"))
+    # a table with a PyTorch column: each tinygrad_edu name beside PyTorch's
+    assert re.search(r"^\|[^\n]*PyTorch[^\n]*\|\n\|[-| ]+\|$", summary, flags=re.M), path.name
+    assert len(exercises.find(json.loads(nbformat.writes(nb)))) >= 2
+
+
+@pytest.mark.parametrize("path", SHAPED, ids=[p.stem for p in SHAPED])
+def test_a_lesson_that_draws_graphs_shows_them_live(path):
+    text = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells)
+    if "tg.draw(" in text and not path.name.startswith(("12_", "13_", "14_")):
+        assert "%load_ext tinygrad_edu" in text or "tg.live_panel()" in text, path.name
+
+
+HELPERS = ("expect_close(", "expect_equal(", "check_grad(", "tg.gradcheck(")
+
+
+@pytest.mark.parametrize("path", SHAPED, ids=[p.stem for p in SHAPED])
+def test_every_check_says_what_differs(path):
+    # a bare `x == y` check only says False; the helpers name the value, what was
+    # expected, and (with hint=) the usual fix
+    from tinygrad_edu.lesson import exercises
+
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    bare = [
+        (e.name, "".join(nb["cells"][i]["source"]).splitlines()[-1])
+        for e in exercises.find(nb)
+        for i in e.checks
+        if not any(h in "".join(nb["cells"][i]["source"]) for h in HELPERS)
+    ]
+    assert bare == [], f"{path.name}: checks without a helper: {bare}"
+
+
+# lesson 12's exercise 1 check crashes (TypeError from Value - Value) in the student copy
+# instead of saying what is missing; strict, so this test says when it is fixed
+KNOWN_STUDENT_PROBLEMS = {"12_engine_from_scratch": "exercise 1's check crashes without __sub__"}
+STUDENT = [
+    pytest.param(
+        p,
+        id=p.stem,
+        marks=[pytest.mark.xfail(reason=KNOWN_STUDENT_PROBLEMS[p.stem], strict=True)]
+        if p.stem in KNOWN_STUDENT_PROBLEMS
+        else [],
+    )
+    for p in SHAPED
+]
+
+
+@pytest.mark.slow
+@pytest.mark.notebooks
+@pytest.mark.parametrize("path", STUDENT)
+def test_student_copy_fails_every_check_with_a_message(path, tmp_path):
+    # what README's first command and Binder open: nothing passes on leftovers of earlier
+    # cells, nothing crashes; `tinygrad-edu lesson check --student` says the same
+    from tinygrad_edu.lesson import grade, strip
+
+    student, regions = strip.strip_notebook(json.loads(path.read_text(encoding="utf-8")))
+    assert regions >= 2
+    assert grade.student_problems(student, NOTEBOOKS, timeout=120) == []

@@ -29,6 +29,14 @@ def _array(value: Any, name: str) -> np.ndarray:
     """A Tensor, ndarray, number or (nested) list as a float ndarray."""
     if isinstance(value, Tensor):
         return np.asarray(value)
+    if value is None:  # a lesson sets `answer = None` before the solution region
+        raise AssertionError(
+            message(
+                "check",
+                f"{name} is None: no answer has been written yet",
+                hint="replace the `raise NotImplementedError` stub above with your answer",
+            )
+        )
     try:
         return np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
@@ -65,7 +73,7 @@ def expect_close(
         expected: the right answer.
         name: what to call `actual` in the message, e.g. `"x.grad"`.
         rtol, atol: tolerances, as in `numpy.allclose`.
-        hint: what to try when the values differ (the lesson knows the likely slip).
+        hint: what to try when the values differ (the lesson knows the usual slips).
 
     Returns:
         True when every element is close.

@@ -6,6 +6,7 @@
     tinygrad-edu lesson strip SRC DEST [--force]        the student copy (nbgrader markers)
     tinygrad-edu lesson check --student COPY...         the copy fails its checks gracefully
     tinygrad-edu lesson grade SUBMISSION... [--json]    points per exercise
+    tinygrad-edu lessons [DEST] [--no-open]             a learner's copies, opened in JupyterLab
 
 docs/instructor_workflow.md puts them together. Every command's `--help` ends with an
 example. Output is plain (no colour) when it goes to a pipe or a file, or when the
@@ -269,6 +270,67 @@ def _check_student(paths: list[Path], timeout: float) -> int:
     return status
 
 
+# Where learners work: the README's first command and Binder both open this folder.
+STUDENT_FOLDER = "my_lessons"
+FIRST_LESSON = "01_define_by_run.ipynb"
+
+
+def lesson_sources(src: Path | None = None) -> Path:
+    """The instructor lessons: `src`, else ./notebooks, else the checkout's notebooks/."""
+    if src is not None:
+        return src
+    here = Path("notebooks")
+    if (here / FIRST_LESSON).is_file():
+        return here
+    # an editable install (README's first command): the package sits in the checkout
+    return Path(__file__).resolve().parents[2] / "notebooks"
+
+
+def write_student_copies(src: Path, dest: Path) -> tuple[list[Path], list[Path]]:
+    """Strip every lesson in `src` into `dest`; returns (written, kept).
+
+    A copy that already exists is kept, never overwritten: it holds the learner's work,
+    and running the README's command again must not erase it. The index
+    (notebooks/README.md) goes along, so its links work in `dest` too.
+    """
+    lessons = sorted(src.glob("[0-9][0-9]*_*.ipynb"))
+    if not lessons:
+        raise FileNotFoundError(f"{src}: no lesson notebooks here")
+    written, kept = [], []
+    for path in lessons:
+        target = dest / path.name
+        if target.exists():
+            kept.append(target)
+            continue
+        strip.strip_file(path, target)
+        written.append(target)
+    index = src / "README.md"
+    if index.is_file() and not (dest / "README.md").exists():
+        (dest / "README.md").write_text(index.read_text(encoding="utf-8"), encoding="utf-8")
+    return written, kept
+
+
+def _lessons(args: argparse.Namespace) -> int:
+    src = lesson_sources(Path(args.source) if args.source else None)
+    dest = Path(args.dest)
+    try:
+        written, kept = write_student_copies(src, dest)
+    except (strip.StripError, ValueError, OSError) as e:
+        print(f"lessons: {e}", file=sys.stderr)
+        print("lessons: run it from the repository root, or pass --from FOLDER", file=sys.stderr)
+        return 1
+    print(
+        f"{dest}: {len(written)} student cop{'y' if len(written) == 1 else 'ies'} written "
+        f"(no solutions, no outputs), {len(kept)} already there and kept (your work)"
+    )
+    if args.no_open:
+        return 0
+    first = dest / FIRST_LESSON
+    cmd = [sys.executable, "-m", "jupyter", "lab", str(first)]
+    print("running: python", " ".join(cmd[1:]), flush=True)
+    return subprocess.call(cmd)
+
+
 def _grade(args: argparse.Namespace) -> int:
     from .grade import grade_notebook, restore_checks
 
@@ -495,6 +557,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gr.add_argument("--json", action="store_true", help="print the results as JSON")
     gr.set_defaults(func=_grade)
+
+    ls = sub.add_parser(
+        "lessons",
+        help="write your own copies of the lessons (no solutions) and open them",
+        formatter_class=_Formatter,
+        description=_describe(
+            "Write a student copy of every lesson into DEST (default: my_lessons): "
+            "solutions replaced by '# YOUR CODE HERE' stubs, outputs cleared, as `lesson "
+            "strip` makes them. A copy already in DEST is kept (it holds your work), never "
+            "overwritten. Then open the first lesson in JupyterLab, unless --no-open."
+        ),
+        epilog=_examples("tinygrad-edu lessons", "tinygrad-edu lessons course --no-open"),
+    )
+    ls.add_argument(
+        "dest",
+        metavar="DEST",
+        nargs="?",
+        default=STUDENT_FOLDER,
+        help=f"folder for your copies (default: {STUDENT_FOLDER})",
+    )
+    ls.add_argument(
+        "--from",
+        dest="source",
+        metavar="FOLDER",
+        default=None,
+        help="the instructor lessons (default: ./notebooks, else the checkout's notebooks/)",
+    )
+    ls.add_argument("--no-open", action="store_true", help="write the copies, do not start Jupyter")
+    ls.set_defaults(func=_lessons)
 
     lesson.set_defaults(func=lambda a: _usage(lesson))
     parser.set_defaults(func=lambda a: _usage(parser))
