@@ -1160,6 +1160,568 @@ top_n, top_i = output.topk(1)
 print(top_i[0].item() in (0, 1))
 """
 
+
+# ---- grown for issue 17's last part: autograd mechanics, the gentle introduction,
+# "Learning PyTorch with Examples" variants, d2l chapters, a LeNet, saving and schedules
+
+SAVED_TENSORS_ATTRIBUTES = """
+import torch
+
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+w = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+y = x * w
+print(torch.equal(y.grad_fn._saved_self, x), torch.equal(y.grad_fn._saved_other, w))
+print(y.grad_fn._saved_self is x)
+e = x.exp()
+print(torch.equal(e.grad_fn._saved_result, e), e.grad_fn._saved_result is e)
+p = x.pow(3)
+print(p.grad_fn._saved_exponent)
+m = x.unsqueeze(0).mm(w.unsqueeze(1))
+print(m.shape, torch.equal(m.grad_fn._saved_mat2, w.unsqueeze(1)))
+(y.sum() + e.sum() + p.sum() + m.sum()).backward()
+print([round(v, 4) for v in x.grad.tolist()])
+"""
+
+SAVED_TENSORS_HOOKS = """
+import torch
+
+packed, unpacked = [], []
+
+
+def pack(t):
+    packed.append(tuple(t.shape))
+    return t * 1  # keep a copy instead of the tensor itself
+
+
+def unpack(t):
+    unpacked.append(tuple(t.shape))
+    return t
+
+
+a = torch.tensor([2.0, 3.0], requires_grad=True)
+b = torch.tensor([4.0, 5.0], requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+    c = a * b
+    d = c.sin()
+print(len(packed), packed)
+d.sum().backward()
+print(len(unpacked) >= 2)
+print([round(v, 4) for v in a.grad.tolist()], [round(v, 4) for v in b.grad.tolist()])
+"""
+
+RETAIN_GRAD_AND_INPLACE = """
+import torch
+
+x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+h = x * 2
+h.retain_grad()
+y = (h ** 2).sum()
+y.backward()
+print(h.grad.tolist(), x.grad.tolist(), h.is_leaf, h.requires_grad)
+
+a = torch.tensor([0.5, 1.5], requires_grad=True)
+b = a.exp()
+print(b._version)
+b.mul_(2)
+print(b._version)
+try:
+    b.sum().backward()
+    print("no error")
+except RuntimeError:
+    print("RuntimeError: modified by an inplace operation")
+
+c = torch.tensor([1.0, 2.0], requires_grad=True)
+d = c * 3
+d.add_(1)
+d.sum().backward()
+print(c.grad.tolist())
+try:
+    torch.tensor([1.0], requires_grad=True).add_(1)
+except RuntimeError:
+    print("RuntimeError: leaf variable")
+"""
+
+GENTLE_FROZEN = """
+import torch
+
+a = torch.tensor([2.0, 3.0], requires_grad=True)
+b = torch.tensor([6.0, 4.0], requires_grad=True)
+Q = 3 * a ** 3 - b ** 2
+external_grad = torch.tensor([1.0, 1.0])
+Q.backward(gradient=external_grad)
+print(a.grad.tolist(), b.grad.tolist())
+print(torch.equal(9 * a ** 2, a.grad), torch.equal(-2 * b, b.grad))
+
+x = torch.ones(2, 2)
+y = torch.ones(2, 2, requires_grad=True)
+z = torch.ones(2, 2).requires_grad_()
+print((x + y).requires_grad, (x + x).requires_grad, z.requires_grad)
+
+from torch import nn
+
+model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+for param in model.parameters():
+    param.requires_grad = False
+model[2] = nn.Linear(4, 2)
+with torch.no_grad():
+    for layer in (model[0], model[2]):
+        layer.weight.copy_(torch.linspace(-0.5, 0.5, layer.weight.numel()).reshape(layer.weight.shape))
+        layer.bias.fill_(0.1)
+out = model(torch.tensor([[1.0, 2.0, 3.0]]))
+out.sum().backward()
+print([p.requires_grad for p in model.parameters()])
+print([p.grad is None for p in model.parameters()])
+print([round(v, 4) for v in model[2].weight.grad.flatten().tolist()])
+"""
+
+DATA_ALIAS_SGD = """
+import torch
+
+torch.manual_seed(0)
+x = torch.linspace(-1, 1, 50).unsqueeze(1)
+y = 3 * x - 0.5
+w = torch.zeros(1, 1, requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+lr = 0.2
+for step in range(60):
+    loss = ((x @ w + b - y) ** 2).mean()
+    loss.backward()
+    for p in (w, b):
+        p.data.add_(p.grad.data, alpha=-lr)
+        p.grad.data.zero_()
+    if step % 20 == 19:
+        print(step, f"{loss.item():.5f}")
+print(f"w={w.item():.4f} b={b.item():.4f}", w.requires_grad, w.is_leaf)
+d = w.data
+print(d.requires_grad, d.grad_fn is None)
+d.fill_(1.0)
+print(w.item())
+"""
+
+NN_MODULE_RMSPROP = """
+import math
+import torch
+
+
+class Polynomial3(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Parameter(torch.tensor(0.1))
+        self.b = torch.nn.Parameter(torch.tensor(0.2))
+        self.c = torch.nn.Parameter(torch.tensor(-0.1))
+        self.d = torch.nn.Parameter(torch.tensor(0.05))
+
+    def forward(self, x):
+        return self.a + self.b * x + self.c * x ** 2 + self.d * x ** 3
+
+    def string(self):
+        return f"y = {self.a.item():.3f} + {self.b.item():.3f} x + {self.c.item():.3f} x^2 + {self.d.item():.3f} x^3"
+
+
+x = torch.linspace(-math.pi, math.pi, 200)
+y = torch.sin(x)
+model = Polynomial3()
+criterion = torch.nn.MSELoss(reduction="sum")
+optimizer = torch.optim.RMSprop(model.parameters(), lr=1e-3)
+for t in range(300):
+    y_pred = model(x)
+    loss = criterion(y_pred, y)
+    if t % 100 == 99:
+        print(t, round(loss.item(), 2))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+print(model.string())
+print(sorted(name for name, _ in model.named_parameters()))
+"""
+
+CUSTOM_RELU_FUNCTION = """
+import torch
+
+
+class MyReLU(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        return input.clamp(min=0)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        grad_input = grad_output.clone()
+        grad_input[input < 0] = 0
+        return grad_input
+
+
+x = torch.linspace(-1, 1, 8).reshape(4, 2)
+y = torch.tensor([[1.0], [0.0], [-1.0], [0.5]])
+w1 = torch.linspace(-0.3, 0.4, 6).reshape(2, 3).requires_grad_()
+w2 = torch.linspace(0.2, -0.1, 3).reshape(3, 1).requires_grad_()
+for t in range(50):
+    relu = MyReLU.apply
+    y_pred = relu(x.mm(w1)).mm(w2)
+    loss = (y_pred - y).pow(2).sum()
+    if t % 10 == 9:
+        print(t, f"{loss.item():.5f}")
+    loss.backward()
+    with torch.no_grad():
+        w1 -= 0.05 * w1.grad
+        w2 -= 0.05 * w2.grad
+        w1.grad.zero_()
+        w2.grad.zero_()
+inp = torch.tensor([[0.3, -0.7], [1.2, 0.4]], dtype=torch.double, requires_grad=True)
+print(torch.autograd.gradcheck(MyReLU.apply, (inp,), eps=1e-6, atol=1e-4))
+"""
+
+D2L_LINREG_NORMAL = """
+import torch
+
+torch.manual_seed(1)
+
+
+def synthetic_data(w, b, num_examples):
+    X = torch.normal(0, 1, (num_examples, len(w)))
+    y = torch.matmul(X, w) + b
+    y += torch.normal(0, 0.01, y.shape)
+    return X, y.reshape((-1, 1))
+
+
+true_w = torch.tensor([2, -3.4])
+true_b = 4.2
+features, labels = synthetic_data(true_w, true_b, 1000)
+print(features.shape, labels.shape, features.dtype)
+w = torch.normal(0, 0.01, size=(2, 1), requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+lr, batch_size = 0.03, 10
+for epoch in range(3):
+    for i in range(0, 1000, batch_size):
+        X, y = features[i:i + batch_size], labels[i:i + batch_size]
+        l = ((X @ w + b - y) ** 2 / 2).sum()
+        l.backward()
+        with torch.no_grad():
+            for param in (w, b):
+                param -= lr * param.grad / batch_size
+                param.grad.zero_()
+    with torch.no_grad():
+        train_l = ((features @ w + b - labels) ** 2 / 2).mean()
+    print(epoch + 1, train_l.item() < 0.01)
+print((true_w - w.reshape(true_w.shape)).abs().max().item() < 0.01, abs(true_b - b.item()) < 0.01)
+"""
+
+D2L_SOFTMAX_REGRESSION = """
+import torch
+
+X = torch.stack([torch.linspace(-1, 1, 30), torch.linspace(1, -1, 30).pow(2)], dim=1)
+y = (X[:, 0] > 0).long() + (X[:, 1] > 0.5).long()
+W = torch.zeros(2, 3, requires_grad=True)
+b = torch.zeros(3, requires_grad=True)
+
+
+def softmax(O):
+    O_exp = torch.exp(O)
+    return O_exp / O_exp.sum(1, keepdim=True)
+
+
+def net(X):
+    return softmax(torch.matmul(X.reshape((-1, W.shape[0])), W) + b)
+
+
+def cross_entropy(y_hat, y):
+    return -torch.log(y_hat[list(range(len(y_hat))), y])
+
+
+def accuracy(y_hat, y):
+    return float((y_hat.argmax(axis=1).type(y.dtype) == y).sum())
+
+
+print(softmax(torch.tensor([[1.0, 2.0, 3.0]])).sum(1).item())
+for epoch in range(40):
+    l = cross_entropy(net(X), y).mean()
+    l.backward()
+    with torch.no_grad():
+        W -= 0.5 * W.grad
+        b -= 0.5 * b.grad
+        W.grad.zero_()
+        b.grad.zero_()
+    if epoch % 10 == 9:
+        print(epoch, f"{l.item():.5f}", accuracy(net(X), y) / len(y))
+"""
+
+D2L_MLP_INIT = """
+import torch
+from torch import nn
+
+net = nn.Sequential(nn.Flatten(), nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+
+
+def init_weights(m):
+    if type(m) == nn.Linear:
+        nn.init.constant_(m.weight, 0.05)
+        nn.init.zeros_(m.bias)
+
+
+net.apply(init_weights)
+print(net[1].weight.shape, net[1].weight[0, 0].item(), net[3].bias.sum().item())
+nn.init.xavier_uniform_(net[3].weight)
+bound = (6 / (8 + 3)) ** 0.5
+print(net[3].weight.abs().max().item() <= bound)
+with torch.no_grad():
+    net[3].weight.copy_(torch.linspace(-0.4, 0.4, 24).reshape(3, 8))
+X = torch.linspace(-1, 1, 24).reshape(6, 2, 2)
+y = torch.tensor([0, 1, 2, 0, 1, 2])
+loss = nn.CrossEntropyLoss()
+trainer = torch.optim.SGD(net.parameters(), lr=0.5)
+for epoch in range(30):
+    trainer.zero_grad()
+    l = loss(net(X), y)
+    l.backward()
+    trainer.step()
+    if epoch % 10 == 9:
+        print(epoch, f"{l.item():.5f}")
+print(net(X).argmax(1).tolist())
+"""
+
+D2L_WEIGHT_DECAY = """
+import torch
+from torch import nn
+
+X = torch.linspace(-1, 1, 40).reshape(20, 2)
+y = X.sum(1, keepdim=True) * 0.7 + 0.1
+
+
+def train(wd):
+    net = nn.Linear(2, 1)
+    for param in net.parameters():
+        param.data.fill_(1.0)
+    trainer = torch.optim.SGD([
+        {"params": net.weight, "weight_decay": wd},
+        {"params": net.bias}], lr=0.1)
+    for epoch in range(50):
+        trainer.zero_grad()
+        l = ((net(X) - y) ** 2).mean()
+        l.backward()
+        trainer.step()
+    print(wd, f"{l.item():.5f}", f"{net.weight.norm().item():.5f}")
+
+
+def l2_penalty(w):
+    return torch.sum(w.pow(2)) / 2
+
+
+train(0)
+train(3)
+w = torch.tensor([3.0, 4.0], requires_grad=True)
+l2_penalty(w).backward()
+print(l2_penalty(w).item(), w.grad.tolist())
+"""
+
+D2L_DROPOUT = """
+import torch
+from torch import nn
+
+
+def dropout_layer(X, dropout):
+    assert 0 <= dropout <= 1
+    if dropout == 1:
+        return torch.zeros_like(X)
+    mask = (torch.rand(X.shape) > dropout).float()
+    return mask * X / (1.0 - dropout)
+
+
+X = torch.arange(16, dtype=torch.float32).reshape((2, 8))
+print(torch.equal(dropout_layer(X, 0.0), X), dropout_layer(X, 1.0).sum().item())
+d = dropout_layer(X, 0.5)
+kept = d[d != 0]
+print(all(v in (2 * X).tolist()[0] + (2 * X).tolist()[1] for v in kept.tolist()))
+net = nn.Sequential(nn.Linear(8, 4), nn.Dropout(0.5), nn.Linear(4, 1))
+big = torch.ones(1000, 8)
+drop = nn.Dropout(0.25)
+out = drop(big)
+print(0.15 < (out == 0).float().mean().item() < 0.35, set(out.unique().tolist()) <= {0.0, 4 / 3})
+net.eval()
+print(net.training, net[1].training, torch.equal(drop.eval()(big), big))
+net.train()
+print(net.training, net[1].training)
+"""
+
+LENET_TINY = """
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+net = nn.Sequential(
+    nn.Conv2d(1, 2, kernel_size=3, padding=1), nn.Sigmoid(),
+    nn.MaxPool2d(kernel_size=2, stride=2),
+    nn.Conv2d(2, 4, kernel_size=3), nn.Sigmoid(),
+    nn.Flatten(),
+    nn.Linear(16, 3))
+with torch.no_grad():
+    for m in net:
+        if isinstance(m, (nn.Conv2d, nn.Linear)):
+            m.weight.copy_(torch.linspace(-0.3, 0.3, m.weight.numel()).reshape(m.weight.shape))
+            m.bias.fill_(0.01)
+X = torch.zeros(6, 1, 8, 8)
+X[0:2, :, 2:6, 3:5] = 1.0
+X[2:4, :, 3:5, 1:7] = 1.0
+X[4:6, :, 1:7, 1:7] = 0.5
+y = torch.tensor([0, 0, 1, 1, 2, 2])
+out = X
+for layer in net:
+    out = layer(out)
+    print(layer.__class__.__name__, "output shape:", tuple(out.shape))
+optimizer = torch.optim.SGD(net.parameters(), lr=0.9)
+loss_fn = nn.CrossEntropyLoss()
+for epoch in range(30):
+    optimizer.zero_grad()
+    loss = loss_fn(net(X), y)
+    loss.backward()
+    optimizer.step()
+    if epoch % 10 == 9:
+        print(epoch, f"{loss.item():.5f}")
+print([round(v, 4) for v in net[0].weight.grad.flatten()[:4].tolist()])
+"""
+
+MICROGRAD_MORE = """
+import torch
+
+a = torch.tensor([-4.0], dtype=torch.double, requires_grad=True)
+b = torch.tensor([2.0], dtype=torch.double, requires_grad=True)
+c = a + b
+d = a * b + b ** 3
+c = c + c + 1
+c = c + 1 + c + (-a)
+d = d + d * 2 + (b + a).relu()
+d = d + 3 * d + (b - a).relu()
+e = c - d
+f = e ** 2
+g = f / 2.0
+g = g + 10.0 / f
+g.backward()
+print(f"{g.item():.4f}", f"{a.grad.item():.4f}", f"{b.grad.item():.4f}")
+
+x = torch.tensor([-3.0, 0.5, 2.0], requires_grad=True)
+z = (2 * x + 2 + x).relu() * x - x.tanh() + (x / 4) ** 2
+z.sum().backward()
+print([round(v, 4) for v in z.tolist()], [round(v, 4) for v in x.grad.tolist()])
+"""
+
+TENSORDATASET_LOOP = """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+X = torch.linspace(0, 1, 30).reshape(15, 2)
+Y = X @ torch.tensor([[1.5], [-2.0]]) + 0.25
+ds = TensorDataset(X, Y)
+print(len(ds), [tuple(t.shape) for t in ds[3]])
+loader = DataLoader(ds, batch_size=4)
+print(len(loader), [tuple(xb.shape) for xb, yb in loader])
+model = torch.nn.Linear(2, 1)
+with torch.no_grad():
+    model.weight.zero_()
+    model.bias.zero_()
+opt = torch.optim.SGD(model.parameters(), lr=0.3, momentum=0.5)
+loss_fn = torch.nn.MSELoss()
+for epoch in range(20):
+    total = 0.0
+    for xb, yb in loader:
+        loss = loss_fn(model(xb), yb)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        total += loss.item() * len(xb)
+    if epoch % 5 == 4:
+        print(epoch, f"{total / len(ds):.5f}")
+shuffled = DataLoader(ds, batch_size=5, shuffle=True)
+seen = torch.cat([xb for xb, _ in shuffled])
+print(seen.shape, torch.equal(seen.sum(0), X.sum(0)))
+"""
+
+SAVE_LOAD_STATE_DICT = """
+import os
+import tempfile
+import torch
+from torch import nn
+
+
+class TinyNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(3, 4)
+        self.fc2 = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+net = TinyNet()
+with torch.no_grad():
+    for i, p in enumerate(net.parameters()):
+        p.copy_(torch.linspace(-1, 1, p.numel()).reshape(p.shape) * (i + 1) / 4)
+sd = net.state_dict()
+print(list(sd.keys()))
+print({k: tuple(v.shape) for k, v in sd.items()})
+with tempfile.TemporaryDirectory() as folder:
+    path = os.path.join(folder, "model.pt")
+    torch.save(net.state_dict(), path)
+    other = TinyNet()
+    result = other.load_state_dict(torch.load(path))
+    t = torch.arange(6.0).reshape(2, 3)
+    torch.save(t, os.path.join(folder, "t.pt"))
+    back = torch.load(os.path.join(folder, "t.pt"))
+print(torch.equal(back, t), back.dtype)
+x = torch.tensor([[0.5, -1.0, 2.0]])
+print(torch.equal(net(x), other(x)), [round(v, 4) for v in other(x).flatten().tolist()])
+other.eval()
+with torch.no_grad():
+    print(other(x).requires_grad)
+"""
+
+STEPLR_SCHEDULE = """
+import torch
+
+w = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
+optimizer = torch.optim.SGD([w], lr=0.1)
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=3, gamma=0.5)
+for epoch in range(9):
+    optimizer.zero_grad()
+    loss = (w ** 2).sum()
+    loss.backward()
+    optimizer.step()
+    scheduler.step()
+    print(epoch, f"{loss.item():.5f}", [round(v, 6) for v in scheduler.get_last_lr()],
+          round(optimizer.param_groups[0]["lr"], 6))
+"""
+
+GRADIENT_CLIPPING = """
+import torch
+from torch import nn
+
+net = nn.Linear(3, 2)
+with torch.no_grad():
+    net.weight.copy_(torch.tensor([[1.0, 2.0, 3.0], [-1.0, 0.5, 0.0]]))
+    net.bias.copy_(torch.tensor([0.5, -0.5]))
+x = torch.tensor([[10.0, -20.0, 30.0]])
+loss = (net(x) ** 2).sum()
+loss.backward()
+before = torch.cat([p.grad.flatten() for p in net.parameters()]).norm().item()
+total = nn.utils.clip_grad_norm_(net.parameters(), max_norm=1.0)
+after = torch.cat([p.grad.flatten() for p in net.parameters()]).norm().item()
+print(f"{before:.3f}", f"{total.item():.3f}", f"{after:.5f}")
+net.zero_grad()
+loss = (net(x) ** 2).sum()
+loss.backward()
+nn.utils.clip_grad_value_(net.parameters(), clip_value=5.0)
+print(net.weight.grad.tolist(), net.bias.grad.tolist())
+opt = torch.optim.SGD(net.parameters(), lr=0.01)
+for step in range(5):
+    opt.zero_grad()
+    loss = ((net(x) - 1) ** 2).sum()
+    loss.backward()
+    nn.utils.clip_grad_norm_(net.parameters(), 2.0)
+    opt.step()
+    print(step, f"{loss.item():.3f}")
+"""
+
 PROGRAMS = {
     "poly_numpy_style": POLY_NUMPY_STYLE,
     "poly_autograd": POLY_AUTOGRAD,
@@ -1185,6 +1747,24 @@ PROGRAMS = {
     "dynamic_net": DYNAMIC_NET,
     "lstm_tagger": LSTM_TAGGER,
     "char_rnn_classifier": CHAR_RNN_CLASSIFIER,
+    "saved_tensors_attributes": SAVED_TENSORS_ATTRIBUTES,
+    "saved_tensors_hooks": SAVED_TENSORS_HOOKS,
+    "retain_grad_and_inplace": RETAIN_GRAD_AND_INPLACE,
+    "gentle_frozen": GENTLE_FROZEN,
+    "data_alias_sgd": DATA_ALIAS_SGD,
+    "nn_module_rmsprop": NN_MODULE_RMSPROP,
+    "custom_relu_function": CUSTOM_RELU_FUNCTION,
+    "d2l_linreg_normal": D2L_LINREG_NORMAL,
+    "d2l_softmax_regression": D2L_SOFTMAX_REGRESSION,
+    "d2l_mlp_init": D2L_MLP_INIT,
+    "d2l_weight_decay": D2L_WEIGHT_DECAY,
+    "d2l_dropout": D2L_DROPOUT,
+    "lenet_tiny": LENET_TINY,
+    "micrograd_more": MICROGRAD_MORE,
+    "tensordataset_loop": TENSORDATASET_LOOP,
+    "save_load_state_dict": SAVE_LOAD_STATE_DICT,
+    "steplr_schedule": STEPLR_SCHEDULE,
+    "gradient_clipping": GRADIENT_CLIPPING,
 }
 
 

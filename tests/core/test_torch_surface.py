@@ -469,3 +469,13 @@ def test_saved_tensors_hooks_pack_and_unpack_as_in_pytorch():
     assert mine[0] == yours[0]
     np.testing.assert_allclose(mine[1], yours[1], rtol=1e-12)
     np.testing.assert_allclose(mine[2], yours[2], rtol=1e-12)
+
+
+def test_unique_matches_pytorch():
+    a = np.array([[3.0, 1.0, 3.0], [0.0, 1.0, 1.0]], dtype=np.float32)
+    ours = tg.tensor(a).unique(return_inverse=True, return_counts=True)
+    theirs = torch.unique(torch.tensor(a), return_inverse=True, return_counts=True)
+    for o, t in zip(ours, theirs):
+        assert o.tolist() == t.tolist() and str(o.dtype) == str(t.dtype).replace("torch.", "")
+    assert tg.unique(tg.tensor([2, 2, 1])).tolist() == [1, 2]
+    assert not tg.tensor([1.0, 1.0], requires_grad=True).unique().requires_grad

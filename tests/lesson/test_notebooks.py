@@ -35,6 +35,7 @@ PLANNED = [
     "12_engine_from_scratch",
     "13_autograd_in_depth",
     "14_graph_breaks",
+    "15_your_pytorch_code",
 ]
 ADDRESS = re.compile(r"\b0x[0-9a-f]{6,}\b")
 

@@ -65,6 +65,7 @@ _METHODS = [
     "cumsum",
     "sort",
     "argsort",
+    "unique",
     "tril",
     "triu",
     "split",

@@ -356,6 +356,29 @@ class TorchMethods:
         order = np.argsort(keys, axis=d, kind="stable") if self.ndim else np.asarray(0)
         return _Tensor._make(order.astype(np.int64))
 
+    def unique(
+        self,
+        sorted: bool = True,  # noqa: A002 - PyTorch's name
+        return_inverse: bool = False,
+        return_counts: bool = False,
+        dim: Any = None,
+    ) -> Any:
+        """The distinct values, sorted (PyTorch sorts on CPU whatever `sorted` says).
+
+        Not differentiable, as in PyTorch: the result is a new tensor outside the graph.
+        """
+        if dim is not None:
+            raise NotImplementedError(
+                message("unique", "dim= is not supported; unique over all values", source.here())
+            )
+        values, inverse, counts = np.unique(self._data, return_inverse=True, return_counts=True)
+        out = [_Tensor._make(values.astype(self.dtype, copy=False))]
+        if return_inverse:  # where each element's value sits in `values`
+            out.append(_Tensor._make(inverse.reshape(self.shape).astype(np.int64)))
+        if return_counts:
+            out.append(_Tensor._make(counts.astype(np.int64)))
+        return out[0] if len(out) == 1 else tuple(out)
+
     def prod(self, dim: Any = None, keepdim: bool = False) -> Any:
         """The product along `dim` (of everything by default), as a tree of multiplications:
         its gradient is right even where some factors are zero."""
