@@ -371,6 +371,14 @@ def test_argsort_and_multinomial():
     assert sorted(tg.multinomial(tg.ones(4), 4).tolist()) == [0, 1, 2, 3]  # no replacement
 
 
+def _ours(values, requires_grad=False):
+    return tg.tensor(values, requires_grad=requires_grad)
+
+
+def _theirs(values, requires_grad=False):
+    return torch.tensor(values, dtype=torch.float64, requires_grad=requires_grad)
+
+
 def _data_program(lib, tensor):
     """PyTorch's `.data` habits, run with either library; returns what a learner would print."""
     x = tensor([1.0, 2.0], requires_grad=True)
@@ -391,13 +399,7 @@ def _data_program(lib, tensor):
 
 
 def test_data_is_a_detached_alias_as_in_pytorch():
-    def ours(values, requires_grad=False):
-        return tg.tensor(values, requires_grad=requires_grad)
-
-    def theirs(values, requires_grad=False):
-        return torch.tensor(values, dtype=torch.float64, requires_grad=requires_grad)
-
-    assert _data_program(tg, ours) == _data_program(torch, theirs)
+    assert _data_program(tg, _ours) == _data_program(torch, _theirs)
 
 
 def test_assigning_data_takes_a_tensor():
@@ -427,13 +429,7 @@ def _saved_program(lib, tensor):
 
 
 def test_nodes_show_what_they_saved_as_in_pytorch():
-    def ours(values, requires_grad=False):
-        return tg.tensor(values, requires_grad=requires_grad)
-
-    def theirs(values, requires_grad=False):
-        return torch.tensor(values, dtype=torch.float64, requires_grad=requires_grad)
-
-    assert _saved_program(tg, ours) == _saved_program(torch, theirs)
+    assert _saved_program(tg, _ours) == _saved_program(torch, _theirs)
     with pytest.raises(AttributeError, match=r"has no attribute '_saved_foo' \(what it saved: "):
         tg.tensor([1.0], requires_grad=True).exp().grad_fn._saved_foo  # noqa: B018
 
@@ -459,13 +455,7 @@ def _hooks_program(lib, tensor):
 
 
 def test_saved_tensors_hooks_pack_and_unpack_as_in_pytorch():
-    def ours(values, requires_grad=False):
-        return tg.tensor(values, requires_grad=requires_grad)
-
-    def theirs(values, requires_grad=False):
-        return torch.tensor(values, dtype=torch.float64, requires_grad=requires_grad)
-
-    mine, yours = _hooks_program(tg, ours), _hooks_program(torch, theirs)
+    mine, yours = _hooks_program(tg, _ours), _hooks_program(torch, _theirs)
     assert mine[0] == yours[0]
     np.testing.assert_allclose(mine[1], yours[1], rtol=1e-12)
     np.testing.assert_allclose(mine[2], yours[2], rtol=1e-12)
