@@ -15,7 +15,7 @@ pytestmark = pytest.mark.e2e
 
 GALLERY = SHOTS / "gallery"
 MIN_TEXT_PX = 8.0
-LESSONS = sorted(p.name for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+LESSONS = sorted(p.name for p in NOTEBOOKS.glob("[0-9][0-9]*_*.ipynb"))
 
 # per output: does it scroll sideways, and how big is the smallest text of each drawing in it
 _MEASURE = r"""

@@ -270,7 +270,7 @@ def test_lessons_writes_student_copies_and_opens_the_first(tmp_path, monkeypatch
     dest = tmp_path / "mine"
     assert main(["lessons", str(dest), "--from", str(ROOT / "notebooks")]) == 0
     assert ran == [[sys.executable, "-m", "jupyter", "lab", str(dest / cli.FIRST_LESSON)]]
-    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb")):
         copy = nbformat.read(dest / path.name, as_version=4)
         text = "\n".join(c.source for c in copy.cells)
         assert "### BEGIN SOLUTION" not in text, path.name

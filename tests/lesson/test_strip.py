@@ -175,7 +175,7 @@ def test_unbalanced_notebook_writes_nothing(tmp_path, capsys):
     assert not (tmp_path / "out.ipynb").exists()
 
 
-LESSONS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+LESSONS = sorted(NOTEBOOKS.glob("[0-9][0-9]*_*.ipynb"))
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])
