@@ -211,3 +211,23 @@ def test_second_derivatives_pass_through_a_checkpoint():
     np.testing.assert_allclose(dy.numpy(), 3 * x.numpy() ** 2)
     (d2y,) = tg.grad(dy.sum(), x)
     np.testing.assert_allclose(d2y.numpy(), 6 * x.numpy())
+
+
+@pytest.mark.parametrize("make", ["trace", "function", "compile"])
+def test_a_static_graph_refuses_a_checkpoint_rather_than_replay_a_stale_result(make):
+    w = tg.randn(3, 3, requires_grad=True)
+
+    def f(x):
+        return checkpoint(lambda a: (a @ w).tanh(), x).sum()
+
+    x = tg.randn(2, 3)
+    with pytest.raises(tg.TracingError) as e:
+        if make == "trace":
+            tg.static.trace(f, x)
+        else:
+            getattr(tg.static, make)(f)(x)
+    assert str(e.value).startswith(
+        "trace: Checkpoint runs Python code (the function it wraps) that a static graph "
+        "cannot replay"
+    )
+    assert "hint: trace the function without checkpoint(...), or run it eagerly" in str(e.value)

@@ -365,6 +365,7 @@ class Function(Node):
     _unpack: Callable | None = None  # set while saved_tensors_hooks packed this node's values
     _to_save: tuple = ()
     _as_tensors = False
+    replayable = True  # False for ops whose forward runs Python a static graph cannot replay
     _is_view = False  # True for ops whose result is a window on their first input
     _fresh_output = False  # True for ops known to return new storage (the package's own)
 

@@ -226,6 +226,16 @@ class Tracer:
     # --- observer callbacks ----------------------------------------------------------
 
     def record(self, cls: type, args: tuple, kwargs: dict, out: Tensor) -> None:
+        if not cls.replayable:
+            raise TracingError(
+                message(
+                    "trace",
+                    f"{cls.__name__} runs Python code (the function it wraps) that a static "
+                    "graph cannot replay",
+                    source.resolve(source.capture(2)),
+                    f"trace the function without {cls.__name__.lower()}(...), or run it eagerly",
+                )
+            )
         ins = tuple(self.lookup(a) for a in args)
         vid = self._new_var(out.shape, out.dtype)
         from .ir import Eqn

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..core import engine, source
 from ..core.errors import message
-from ..core.function import Function, add_observer
+from ..core.function import OPS, Function, add_observer
 from ..core.grad_mode import _using_grad, is_grad_enabled
 from ..core.tensor import Tensor
 
@@ -82,6 +82,8 @@ def _check_result(result: Any, where: str) -> Tensor:
 
 class Checkpoint(Function):
     """One node standing for a whole function that backward will run again."""
+
+    replayable = False  # its forward stands for `fn`, Python a static graph cannot replay
 
     @staticmethod
     def forward(ctx, *arrays, fn, kinds, captured, result, rng_state):
@@ -222,3 +224,8 @@ def checkpoint(
         result=np.asarray(result),
         rng_state=rng_state,
     )
+
+
+# not an op of the package's programs: its forward holds Python (fn), which a static
+# program or an export cannot replay, so the op table must not offer it
+OPS.pop("Checkpoint", None)
