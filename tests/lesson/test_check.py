@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tinygrad_edu as tg
-from tinygrad_edu.lesson.check import check_grad, expect_close, expect_equal
+from tinygrad_edu.lesson.check import check_grad, expect_close, expect_equal, expect_written
 
 
 def test_expect_close_accepts_tensors_arrays_lists_and_rounding():
@@ -157,3 +157,14 @@ def test_an_answer_left_at_none_says_it_is_not_written_yet():
     (x * 2).sum().backward()
     with pytest.raises(AssertionError, match="the expected value is None: no answer"):
         check_grad(x, None)
+
+
+def test_expect_written_says_a_model_or_program_is_not_written_yet():
+    # for answers that are not numbers: a check would otherwise call None (TypeError)
+    assert expect_written(tg.nn.Linear(2, 1), "model") is True
+    with pytest.raises(AssertionError) as e:
+        expect_written(None, "traced", hint="trace your function with tg.static.trace")
+    assert str(e.value) == (
+        "check: traced is None: no answer has been written yet\n"
+        "  hint: trace your function with tg.static.trace"
+    )

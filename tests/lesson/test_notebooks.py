@@ -210,24 +210,9 @@ def test_every_check_says_what_differs(path):
     assert bare == [], f"{path.name}: checks without a helper: {bare}"
 
 
-# lesson 12's exercise 1 check crashes (TypeError from Value - Value) in the student copy
-# instead of saying what is missing; strict, so this test says when it is fixed
-KNOWN_STUDENT_PROBLEMS = {"12_engine_from_scratch": "exercise 1's check crashes without __sub__"}
-STUDENT = [
-    pytest.param(
-        p,
-        id=p.stem,
-        marks=[pytest.mark.xfail(reason=KNOWN_STUDENT_PROBLEMS[p.stem], strict=True)]
-        if p.stem in KNOWN_STUDENT_PROBLEMS
-        else [],
-    )
-    for p in SHAPED
-]
-
-
 @pytest.mark.slow
 @pytest.mark.notebooks
-@pytest.mark.parametrize("path", STUDENT)
+@pytest.mark.parametrize("path", SHAPED, ids=[p.stem for p in SHAPED])
 def test_student_copy_fails_every_check_with_a_message(path, tmp_path):
     # what README's first command and Binder open: nothing passes on leftovers of earlier
     # cells, nothing crashes; `tinygrad-edu lesson check --student` says the same

@@ -30,13 +30,7 @@ def _array(value: Any, name: str) -> np.ndarray:
     if isinstance(value, Tensor):
         return np.asarray(value)
     if value is None:  # a lesson sets `answer = None` before the solution region
-        raise AssertionError(
-            message(
-                "check",
-                f"{name} is None: no answer has been written yet",
-                hint="replace the `raise NotImplementedError` stub above with your answer",
-            )
-        )
+        expect_written(value, name)
     try:
         return np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
@@ -47,6 +41,32 @@ def _array(value: Any, name: str) -> np.ndarray:
                 hint="pass a tensor, a numpy array, a number or a list of numbers",
             )
         ) from None
+
+
+def expect_written(answer: Any, name: str, hint: str | None = None) -> bool:
+    """Check that the learner's answer exists at all; True, or "no answer yet".
+
+    A lesson sets `answer = None` before its solution region, so in a student copy,
+    where the region is a `raise NotImplementedError` stub, the check finds None and
+    says so, instead of a `NameError` or a `TypeError` from calling None. Use it first
+    in a check cell whose answer is not a number (a model, a traced program).
+
+    Example:
+        >>> from tinygrad_edu.lesson.check import expect_written
+        >>> expect_written(None, "model")
+        Traceback (most recent call last):
+        AssertionError: check: model is None: no answer has been written yet
+          hint: replace the `raise NotImplementedError` stub above with your answer
+    """
+    if answer is not None:
+        return True
+    raise AssertionError(
+        message(
+            "check",
+            f"{name} is None: no answer has been written yet",
+            hint=hint or "replace the `raise NotImplementedError` stub above with your answer",
+        )
+    )
 
 
 def _fmt(v: Any) -> str:
