@@ -34,7 +34,7 @@ from . import guards, symbolic
 from .capture import CaptureTracer, Miss, PathTree, replay, results, split
 from .function import _is_array, _typed
 from .program import StaticGraph
-from .tracer import current
+from .tracer import current, outside_lifter
 
 MAX_CAPTURES = 8  # per cache entry, as torch.compile's recompile limit; then it runs eagerly
 
@@ -269,18 +269,8 @@ class CompiledFn:
 
     def _run_capturing(self, args: tuple, labels: dict) -> tuple:
         """`(result, tracer, path)`: `fn` run eagerly on the real arguments, recorded."""
-        first_new = Tensor._make(
-            np.zeros(0)
-        ).creation_number  # tensors older than this came from outside
-
-        def lift(t: Tensor) -> str | None:
-            # a tensor from outside (a parameter, a closure's tensor): read at every call
-            if id(t) in labels or t.creation_number < first_new:
-                return labels.get(id(t)) or t.name or "captured"
-            return None  # made inside the function: a constant
-
         tr = CaptureTracer(self.fullgraph)
-        tr.lift = lift
+        tr.lift = outside_lifter(labels)
         names = self._names[len(args)]
         call_args, arg_vars = list(args), []
         for i, a in enumerate(args):

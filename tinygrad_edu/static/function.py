@@ -34,7 +34,7 @@ from ..core.grad_mode import is_grad_enabled
 from ..core.tensor import Tensor
 from . import autodiff, guards, ir, runtime
 from .program import StaticGraph, record
-from .tracer import Tracer, current
+from .tracer import Tracer, current, outside_lifter
 
 
 def _is_array(x: Any) -> bool:
@@ -259,16 +259,7 @@ class StaticFunction:
             return self.fn(*full)
 
         traced.__signature__ = _signature([names[i] for i in dynamic])
-        first_new = Tensor._make(
-            np.zeros(0)
-        ).creation_number  # tensors older than this came from outside
-
-        def lift(t: Tensor) -> str | None:
-            # read at call time: tensors from outside the trace (parameters, closures...)
-            if id(t) in labels or t.creation_number < first_new:
-                return labels.get(id(t)) or t.name or "captured"
-            return None  # made inside the function: a constant
-
+        lift = outside_lifter(labels)  # before the trace: its own tensors are newer
         examples = []
         for i in dynamic:
             a = args[i]

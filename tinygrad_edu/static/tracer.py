@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -387,6 +388,20 @@ def input_names(fn: Any, n: int, examples: tuple) -> list[str]:
         used.add(name)
         names.append(name)
     return names
+
+
+def outside_lifter(labels: dict) -> Callable[[Tensor], str | None]:
+    """`lift` for a tracer: a tensor made before this call (a parameter, a closure's
+    tensor) is read at every call, under its label or name; one made later is the
+    function's own constant (None)."""
+    first_new = Tensor._make(np.zeros(0)).creation_number
+
+    def lift(t: Tensor) -> str | None:
+        if id(t) in labels or t.creation_number < first_new:
+            return labels.get(id(t)) or t.name or "captured"
+        return None
+
+    return lift
 
 
 def is_placeholder(x: Any) -> bool:
