@@ -34,7 +34,7 @@ from . import guards, symbolic
 from .capture import CaptureTracer, Miss, PathTree, replay, results, split
 from .function import _is_array, _typed
 from .program import StaticGraph
-from .tracer import current, outside_lifter
+from .tracer import current, outside_lifter, positional_params
 
 MAX_CAPTURES = 8  # per cache entry, as torch.compile's recompile limit; then it runs eagerly
 
@@ -66,15 +66,7 @@ class _Entry:
 
 
 def _arg_names(fn: Any, n: int) -> list:
-    target = fn.forward if guards.is_module(fn) else fn
-    try:
-        params = [
-            p.name
-            for p in inspect.signature(target).parameters.values()
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        ]
-    except (TypeError, ValueError):
-        params = []
+    params = positional_params(fn.forward if guards.is_module(fn) else fn)
     return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
 
 

@@ -365,14 +365,7 @@ def input_names(fn: Any, n: int, examples: tuple) -> list[str]:
     target = fn
     if not inspect.isfunction(fn) and not inspect.ismethod(fn):
         target = getattr(fn, "forward", fn)  # a Module: its own forward's parameters
-    try:
-        params = [
-            p.name
-            for p in inspect.signature(target).parameters.values()
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        ]
-    except (TypeError, ValueError):
-        params = []
+    params = positional_params(target)
     names, used = [], set()
     for i in range(n):
         ex = examples[i]
@@ -388,6 +381,17 @@ def input_names(fn: Any, n: int, examples: tuple) -> list[str]:
         used.add(name)
         names.append(name)
     return names
+
+
+def positional_params(fn: Any) -> list[str]:
+    """The names of `fn`'s positional parameters ([] for a callable without a signature)."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
 def outside_lifter(labels: dict) -> Callable[[Tensor], str | None]:
