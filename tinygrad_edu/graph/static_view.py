@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..static import ir
+from ..static.export import ExportedProgram
 from ..static.ir import ZERO, Program
 from ..static.program import StaticGraph
 from .build import register_converter
@@ -125,3 +126,5 @@ def static_graph_to_graph(g: StaticGraph, **options: Any) -> Graph:
 
 
 register_converter(StaticGraph, static_graph_to_graph)
+# an exported program is drawn with its dynamic sizes as symbols: (s0, 2)
+register_converter(ExportedProgram, lambda ep, **o: static_graph_to_graph(ep.symbolic_graph(), **o))

@@ -22,8 +22,9 @@ even `nn`: a deployed graph loads without any layer code).
 from ..core.errors import TracingError
 from .compiler import CompiledFn, compile  # noqa: A004 - torch.compile's name
 from .control_flow import cond, while_loop
+from .export import ConstraintViolationError, Dim, ExportedProgram, export
 from .function import CacheInfo, StaticFunction, function
-from .io import FormatError, load
+from .io import FormatError, load, save
 from .passes import eliminate_dead_code, fold_constants
 from .program import FeedError, Graph, Placeholder, StaticGraph, grad, placeholder, trace
 from .tracer import TracerWarning
@@ -42,6 +43,11 @@ __all__ = [
     "CacheInfo",
     "grad",
     "load",
+    "save",
+    "export",
+    "Dim",
+    "ExportedProgram",
+    "ConstraintViolationError",
     "FormatError",
     "eliminate_dead_code",
     "fold_constants",
