@@ -313,12 +313,12 @@ def test_same_numbers_and_decisions_as_torch_export_for_a_dynamic_batch():
     # both refuse each of these (NOTE: torch 2.13 runs a batch of 1 under min=2: it
     # checks no lower bound of 2, the size it assumes anyway; we check the declared range)
     for bad in (rand(65, 2), rand(4, 3)):
-        with pytest.raises(Exception, match="Guard failed: x.size"):
+        with pytest.raises(Exception, match=r"Guard failed: \w+\.size"):
             tep.module()(torch.tensor(bad))
         with pytest.raises(tg.ShapeError):
             ep.module()(bad)
     fixed = torch.export.export(tnet, (torch.tensor(x),))
-    with pytest.raises(Exception, match="Guard failed: x.size\\(\\)\\[0\\] == 4"):
+    with pytest.raises(Exception, match=r"Guard failed: \w+\.size\(\)\[0\] == 4"):
         fixed.module()(torch.tensor(rand(5, 2)))
 
 
