@@ -11,8 +11,13 @@
   reads that value from the graph before the break and runs the graph that followed
   it. It guards and recompiles with a stated reason, makes a changed size dynamic,
   refuses breaks with `fullgraph=True`, and `explain()`s itself.
+- `export(fn, args, dynamic_shapes=...)` is a small torch.export (module `export`): one
+  graph for every input it accepts. It refuses, naming the line, a data-dependent `if`
+  or `.item()` (use `cond`), fixes every size unless a `Dim` makes it dynamic (`s0`),
+  reports a Python decision on a dynamic size as a `ConstraintViolationError`, and
+  returns an `ExportedProgram` (print, draw, `.module()`; `save` / `load` keep its Dims).
 - `StaticGraph.grad()` / `tg.static.grad` derive backward programs from each op's own
-  backward rule; `save` / `load` export to JSON + .npz; `fold_constants` and
+  backward rule; `save` / `load` write and read JSON + .npz; `fold_constants` and
   `eliminate_dead_code` optimise.
 
 Static layer: imports `tinygrad_edu.core`, numpy and the standard library only (not
