@@ -358,3 +358,28 @@ def test_same_refusals_as_torch_export():
         tg.static.export(shape_branch, (rand(100, 2),), dynamic_shapes={"x": {0: BATCH}})
     torch.export.export(ShapeBranch(), (torch.tensor(x),))
     tg.static.export(shape_branch, (x,))
+
+
+def test_a_size_that_is_not_a_multiple_of_the_dim_is_refused_not_frozen():
+    def half(x):
+        return x[: x.shape[0] // 2] * 2  # 2 rows at batch 4 and at batch 5: not a constant
+
+    with pytest.raises(ConstraintViolationError) as e:
+        tg.static.export(half, (rand(4, 3),), dynamic_shapes=({0: BATCH},))
+    assert str(e.value).splitlines()[:2] == [
+        "tg.static.export: constraints violated (batch)! The program traced at batch=7 is not "
+        "the one the traces at batch=4 and batch=5 predict: the code uses batch in a way that "
+        "is not a multiple of it (such as x.shape[0] // 2), which export cannot keep "
+        "symbolic. Suggested fixes: batch = 4",
+        f"  built at: {line_of(half, 'return x[:')}",
+    ]
+
+
+def test_code_that_fails_at_the_second_traced_size_is_a_constraint_violation():
+    with pytest.raises(ConstraintViolationError) as e:
+        tg.static.export(lambda x: x.reshape(2, -1), (rand(4, 3),), dynamic_shapes=({0: BATCH},))
+    assert str(e.value).splitlines()[0] == (
+        "tg.static.export: constraints violated: to keep the dims dynamic, export runs the "
+        "code again at batch=5 (the example's rows repeated or cut), and there it failed: "
+        "reshape: cannot reshape (5, 3) (15 elements) into (2, -1)"
+    )

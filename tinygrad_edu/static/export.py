@@ -9,12 +9,13 @@ promises a graph that is right for *every* input it accepts, so it refuses inste
 - every size is fixed unless `dynamic_shapes` declares a dimension dynamic with a
   `Dim(name, min=, max=)`; a call checks each input's sizes against the declaration.
 
-How a dimension stays dynamic without a symbolic tracer: the function is traced twice,
-at the example's size and at a second size in the Dim's range (the example resized),
+How a dimension stays dynamic without a symbolic tracer: the function is traced at
+the example's size and at a second size in the Dim's range (the example resized),
 and symbolic.py reads from the two programs which numbers are the size (`s0`, `2*s0`).
 If the programs differ in anything else, the code made a Python decision on the size
 (`if x.shape[0] == 4:`): that is torch's "constraint violation", and we raise it too.
-A call at a new size re-specialises the program (no Python of the learner's runs), and
+A third trace, at another size, must be exactly what the first two predict (so that
+`x.shape[0] // 2`, equal at 100 and 101, is refused rather than frozen). A call at a new size re-specialises the program (no Python of the learner's runs), and
 the result is type-checked op by op before it runs.
 
 Static layer: imports the core, numpy and the standard library only.
@@ -33,7 +34,7 @@ from ..core import source
 from ..core.errors import ShapeError, TracingError, message
 from ..core.tensor import Tensor
 from . import io
-from .capture import same_value
+from .capture import same_eqn, same_program, same_value
 from .ir import Program, Var
 from .program import StaticGraph, _as_array, record
 from .symbolic import _NotSymbolicError, _Substitute
@@ -277,26 +278,23 @@ def _sizes(spec: list, symbols: list, shapes: list, names: list, check: Callable
     return tuple(sizes[s.name][0] for s in symbols)
 
 
-def _second_sizes(symbols: list, a: tuple) -> tuple:
-    """Other sizes in each Dim's range (not 0 or 1), each moved by a different step, so
-    that no number in the program is a multiple of two sizes at once by accident."""
+def _other_sizes(symbols: list, a: tuple, step: int, avoid: tuple = ()) -> tuple | None:
+    """Sizes in each Dim's range (not 0 or 1) other than `a` and `avoid`: `a` moved by a
+    different step per Dim, so no number in the program is a multiple of two sizes at
+    once by accident. None when a range holds no such size."""
     out = []
     for i, (dim, n) in enumerate(zip(symbols, a)):
-        for m in (n + i + 1, n - i - 1, n + 1, n - 1):
-            if m >= 2 and dim.contains(m) and m != n:
-                out.append(m)
-                break
-        else:
-            raise ConstraintViolationError(
-                message(
-                    EXPORT,
-                    f"{dim.name} is marked dynamic, but its range {dim.range_text()} holds "
-                    f"no size other than {n}",
-                    source.here(),
-                    "widen the range, or leave the dim static",
-                )
-            )
+        taken = {n} | {sizes[i] for sizes in avoid}
+        moves = (step * (i + 1), -step * (i + 1), 1, -1, 2, -2, 3, -3)
+        m = next((n + d for d in moves if _fits(dim, n + d) and n + d not in taken), None)
+        if m is None:
+            return None
+        out.append(m)
     return tuple(out)
+
+
+def _fits(dim: Dim, n: int) -> bool:
+    return n >= 2 and dim.contains(n)
 
 
 def _resized(arr: np.ndarray, dims: dict, symbols: list, sizes: tuple) -> np.ndarray:
@@ -401,16 +399,61 @@ def export(
     graph_a = record(_ExportTracer(), fn, args, fname)
     if not symbols:
         return ExportedProgram(graph_a, None, (), (), spec, symbols)
-    b = _second_sizes(symbols, a)
-    args_b = tuple(
-        _named(_resized(x, dims, symbols, b), ex) for x, dims, ex in zip(arrays, spec, args)
-    )
-    graph_b = record(_ExportTracer(), fn, args_b, fname)
+    b = _other_sizes(symbols, a, 1)
+    if b is None:
+        shown = ", ".join(f"{d.name} in {d.range_text()}" for d in symbols)
+        raise ConstraintViolationError(
+            message(
+                EXPORT,
+                f"a dynamic dim's range holds no size but the example's ({shown})",
+                source.here(),
+                "widen the range, or leave the dim static",
+            )
+        )
+    graph_b = _trace_at(fn, args, arrays, spec, symbols, a, b, fname)
     try:
         _Substitute(a, b, a).program(graph_a.program, graph_b.program)
     except _NotSymbolicError:
         raise ConstraintViolationError(_specialised(graph_a, graph_b, symbols, a, b)) from None
+    # Check the substitution on a third size: a number such as x.shape[0] // 2 can come
+    # out equal at two sizes (100 and 101) and be taken for a constant
+    c = _other_sizes(symbols, a, 3, avoid=(b,))
+    if c is not None:
+        graph_c = _trace_at(fn, args, arrays, spec, symbols, a, c, fname)
+        try:
+            predicted = _Substitute(a, b, c).program(graph_a.program, graph_b.program)
+        except _NotSymbolicError:
+            predicted = None
+        if predicted is None or not same_program(predicted, graph_c.program):
+            expected = predicted if predicted is not None else graph_a.program
+            raise ConstraintViolationError(_not_linear(expected, graph_c.program, symbols, a, b, c))
     return ExportedProgram(graph_a, graph_b, a, b, spec, symbols)
+
+
+def _trace_at(
+    fn: Any, args: tuple, arrays: list, spec: list, symbols: list, a: tuple, b: tuple, name: str
+) -> StaticGraph:
+    """`fn` traced again with every dynamic dim of the example resized to the sizes `b`."""
+    args_b = tuple(
+        _named(_resized(x, dims, symbols, b), ex) for x, dims, ex in zip(arrays, spec, args)
+    )
+    try:
+        return record(_ExportTracer(), fn, args_b, name)
+    except TracingError:
+        raise
+    except Exception as e:  # the learner's code failed at a size they did not pass
+        at = ", ".join(f"{d.name}={n}" for d, n in zip(symbols, b))
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise ConstraintViolationError(
+            message(
+                EXPORT,
+                f"constraints violated: to keep the dims dynamic, export runs the code again "
+                f"at {at} (the example's rows repeated or cut), and there it failed: {first}",
+                source.here(),
+                "the code must work at every size in the Dim's range; narrow the range or "
+                "leave the dim static",
+            )
+        ) from e
 
 
 def _named(arr: np.ndarray, example: Any) -> Any:
@@ -421,33 +464,59 @@ def _named(arr: np.ndarray, example: Any) -> Any:
     return arr
 
 
+def _first_site(pa: Program, pb: Program, same: Callable) -> str | None:
+    """The line of the first equation where two programs part (`same(x, y)` says not)."""
+    for x, y in zip(pa.eqns, pb.eqns):
+        if not same(x, y):
+            return x.site
+    if len(pa.eqns) != len(pb.eqns):  # one goes on where the other stopped
+        n = min(len(pa.eqns), len(pb.eqns))
+        return (pa if len(pa.eqns) > n else pb).eqns[n].site
+    return None
+
+
+def _sizes_text(symbols: list, sizes: tuple) -> str:
+    return ", ".join(f"{d.name}={n}" for d, n in zip(symbols, sizes))
+
+
 def _specialised(ga: StaticGraph, gb: StaticGraph, symbols: list, a: tuple, b: tuple) -> str:
     """torch's constraint violation: the code decided something on a dynamic size."""
-    shown = " and ".join(f"{d.name}" for d in symbols)
-    at = ", ".join(f"{d.name}={n}" for d, n in zip(symbols, a))
-    at_b = ", ".join(f"{d.name}={n}" for d, n in zip(symbols, b))
-    site = None
     sub = _Substitute(a, b, a)
-    for x, y in zip(ga.program.eqns, gb.program.eqns):
+
+    def same(x: Any, y: Any) -> bool:
         try:
             sub.eqns([x], [y])
+            return True
         except _NotSymbolicError:
-            site = x.site
-            break
-    if site is None and len(ga.program.eqns) != len(gb.program.eqns):
-        n = min(len(ga.program.eqns), len(gb.program.eqns))
-        longer = ga if len(ga.program.eqns) > n else gb
-        site = longer.program.eqns[n].site
-    consts = ", ".join(f"{d.name} = {n}" for d, n in zip(symbols, a))
+            return False
+
+    shown = " and ".join(d.name for d in symbols)
+    fixes = ", ".join(f"{d.name} = {n}" for d, n in zip(symbols, a))
     return message(
         EXPORT,
         f"constraints violated ({shown})! You marked {shown} as dynamic but your code "
-        f"specialized it to be a constant: traced at {at} and at {at_b}, the programs differ "
-        f"in more than the size (a Python decision on a shape, such as `if x.shape[0] == "
-        f"{a[0]}:`). Suggested fixes: {consts}",
-        site,
+        f"specialized it to be a constant: traced at {_sizes_text(symbols, a)} and at "
+        f"{_sizes_text(symbols, b)}, the programs differ in more than the size (a Python "
+        f"decision on a shape, such as `if x.shape[0] == {a[0]}:`). Suggested fixes: {fixes}",
+        _first_site(ga.program, gb.program, same),
         "make the dim static (drop its Dim), or compute without a Python decision on the "
         "size (tg.static.cond, tg.where)",
+    )
+
+
+def _not_linear(expected: Program, pc: Program, symbols: list, a: tuple, b: tuple, c: tuple) -> str:
+    """The sizes at a and b did not predict the program at c: not a multiple of the size."""
+    shown = " and ".join(d.name for d in symbols)
+    fixes = ", ".join(f"{d.name} = {n}" for d, n in zip(symbols, a))
+    return message(
+        EXPORT,
+        f"constraints violated ({shown})! The program traced at {_sizes_text(symbols, c)} "
+        f"is not the one the traces at {_sizes_text(symbols, a)} and "
+        f"{_sizes_text(symbols, b)} predict: the code uses {shown} in a way that is not a "
+        f"multiple of it (such as x.shape[0] // 2), which export cannot keep symbolic. "
+        f"Suggested fixes: {fixes}",
+        _first_site(expected, pc, same_eqn),
+        "make the dim static (drop its Dim), or compute sizes as multiples of the dim",
     )
 
 
