@@ -15,8 +15,9 @@ and symbolic.py reads from the two programs which numbers are the size (`s0`, `2
 If the programs differ in anything else, the code made a Python decision on the size
 (`if x.shape[0] == 4:`): that is torch's "constraint violation", and we raise it too.
 A third trace, at another size, must be exactly what the first two predict (so that
-`x.shape[0] // 2`, equal at 100 and 101, is refused rather than frozen). A call at a new size re-specialises the program (no Python of the learner's runs), and
-the result is type-checked op by op before it runs.
+`x.shape[0] // 2`, equal at 100 and 101, is refused rather than frozen). A call at a
+new size re-specialises the program (no Python of the learner's runs), and the result
+is type-checked op by op before it runs.
 
 Static layer: imports the core, numpy and the standard library only.
 """
