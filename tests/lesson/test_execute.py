@@ -155,3 +155,13 @@ def test_lesson_run_names_a_failing_cell_and_writes_nothing(tmp_path):
     assert "cell 2 ('y = x / 0') raised ZeroDivisionError: division by zero" in proc.stderr
     assert "nothing written" in proc.stderr
     assert path.read_text() == before
+
+
+def test_a_lesson_kernel_runs_blas_on_one_thread_unless_told_otherwise(monkeypatch):
+    for name in execute.BLAS_THREADS:
+        monkeypatch.delenv(name, raising=False)
+    assert execute.kernel_env() == dict.fromkeys(execute.BLAS_THREADS, "1")
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+    assert execute.kernel_env()["OPENBLAS_NUM_THREADS"] == "4"
+    spec = execute._kernel_manager().kernel_spec
+    assert spec.env["OPENBLAS_NUM_THREADS"] == "4" and spec.env["MKL_NUM_THREADS"] == "1"
