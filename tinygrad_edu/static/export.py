@@ -39,7 +39,7 @@ from .capture import same_eqn, same_program, same_value
 from .ir import Program, Var
 from .program import StaticGraph, _as_array, record
 from .symbolic import _NotSymbolicError, _Substitute
-from .tracer import Tracer, positional_params
+from .tracer import Tracer, input_names, positional_params
 
 EXPORT = "tg.static.export"
 
@@ -368,9 +368,7 @@ def export(
     fname = name or getattr(fn, "__name__", None) or type(fn).__name__
     fname = "f" if fname == "<lambda>" else fname
     spec = _spec(fn, args, dynamic_shapes)
-    names = [nm for nm in _params(fn)[: len(args)]] + [
-        f"args[{i}]" for i in range(len(_params(fn)), len(args))
-    ]
+    names = input_names(fn, len(args), args)  # the names the program gives its inputs
     arrays = [_as_array(a) for a in args]
     symbols = _symbols(spec)
 
