@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..static import ir
-from ..static.export import ExportedProgram
+from ..static.exported import ExportedProgram
 from ..static.ir import ZERO, Program
 from ..static.program import StaticGraph
 from .build import register_converter

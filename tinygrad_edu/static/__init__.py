@@ -27,7 +27,8 @@ even `nn`: a deployed graph loads without any layer code).
 from ..core.errors import TracingError
 from .compiler import CompiledFn, compile  # noqa: A004 - torch.compile's name
 from .control_flow import cond, while_loop
-from .export import ConstraintViolationError, Dim, ExportedProgram, export
+from .export import ConstraintViolationError, export
+from .exported import Dim, ExportedProgram
 from .function import CacheInfo, StaticFunction, function
 from .io import FormatError, load, save
 from .passes import eliminate_dead_code, fold_constants

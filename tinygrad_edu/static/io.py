@@ -148,8 +148,8 @@ def save(graph: Any, path: str) -> None:
     An `ExportedProgram` (tg.static.export) is written in its own format, which keeps its
     dynamic dims; `load` reads either.
     """
-    from .export import ExportedProgram
-    from .export import save as save_export
+    from .exported import ExportedProgram
+    from .exported import save as save_export
 
     if isinstance(graph, ExportedProgram):
         save_export(graph, path)
@@ -560,9 +560,9 @@ def load(path: str) -> Any:
         raise _fail(jpath, "not valid JSON (not UTF-8 text)") from None
     except RecursionError:
         raise _fail(jpath, "not valid JSON for this format (nested too deeply)") from None
-    from .export import FORMAT as EXPORT_FORMAT
-    from .export import VERSION as EXPORT_VERSION
-    from .export import from_doc
+    from .exported import FORMAT as EXPORT_FORMAT
+    from .exported import VERSION as EXPORT_VERSION
+    from .exported import from_doc
 
     if isinstance(doc, dict) and doc.get("format") == EXPORT_FORMAT:
         if doc.get("version") != EXPORT_VERSION:
