@@ -23,7 +23,7 @@ from ..core import source
 from ..core.errors import message
 from ..core.function import Function, add_observer
 from ..core.tensor import Tensor
-from .summary import assigned_name, has_nonfinite, stats, tensor_name
+from .describe import assigned_name, has_nonfinite, stats, tensor_name
 
 _PHASES = ("forward", "backward")
 _ACTIONS = ("pdb", "raise", "record")
@@ -230,7 +230,7 @@ class break_on:  # noqa: N801 - used like a function, as `with tg.debug.break_on
 def _assigned(site: Any) -> str | None:
     if site is None or not site.text:
         return None
-    from .summary import _ASSIGN
+    from .describe import _ASSIGN
 
     m = _ASSIGN.match(site.text)
     return m.group(1) if m else None

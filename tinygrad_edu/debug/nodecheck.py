@@ -26,7 +26,7 @@ from ..core import engine
 from ..core.function import AccumulateGrad, Function, Node
 from ..core.grad_fit import fit_gradient
 from ..core.tensor import Tensor
-from .summary import array_of, label, where
+from .describe import array_of, label, where
 
 _MISSING = object()
 

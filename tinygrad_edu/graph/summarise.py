@@ -7,12 +7,12 @@ text is made, so hidden nodes cost almost nothing):
    summary node named after the module;
 2. fold repeats: runs of collapsed sibling modules with the same ops (`layers.0` ...
    `layers.9`), the steps of a module called in a loop (`rnncell.t=1` ... `t=10`, see
-   steps.py), and long chains of the same ops (`x = x * w + b` in a Python loop),
+   time_steps.py), and long chains of the same ops (`x = x * w + b` in a Python loop),
    become one node "x 10" that keeps the first and last block visible;
 3. cap: beyond `max_nodes`, the nodes farthest from the outputs are replaced by
    "N more nodes" markers, one per place where the cut was made.
 
-Graph layer: the standard library and steps.py only.
+Graph layer: the standard library and time_steps.py only.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from .steps import STEP, step_of, wanted_open
+from .time_steps import STEP, step_of, wanted_open
 
 DEFAULT_MAX_NODES = 150  # dot lays out ~150 nodes in well under 100 ms
 MIN_REPEATS = 4  # a block must repeat this often before it is folded

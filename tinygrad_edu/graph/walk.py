@@ -3,7 +3,7 @@
 Every forward consumer works from what this walk records. The op-level summary
 (opwalk.py) decides folds and the cap on its per-op lists; the full RawGraph, one entry
 per tensor and op (build.py's `full_raw_graph`), is laid out from the same lists; the time
-steps of a module called in a loop are numbered here, once (steps.py). Each op's node
+steps of a module called in a loop are numbered here, once (time_steps.py). Each op's node
 view (`next_functions`, `creation_number`, `module_path`) is read exactly once: those
 are properties, and at 100,000 ops every extra pass over them costs tens of ms.
 
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..core.function import AccumulateGrad
-from .steps import STEP, call_numbers
+from .time_steps import STEP, call_numbers
 
 NEVER = 1 << 62  # a creation number no node reaches: nothing is new without a watermark
 
@@ -53,7 +53,7 @@ class ForwardWalk:
         self._find_roots(roots)
 
     def _number_steps(self) -> None:
-        """Give each call of a module called in a loop its own path, `t=<call>` (steps.py)."""
+        """Give each call of a module called in a loop its own path, `t=<call>` (time_steps.py)."""
         runs, repeated = call_numbers(self.ops, self.scope, self.edges)
         if not repeated:
             return

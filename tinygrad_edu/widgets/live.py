@@ -153,15 +153,15 @@ class _Live:
         if not roots:
             self.shown = None
             return
-        from . import drawing
+        from . import pictures
 
         names = {**_tensor_names(self.ip.user_ns), **names}  # earlier tensors keep their names
-        graph = drawing.live_graph(roots, since=self.mark, max_nodes=MAX_NODES, names=names)
+        graph = pictures.live_graph(roots, since=self.mark, max_nodes=MAX_NODES, names=names)
         # a cell that ran backward changed grads all along its graph: then show all of it
         cut = self.scope == "cell" and not grads_changed
         if cut:
-            graph = drawing.this_cell(graph)
-        shown = (drawing.fingerprint(graph), tuple(map(str, missing)))  # a typo'd name shows
+            graph = pictures.this_cell(graph)
+        shown = (pictures.fingerprint(graph), tuple(map(str, missing)))  # a typo'd name shows
         if self.scope == "all" and shown == self.shown:
             return  # the same picture as the last one drawn: no second copy
         self.shown = shown
@@ -169,7 +169,7 @@ class _Live:
             _PANEL.show_graph(roots, since=self.mark, names=names, cell_only=cut)
             if not _PANEL_INLINE:
                 return
-        self.show(drawing.live_bundle(graph, missing))
+        self.show(pictures.live_bundle(graph, missing))
         self.flag.changed = False  # drawing may have run ops of its own
 
     def show(self, bundle: dict) -> None:

@@ -19,7 +19,7 @@ from ..core import engine
 from ..core.function import AccumulateGrad, Node, add_observer
 from ..core.grad_mode import _state
 from ..core.tensor import Tensor
-from .summary import array_of, label, values, where
+from .describe import array_of, label, values, where
 
 
 @dataclass(frozen=True, repr=False)

@@ -18,10 +18,10 @@ from typing import Any
 import traitlets as t
 
 from ..core.engine import toposort
-from ..debug.stepper import Step, backward_steps
-from ..debug.summary import values
+from ..debug.describe import values
+from ..debug.stepping import Step, backward_steps
 from ..graph import build_graph
-from .drawing import graph_svg
+from .pictures import graph_svg
 
 
 class StepperState(t.HasTraits):
@@ -106,7 +106,7 @@ class BackwardStepper:
 
     Example:
         >>> import tinygrad_edu as tg
-        >>> from tinygrad_edu.widgets.stepper import BackwardStepper
+        >>> from tinygrad_edu.widgets.stepper_view import BackwardStepper
         >>> a = tg.tensor(3.0, requires_grad=True, name="a")
         >>> BackwardStepper(a + a)
         BackwardStepper(step 0 of 2)
