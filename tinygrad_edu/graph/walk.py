@@ -41,8 +41,8 @@ class ForwardWalk:
     """
 
     def __init__(self, roots: list, wm: Any) -> None:
-        self.wn = wm.node if wm is not None else NEVER
-        self.wt = wm.tensor if wm is not None else NEVER
+        self.first_new_node = wm.node if wm is not None else NEVER
+        self.first_new_tensor = wm.tensor if wm is not None else NEVER
         self.ops, self.edges, self.number = _collect_ops(roots)
         self.scope = list(map(_module_path, self.ops))
         self.module = self.scope
