@@ -61,50 +61,19 @@ def summarise_forward(
 def _fold(walk: ForwardWalk, n: int) -> tuple[list[int], list[Summary]] | None:
     """Fold chains of repeated ops: `fold_of[k]` is op k's summary number or -1.
 
-    Chains never merge: where several ops feed one op (`x @ w.T`: the previous layer and
-    the transpose), only the earliest links to it, as in the full walk. Should two folds
-    still claim one op, this returns None and the full walk decides.
+    Should two folds claim one op, this returns None and the full walk decides.
     """
-    ops, root_out = walk.ops, walk.root_out
-    n_ops = len(ops)
-    # numpy for the per-op steps: 100,000 ops are a few array operations
-    # an output used once (and not a root) links its op to the op using it
-    single = np.array(walk.uses, dtype=np.intp) == 1
-    if root_out:
-        single[list(root_out)] = False
-    user = np.array(walk.user, dtype=np.intp)
-    # chains must not merge: of the ops linking to one op, the earliest keeps its link
-    # (as build.py's full walk decides)
-    sources = np.flatnonzero(single)
-    _, first = np.unique(user[sources], return_index=True)
-    single[:] = False
-    single[sources[first]] = True
-    link_a = np.where(single, user, -1)
-    has_pred = np.zeros(n_ops, dtype=bool)
-    has_pred[link_a[single]] = True
-    link = link_a.tolist()
-    fold_of = np.full(n_ops, -1)
+    fold_of = np.full(len(walk.ops), -1)
     summaries: list[Summary] = []
     size = None
-    for s in np.flatnonzero(single & ~has_pred).tolist():
-        chain = [s]
-        k = link[s]
-        while k >= 0:
-            chain.append(k)
-            k = link[k]
-        if len(chain) < MIN_REPEATS:
-            continue
-        names = [ops[k].op for k in chain]
+    for chain in _chains(walk):
+        names = [walk.ops[k].op for k in chain]
         for i, p, reps in repeats(names):
+            # keep the first and the last block visible, fold the blocks between
             members = chain[i + p : i + (reps - 1) * p]
             text = " -> ".join(names[i : i + p])
-            f = Summary(
-                "repeat",
-                text,
-                module=".".join(walk.module[members[0]]),
-                detail=text,
-                pos=walk.pos[members[0]],
-            )
+            first = members[0]
+            f = Summary("repeat", text, ".".join(walk.module[first]), text, pos=walk.pos[first])
             f.blocks = reps - 2
             at = np.array(members)
             if (fold_of[at] >= 0).any():
@@ -116,10 +85,43 @@ def _fold(walk: ForwardWalk, n: int) -> tuple[list[int], list[Summary]] | None:
             # an op, its constants and its output (unless a root); the op's first-seen
             # leaves are counted here too and taken back in _absorb_leaves if they stay
             f.count = int(size[at].sum())
-            f.new = (
-                walk.number[max(members)] >= walk.first_new_node
-            )  # numbers grow with k: the last is newest
+            # creation numbers grow with k: the last member is the newest
+            f.new = walk.number[max(members)] >= walk.first_new_node
     return fold_of.tolist(), summaries
+
+
+def _chains(walk: ForwardWalk) -> list[list[int]]:
+    """Straight chains of at least MIN_REPEATS ops, each op's output read only by the next.
+
+    Chains never merge: where several ops feed one op (`x @ w.T`: the previous layer and
+    the transpose), only the earliest links to it, as in the full walk (build.py).
+    """
+    n_ops = len(walk.ops)
+    # numpy for the per-op steps: 100,000 ops are a few array operations
+    # an output used once (and not a root) links its op to the op using it
+    single = np.array(walk.uses, dtype=np.intp) == 1
+    if walk.root_out:
+        single[list(walk.root_out)] = False
+    user = np.array(walk.user, dtype=np.intp)
+    # of the ops linking to one op, the earliest keeps its link
+    sources = np.flatnonzero(single)
+    _, first = np.unique(user[sources], return_index=True)
+    single[:] = False
+    single[sources[first]] = True
+    linked_to = np.where(single, user, -1)
+    has_pred = np.zeros(n_ops, dtype=bool)
+    has_pred[linked_to[single]] = True
+    link = linked_to.tolist()
+    chains = []
+    for start in np.flatnonzero(single & ~has_pred).tolist():
+        chain = [start]
+        k = link[start]
+        while k >= 0:
+            chain.append(k)
+            k = link[k]
+        if len(chain) >= MIN_REPEATS:
+            chains.append(chain)
+    return chains
 
 
 def _group_sizes(walk: ForwardWalk) -> np.ndarray:

@@ -77,36 +77,16 @@ def summarise(
     summaries: list[Summary] = []
     prefixes = _prefixes(raw, collapse)
     if prefixes:
-        by_prefix: dict[tuple, int] = {}
-        for i, m in enumerate(raw.module):
-            if not m or raw.root[i]:
-                continue
-            for p in prefixes:
-                if m[: len(p)] == p:
-                    k = by_prefix.get(p)
-                    if k is None:
-                        k = by_prefix[p] = len(summaries)
-                        summaries.append(
-                            Summary("module", ".".join(p), module=".".join(p[:-1]), pos=i)
-                        )
-                    summaries[k].members.append(i)
-                    unit[i] = n + k
-                    break
-        for s in summaries:
-            s.count = len(s.members)
-            s.detail = _signature_text([raw.obj[i].op for i in s.members if raw.kind[i] == "op"])
-            s.new = any(raw.new[i] for i in s.members)
+        _collapse_modules(raw, prefixes, unit, summaries, n)
         if fold:
             _fold_modules(raw, summaries, unit, n)
     if fold and raw.forward:
         _fold_steps(raw, unit, summaries, n, opened)
     if fold and raw.link:
         _fold_chains(raw, unit, summaries, n)
-
-    unit_edges: Any
     if not summaries:
         units = list(range(n))  # nothing grouped: the raw nodes and edges as they are
-        unit_edges = raw.edges
+        unit_edges: Any = raw.edges
     else:
         units = list(dict.fromkeys(unit))
         # (src, dst, slot); edges into or out of a summary are merged whatever the slot
@@ -117,6 +97,29 @@ def summarise(
         )
     roots = [unit[i] for i in itertools.compress(range(n), raw.root)]
     return finish(n, units, unit_edges, roots, raw.new, summaries, raw.forward, max_nodes)
+
+
+def _collapse_modules(
+    raw: Any, prefixes: list[tuple], unit: list[int], summaries: list[Summary], n: int
+) -> None:
+    """One summary node per collapsed module path, standing for every node built inside it."""
+    by_prefix: dict[tuple, int] = {}
+    for i, m in enumerate(raw.module):
+        if not m or raw.root[i]:  # a root stays visible: the learner asked for it
+            continue
+        for p in prefixes:
+            if m[: len(p)] == p:
+                k = by_prefix.get(p)
+                if k is None:
+                    k = by_prefix[p] = len(summaries)
+                    summaries.append(Summary("module", ".".join(p), module=".".join(p[:-1]), pos=i))
+                summaries[k].members.append(i)
+                unit[i] = n + k
+                break
+    for s in summaries:
+        s.count = len(s.members)
+        s.detail = _signature_text([raw.obj[i].op for i in s.members if raw.kind[i] == "op"])
+        s.new = any(raw.new[i] for i in s.members)
 
 
 def finish(
@@ -344,15 +347,40 @@ def _cap(
 ) -> tuple[list[int], dict, int]:
     """Keep the `max_nodes` units nearest the outputs; mark each cut with "N more nodes"."""
     # unit -> units one step further from the outputs (a dict: units may be sparse)
-    up: dict[int, list[int]] = {}
+    further: dict[int, list[int]] = {}
     if forward:
         for s, d, _ in unit_edges:
-            up.setdefault(d, []).append(s)
+            further.setdefault(d, []).append(s)
     else:
         for s, d, _ in unit_edges:
-            up.setdefault(s, []).append(d)
-    no: list[int] = []
-    budget = max(1, max_nodes - 1)
+            further.setdefault(s, []).append(d)
+    kept = _nearest(roots, further, max(1, max_nodes - 1))  # one place left for a marker
+    markers: dict[int, int] = {}  # kept unit -> unit index of its marker
+    for v, o in _cut_owners(kept, further).items():
+        m = markers.get(o)
+        if m is None:
+            summaries.append(Summary("more", "", pos=v if v < n else summaries[v - n].pos))
+            m = markers[o] = n + len(summaries) - 1
+        s = summaries[m - n]
+        s.count += 1 if v < n else max(1, summaries[v - n].count)
+        s.pos = min(s.pos, v if v < n else summaries[v - n].pos)
+        s.new = s.new or (new[v] if v < n else summaries[v - n].new)
+    hidden = 0
+    kept_edges = {e: None for e in unit_edges if e[0] in kept and e[1] in kept}
+    for o, m in markers.items():
+        s = summaries[m - n]
+        hidden += s.count
+        s.name = f"{s.count} more node{'s' if s.count != 1 else ''}"
+        kept_edges[(m, o, 0) if forward else (o, m, 0)] = None
+        kept[m] = None
+    return list(kept), kept_edges, hidden
+
+
+_NONE: tuple[int, ...] = ()  # no unit further out
+
+
+def _nearest(roots: list[int], further: dict[int, list[int]], budget: int) -> dict[int, None]:
+    """The first `budget` units met going out from the roots, breadth first (in order)."""
     kept: dict[int, None] = {}
     queue = deque(dict.fromkeys(roots))
     while queue and len(kept) < budget:
@@ -360,38 +388,23 @@ def _cap(
         if u in kept:
             continue
         kept[u] = None
-        queue.extend(v for v in up.get(u, no) if v not in kept)
-    # each hidden unit belongs to the marker of the first kept unit whose cut reaches it
+        queue.extend(v for v in further.get(u, _NONE) if v not in kept)
+    return kept
+
+
+def _cut_owners(kept: dict[int, None], further: dict[int, list[int]]) -> dict[int, int]:
+    """Hidden unit -> the kept unit whose cut reaches it first: its "N more nodes" marker."""
     owner: dict[int, int] = {}
     frontier: deque[tuple[int, int]] = deque()
     for u in kept:
-        for v in up.get(u, no):
+        for v in further.get(u, _NONE):
             if v not in kept and v not in owner:
                 owner[v] = u
                 frontier.append((v, u))
     while frontier:
         v, o = frontier.popleft()
-        for w in up.get(v, no):
+        for w in further.get(v, _NONE):
             if w not in kept and w not in owner:
                 owner[w] = o
                 frontier.append((w, o))
-    markers: dict[int, int] = {}  # kept unit -> unit index of its marker
-    for v, o in owner.items():
-        m = markers.get(o)
-        if m is None:
-            summaries.append(Summary("more", "", pos=v if v < n else summaries[v - n].pos))
-            m = markers[o] = n + len(summaries) - 1
-        s = summaries[m - n]
-        s.count += 1 if v < n else max(1, summaries[v - n].count)
-        vp = v if v < n else summaries[v - n].pos
-        s.pos = min(s.pos, vp)
-        s.new = s.new or (new[v] if v < n else summaries[v - n].new)
-    hidden = 0
-    new_edges = {e: None for e in unit_edges if e[0] in kept and e[1] in kept}
-    for o, m in markers.items():
-        s = summaries[m - n]
-        hidden += s.count
-        s.name = f"{s.count} more node{'s' if s.count != 1 else ''}"
-        new_edges[(m, o, 0) if forward else (o, m, 0)] = None
-        kept[m] = None
-    return list(kept), new_edges, hidden
+    return owner
