@@ -150,6 +150,35 @@ def _check(
         analytic = _backward(node, args, kwargs, weights)
     except Exception as e:  # a learner's rule that crashes is a finding, not a crash here
         return NodeCheck(node, name, site, "WRONG", None, f"{type(e).__name__}: {e}")
+    worst, detail = _worst_disagreement(
+        node, args, kwargs, weights, analytic, rng, eps, atol, rtol, max_elements
+    )
+    if detail:
+        node.set_mark(
+            "gradcheck", f"backward disagrees with finite differences (error {worst:.3g})"
+        )
+        return NodeCheck(node, name, site, "WRONG", worst, detail)
+    note = ""
+    if stand_ins:  # say so: the verdict holds for the rule, at values the graph never had
+        which = " and ".join(str(i) for i in stand_ins)
+        note = f"input {which} not kept: checked with stand-in values"
+    return NodeCheck(node, name, site, "ok", worst, note)
+
+
+def _worst_disagreement(
+    node: Function,
+    args: list,
+    kwargs: dict,
+    weights: np.ndarray,
+    analytic: tuple,
+    rng: np.random.Generator,
+    eps: float,
+    atol: float,
+    rtol: float,
+    max_elements: int,
+) -> tuple[float, str]:
+    """The largest gap between backward and finite differences over the float inputs'
+    elements (at most `max_elements` each, picked by `rng`), and a sentence naming it."""
     worst, detail = 0.0, ""
     for i, (a, (nxt, _)) in enumerate(zip(args, node.next_functions)):
         if nxt is None or not _is_float(a):
@@ -177,16 +206,7 @@ def _check(
                     f"input {i} at index {idx}: backward gives {got:.6g}, "
                     f"finite differences give {numeric:.6g}"
                 )
-    if detail:
-        node.set_mark(
-            "gradcheck", f"backward disagrees with finite differences (error {worst:.3g})"
-        )
-        return NodeCheck(node, name, site, "WRONG", worst, detail)
-    note = ""
-    if stand_ins:  # say so: the verdict holds for the rule, at values the graph never had
-        which = " and ".join(str(i) for i in stand_ins)
-        note = f"input {which} not kept: checked with stand-in values"
-    return NodeCheck(node, name, site, "ok", worst, note)
+    return worst, detail
 
 
 def _central(
