@@ -188,7 +188,7 @@ class break_on:  # noqa: N801 - used like a function, as `with tg.debug.break_on
         if self.nan and not any(has_nonfinite(g) for g in grads_in if g is not None):
             return
         name = tensor_name(node) or assigned_name(node)
-        g = grad_output if isinstance(grad_output, Tensor) else Tensor._make(grad_output)
+        g = grad_output if isinstance(grad_output, Tensor) else Tensor.wrap(grad_output)
         if not self._rest_matches(name, g):
             return
         self._hit(node.name, name, node.site, node, g)
@@ -249,7 +249,7 @@ def _debugger_class() -> type:
 def _stop_in_learner_frame(hit: Hit) -> None:
     """Open the debugger on the learner's line (the innermost frame outside the package)."""
     frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(source._PKG_DIR):
+    while frame is not None and source.in_package(frame.f_code.co_filename):
         frame = frame.f_back
     if frame is None:
         return

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core import engine
 from ..core.function import AccumulateGrad, Node, add_observer
-from ..core.grad_mode import _state
+from ..core.grad_mode import is_grad_enabled, set_grad_enabled
 from ..core.tensor import Tensor
 from .describe import array_of, label, values, where
 
@@ -189,8 +189,8 @@ def _own_grad_mode(inner: Iterator, recorder: Any) -> Iterator:
     run meanwhile (a stepper left half-way in a notebook) are not recorded."""
     try:
         while True:
-            outer = _state.enabled
-            _state.enabled = False  # what backward runs with (create_graph=False)
+            outer = is_grad_enabled()
+            set_grad_enabled(False)  # what backward runs with (create_graph=False)
             remove = add_observer(recorder)
             try:
                 item = next(inner)
@@ -198,12 +198,12 @@ def _own_grad_mode(inner: Iterator, recorder: Any) -> Iterator:
                 return
             finally:
                 remove()
-                _state.enabled = outer
+                set_grad_enabled(outer)
             yield item
     finally:  # closed early: the engine's `with` exit would restore *its* saved mode
-        outer = _state.enabled
+        outer = is_grad_enabled()
         inner.close()
-        _state.enabled = outer
+        set_grad_enabled(outer)
 
 
 def _fit(node: Node, grads_in: list) -> tuple:

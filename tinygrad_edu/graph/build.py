@@ -20,17 +20,15 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import importlib
 import operator
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
 from ..core.errors import message
-from ..core.function import AccumulateGrad, Node
-from ..core.tensor import Tensor
+from ..core.function import AccumulateGrad, Node, next_node_number
+from ..core.tensor import Tensor, next_tensor_number
 from .model import MARKS, Graph, GraphEdge, GraphNode, Watermark
 from .opwalk import summarise_forward
 from .summarise import DEFAULT_MAX_NODES, Summary, summarise
@@ -49,11 +47,6 @@ def register_converter(cls: type, fn: Callable[..., Graph]) -> None:
     _CONVERTERS.append((cls, fn))
 
 
-def _peek(counter: Any) -> int:
-    # `itertools.count` has no public "current value"; its repr is `count(17)`
-    return int(re.fullmatch(r"count\((\d+)\)", repr(counter)).group(1))
-
-
 def watermark() -> Watermark:
     r"""The creation counters now: pass it as `since=` to flag everything made afterwards.
 
@@ -66,10 +59,7 @@ def watermark() -> Watermark:
         >>> [n.id for n in build_graph(b, since=mark).nodes if n.new]
         ['t2', 'op1', 't3']
     """
-    # modules by name: `tinygrad_edu.core.tensor` the attribute is the function `tensor`
-    tensor_mod = importlib.import_module("tinygrad_edu.core.tensor")
-    function_mod = importlib.import_module("tinygrad_edu.core.function")
-    return Watermark(_peek(tensor_mod._tensor_ids), _peek(function_mod._node_ids))
+    return Watermark(next_tensor_number(), next_node_number())
 
 
 class RawGraph:

@@ -162,7 +162,7 @@ def one_hot(target: Any, num_classes: int = -1) -> Tensor:
     """Class indices -> rows of zeros with a 1 at the class (int64, as in PyTorch)."""
     t = np.asarray(target).astype(np.int64)
     n = int(t.max()) + 1 if num_classes < 0 else num_classes
-    return Tensor._make((t[..., None] == np.arange(n)).astype(np.int64))
+    return Tensor.wrap((t[..., None] == np.arange(n)).astype(np.int64))
 
 
 def dropout(x: Any, p: float = 0.5, training: bool = True) -> Tensor:

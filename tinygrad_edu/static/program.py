@@ -72,7 +72,7 @@ def placeholder(shape: Sequence[int], name: str = "x", dtype: Any = "float64") -
                 "retrace for each new shape",
             )
         )
-    t = Placeholder._make(np.zeros(tuple(int(s) for s in shape), dtype=np.dtype(dtype)))
+    t = Placeholder.wrap(np.zeros(tuple(int(s) for s in shape), dtype=np.dtype(dtype)))
     t.__class__ = Placeholder
     t.name = name
     tr = current()
@@ -258,7 +258,7 @@ class StaticGraph:
         tr = current()
         if tr is not None and any(isinstance(a, Tensor) and tr.find(a) is not None for a in args):
             return self._inline(tr, args)
-        outs = [Tensor._make(o) for o in self.run_arrays(arrays)]
+        outs = [Tensor.wrap(o) for o in self.run_arrays(arrays)]
         return outs[0] if self.structure == "single" else tuple(outs)
 
     def _inline(self, tr: Tracer, args: tuple) -> Any:
@@ -392,7 +392,7 @@ def record(
     names = input_names(fn, len(example_inputs), example_inputs)
     args = []
     for nm, ex in zip(names, example_inputs):
-        t = Tensor._make(np.array(_as_array(ex)))
+        t = Tensor.wrap(np.array(_as_array(ex)))
         t.name = nm
         t.requires_grad = bool(getattr(ex, "requires_grad", False))
         tr.add_input(t, nm)
@@ -468,7 +468,7 @@ def grad(output: Tensor, inputs: Any) -> tuple:
             tr.depends.add(o)
     out = []
     for g in gvars:
-        t = Tensor._make(env[g] if g in env else prog.consts[g])
+        t = Tensor.wrap(env[g] if g in env else prog.consts[g])
         tr._bind(t, g)
         out.append(t)
     return tuple(out)

@@ -398,7 +398,7 @@ def outside_lifter(labels: dict) -> Callable[[Tensor], str | None]:
     """`lift` for a tracer: a tensor made before this call (a parameter, a closure's
     tensor) is read at every call, under its label or name; one made later is the
     function's own constant (None)."""
-    first_new = Tensor._make(np.zeros(0)).creation_number
+    first_new = Tensor.wrap(np.zeros(0)).creation_number
 
     def lift(t: Tensor) -> str | None:
         if id(t) in labels or t.creation_number < first_new:

@@ -36,7 +36,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.errors import DataError, message
-from ..core.function import _config, add_observer
+from ..core.function import add_observer, retain_outputs
 from ..core.tensor import Tensor
 from . import tracebacks
 from .state import WatchList
@@ -93,12 +93,11 @@ class _Live:
         self.shown: Any = None  # fingerprint of the graph drawn last
         self.mark = _watermark()
         self._remove_observer: Any = None
-        self._retain_before = _config["retain_outputs"]
+        self._retain_before: bool | None = None  # core's setting before start()
 
     def start(self) -> None:
         # NOTE: outputs are kept alive so every intermediate value stays drawable
-        self._retain_before = _config["retain_outputs"]
-        _config["retain_outputs"] = True
+        self._retain_before = retain_outputs(True)
         self._remove_observer = add_observer(self.flag)
         self.ip.events.register("pre_run_cell", self.pre_run_cell)
         self.ip.events.register("post_run_cell", self.post_run_cell)
@@ -116,7 +115,8 @@ class _Live:
         if self._remove_observer is not None:
             self._remove_observer()
         tracebacks.uninstall(self.ip)
-        _config["retain_outputs"] = self._retain_before
+        if self._retain_before is not None:
+            retain_outputs(self._retain_before)
 
     # --- callbacks ------------------------------------------------------------------
 
