@@ -260,20 +260,22 @@ def _stop_in_learner_frame(hit: Hit) -> None:
         "  tg.debug.last_hit().tensor / .node hold the values; c continues, q stops",
         flush=True,
     )
-    dbg = _debugger_class()()
-    dbg.skip = {"tinygrad_edu", "tinygrad_edu.*"}  # never step into the library itself
-    dbg.reset()
+    debugger = _debugger_class()()
+    debugger.skip = {"tinygrad_edu", "tinygrad_edu.*"}  # never step into the library itself
+    debugger.reset()
     # what Bdb.set_trace does, minus its "stop at the next line" (that would be the line
     # *after* the learner's): trace every frame so that n / s / c keep working
     f = frame
     while f is not None:
-        f.f_trace = dbg.trace_dispatch
-        dbg.botframe = f
+        f.f_trace = debugger.trace_dispatch
+        debugger.botframe = f
         f = f.f_back
-    dbg.interaction(frame, None)
-    if dbg.quitting:
+    debugger.interaction(frame, None)
+    if debugger.quitting:
         import bdb
 
         raise bdb.BdbQuit
-    if not (dbg.stopframe is dbg.botframe and dbg.stoplineno == -1):  # n, s, r: keep tracing
-        sys.settrace(dbg.trace_dispatch)
+    if not (
+        debugger.stopframe is debugger.botframe and debugger.stoplineno == -1
+    ):  # n, s, r: keep tracing
+        sys.settrace(debugger.trace_dispatch)

@@ -255,14 +255,14 @@ def _backward(node: Function, args: list, kwargs: dict, weights: np.ndarray) -> 
     if not isinstance(grads, tuple):
         grads = (grads,)
     out = []
-    for gi, a in zip(grads, args):
-        if gi is None or not isinstance(a, np.ndarray):
+    for grad_in, a in zip(grads, args):
+        if grad_in is None or not isinstance(a, np.ndarray):
             out.append(None)
             continue
-        gi = array_of(gi).astype(np.float64)
-        if gi.shape != a.shape:
-            gi = np.asarray(fit_gradient(gi, a.shape, ctx.name, ctx.site))
-        out.append(gi)
+        grad_in = array_of(grad_in).astype(np.float64)
+        if grad_in.shape != a.shape:
+            grad_in = np.asarray(fit_gradient(grad_in, a.shape, ctx.name, ctx.site))
+        out.append(grad_in)
     return out
 
 
@@ -342,11 +342,6 @@ def _stand_in(meta: tuple, i: int) -> np.ndarray | None:
     if np.dtype(dtype).kind == "b":
         return rng.random(size=shape) < 0.5
     return None  # integers are often indices: a random one would be no check at all
-
-
-def _edge_kind(edge: tuple) -> str | None:
-    nxt = edge[0]
-    return None if nxt is None else ("leaf" if type(nxt) is AccumulateGrad else "node")
 
 
 def _value_of(nxt: Node, saved: tuple, outputs: dict) -> np.ndarray | None:

@@ -467,25 +467,25 @@ def _link_chains(raw: RawGraph, walk: ForwardWalk) -> None:
             joined.add(user[k])
 
 
-def _walk_backward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> RawGraph:
+def _walk_backward(roots: list[tuple[Tensor, str]], since: Watermark | None) -> RawGraph:
     """All grad_fn nodes behind `roots` in creation order, then the root tensors."""
-    g = RawGraph(forward=False)
+    raw = RawGraph(forward=False)
     starts = [t.grad_node for t, _ in roots]
     nodes = _collect([s for s in starts if s is not None])
-    wn = wm.node if wm is not None else None
-    wt = wm.tensor if wm is not None else None
+    first_new_node = since.node if since is not None else None
+    first_new_tensor = since.tensor if since is not None else None
     index: dict[int, int] = {}
     counts = {"op": 0, "accumulate": 0}
     for node in nodes:
         kind = "accumulate" if type(node) is AccumulateGrad else "op"
         counts[kind] += 1
-        index[id(node)] = g.add(
+        index[id(node)] = raw.add(
             kind,
             node,
             None,
             0,
             node.module_path,
-            wn is not None and node.creation_number >= wn,
+            first_new_node is not None and node.creation_number >= first_new_node,
             counts[kind],
         )
     incoming: dict[int, list[int]] = {}
@@ -494,22 +494,30 @@ def _walk_backward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> Raw
         for slot, (nxt, _) in enumerate(node.next_functions):
             if nxt is not None:
                 b = index[id(nxt)]
-                g.edges.append((a, b, slot))
+                raw.edges.append((a, b, slot))
                 incoming.setdefault(b, []).append(a)
     for n, ((t, _), start) in enumerate(zip(roots, starts), 1):
-        i = g.add("tensor", t, None, -1, (), wt is not None and t.creation_number >= wt, n)
-        g.root[i] = True
+        i = raw.add(
+            "tensor",
+            t,
+            None,
+            -1,
+            (),
+            first_new_tensor is not None and t.creation_number >= first_new_tensor,
+            n,
+        )
+        raw.root[i] = True
         if start is not None:
             b = index[id(start)]
-            g.edges.append((i, b, 0))
+            raw.edges.append((i, b, 0))
             incoming.setdefault(b, []).append(i)
-    kinds = g.kind
+    kinds = raw.kind
     for b, srcs in incoming.items():
         if kinds[b] == "accumulate":
-            g.leaf_ops[b] = srcs
+            raw.leaf_ops[b] = srcs
         if len(srcs) == 1 and kinds[b] == "op" and kinds[srcs[0]] == "op":
-            g.link[b] = srcs[0]  # b made a's only input: b comes first in data order
-    return g
+            raw.link[b] = srcs[0]  # b made a's only input: b comes first in data order
+    return raw
 
 
 # --- phase 2: labels for the nodes that are shown --------------------------------------------

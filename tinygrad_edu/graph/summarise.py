@@ -356,23 +356,26 @@ def _cap(
             further.setdefault(s, []).append(d)
     kept = _nearest(roots, further, max(1, max_nodes - 1))  # one place left for a marker
     markers: dict[int, int] = {}  # kept unit -> unit index of its marker
-    for v, o in _cut_owners(kept, further).items():
-        m = markers.get(o)
-        if m is None:
-            summaries.append(Summary("more", "", pos=v if v < n else summaries[v - n].pos))
-            m = markers[o] = n + len(summaries) - 1
-        s = summaries[m - n]
-        s.count += 1 if v < n else max(1, summaries[v - n].count)
-        s.pos = min(s.pos, v if v < n else summaries[v - n].pos)
-        s.new = s.new or (new[v] if v < n else summaries[v - n].new)
+    for unit, owner in _cut_owners(kept, further).items():
+        summarised = unit >= n  # a hidden unit may itself be a summary (a fold)
+        marker = markers.get(owner)
+        if marker is None:
+            summaries.append(
+                Summary("more", "", pos=summaries[unit - n].pos if summarised else unit)
+            )
+            marker = markers[owner] = n + len(summaries) - 1
+        more = summaries[marker - n]
+        more.count += max(1, summaries[unit - n].count) if summarised else 1
+        more.pos = min(more.pos, summaries[unit - n].pos if summarised else unit)
+        more.new = more.new or (summaries[unit - n].new if summarised else new[unit])
     hidden = 0
     kept_edges = {e: None for e in unit_edges if e[0] in kept and e[1] in kept}
-    for o, m in markers.items():
-        s = summaries[m - n]
-        hidden += s.count
-        s.name = f"{s.count} more node{'s' if s.count != 1 else ''}"
-        kept_edges[(m, o, 0) if forward else (o, m, 0)] = None
-        kept[m] = None
+    for owner, marker in markers.items():
+        more = summaries[marker - n]
+        hidden += more.count
+        more.name = f"{more.count} more node{'s' if more.count != 1 else ''}"
+        kept_edges[(marker, owner, 0) if forward else (owner, marker, 0)] = None
+        kept[marker] = None
     return list(kept), kept_edges, hidden
 
 
@@ -396,15 +399,15 @@ def _cut_owners(kept: dict[int, None], further: dict[int, list[int]]) -> dict[in
     """Hidden unit -> the kept unit whose cut reaches it first: its "N more nodes" marker."""
     owner: dict[int, int] = {}
     frontier: deque[tuple[int, int]] = deque()
-    for u in kept:
-        for v in further.get(u, _NONE):
-            if v not in kept and v not in owner:
-                owner[v] = u
-                frontier.append((v, u))
-    while frontier:
-        v, o = frontier.popleft()
-        for w in further.get(v, _NONE):
-            if w not in kept and w not in owner:
-                owner[w] = o
-                frontier.append((w, o))
+    for unit in kept:
+        for hidden in further.get(unit, _NONE):
+            if hidden not in kept and hidden not in owner:
+                owner[hidden] = unit
+                frontier.append((hidden, unit))
+    while frontier:  # breadth first: each hidden unit goes to the nearest cut
+        hidden, cut_at = frontier.popleft()
+        for beyond in further.get(hidden, _NONE):
+            if beyond not in kept and beyond not in owner:
+                owner[beyond] = cut_at
+                frontier.append((beyond, cut_at))
     return owner

@@ -40,9 +40,10 @@ class ForwardWalk:
     `leaf_pos[j]`, `first_op[j]` and `more[j]` (the ops using it).
     """
 
-    def __init__(self, roots: list, wm: Any) -> None:
-        self.first_new_node = wm.node if wm is not None else NEVER
-        self.first_new_tensor = wm.tensor if wm is not None else NEVER
+    def __init__(self, roots: list, since: Any) -> None:
+        # nodes made after the `since` watermark are flagged new (the live view's cell)
+        self.first_new_node = since.node if since is not None else NEVER
+        self.first_new_tensor = since.tensor if since is not None else NEVER
         self.ops, self.edges, self.number = _collect_ops(roots)
         self.scope = list(map(_module_path, self.ops))
         self.module = self.scope

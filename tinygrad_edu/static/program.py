@@ -9,6 +9,7 @@ Static layer: imports the core, numpy and the standard library only.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections import namedtuple
 from collections.abc import Callable, Sequence
@@ -400,20 +401,12 @@ def record(
     quiet = any(is_placeholder(ex) for ex in example_inputs)
     # recorded with grad mode on, whatever the caller's: a `with no_grad():` inside `fn`
     # is what cuts gradients in the program (the tracer records a Detach there)
-    with tr, enable_grad(), np.errstate(all="ignore") if quiet else _Nothing():
+    with tr, enable_grad(), np.errstate(all="ignore") if quiet else contextlib.nullcontext():
         result = fn(*args)
         outs, structure = flatten_outputs(result)
         tr.program.outputs = tr.output_vars(outs)
     fname = name or getattr(fn, "__name__", "f")
     return StaticGraph(tr.program, structure, "f" if fname == "<lambda>" else fname)
-
-
-class _Nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: Any) -> None:
-        return None
 
 
 def grad(output: Tensor, inputs: Any) -> tuple:

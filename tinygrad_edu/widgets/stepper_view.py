@@ -91,11 +91,11 @@ class StepperState(t.HasTraits):
         marks = {done[-1].node: "current"} if done else None
         graph = build_graph(self.loss, view="backward", marks=marks)
         sent = {}
-        for st in done:
-            src = graph.id_of(st.node)
-            for nxt, gi in st.sends:
-                if nxt is not None and gi is not None:
-                    sent[(src, graph.id_of(nxt))] = values(gi, 3, limit=3)
+        for step in done:
+            src = graph.id_of(step.node)
+            for nxt, grad_in in step.sends:
+                if nxt is not None and grad_in is not None:
+                    sent[(src, graph.id_of(nxt))] = values(grad_in, 3, limit=3)
         for e in graph.edges:
             e.label = sent.get((e.src, e.dst), "")
         return graph_svg(graph, rankdir="TB")  # one orientation for every step
