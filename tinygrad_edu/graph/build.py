@@ -33,7 +33,7 @@ from .model import MARKS, Graph, GraphEdge, GraphNode, Watermark
 from .opwalk import summarise_forward
 from .summarise import DEFAULT_MAX_NODES, Summary, summarise
 from .values import shape_text, summarise_array
-from .walk import ForwardWalk
+from .walk import NEVER, ForwardWalk
 
 VIEWS = ("forward", "backward")
 
@@ -472,23 +472,17 @@ def _walk_backward(roots: list[tuple[Tensor, str]], since: Watermark | None) -> 
     raw = RawGraph(forward=False)
     starts = [t.grad_node for t, _ in roots]
     nodes = _collect([s for s in starts if s is not None])
-    first_new_node = since.node if since is not None else None
-    first_new_tensor = since.tensor if since is not None else None
-    index: dict[int, int] = {}
+    # without a watermark nothing is new: NEVER is a creation number no node reaches
+    first_new_node = since.node if since is not None else NEVER
+    first_new_tensor = since.tensor if since is not None else NEVER
+    index: dict[int, int] = {}  # id(node) -> raw position
     counts = {"op": 0, "accumulate": 0}
     for node in nodes:
         kind = "accumulate" if type(node) is AccumulateGrad else "op"
         counts[kind] += 1
-        index[id(node)] = raw.add(
-            kind,
-            node,
-            None,
-            0,
-            node.module_path,
-            first_new_node is not None and node.creation_number >= first_new_node,
-            counts[kind],
-        )
-    incoming: dict[int, list[int]] = {}
+        new = node.creation_number >= first_new_node
+        index[id(node)] = raw.add(kind, node, None, 0, node.module_path, new, counts[kind])
+    incoming: dict[int, list[int]] = {}  # raw position -> the positions sending to it
     for node in nodes:
         a = index[id(node)]
         for slot, (nxt, _) in enumerate(node.next_functions):
@@ -497,27 +491,25 @@ def _walk_backward(roots: list[tuple[Tensor, str]], since: Watermark | None) -> 
                 raw.edges.append((a, b, slot))
                 incoming.setdefault(b, []).append(a)
     for n, ((t, _), start) in enumerate(zip(roots, starts), 1):
-        i = raw.add(
-            "tensor",
-            t,
-            None,
-            -1,
-            (),
-            first_new_tensor is not None and t.creation_number >= first_new_tensor,
-            n,
-        )
+        new = t.creation_number >= first_new_tensor
+        i = raw.add("tensor", t, None, -1, (), new, n)
         raw.root[i] = True
         if start is not None:
             b = index[id(start)]
             raw.edges.append((i, b, 0))
             incoming.setdefault(b, []).append(i)
+    _link_backward(raw, incoming)
+    return raw
+
+
+def _link_backward(raw: RawGraph, incoming: dict[int, list[int]]) -> None:
+    """The users of each leaf, and the straight chains folding follows, in data order."""
     kinds = raw.kind
     for b, srcs in incoming.items():
         if kinds[b] == "accumulate":
             raw.leaf_ops[b] = srcs
         if len(srcs) == 1 and kinds[b] == "op" and kinds[srcs[0]] == "op":
             raw.link[b] = srcs[0]  # b made a's only input: b comes first in data order
-    return raw
 
 
 # --- phase 2: labels for the nodes that are shown --------------------------------------------
