@@ -66,8 +66,9 @@ def _fold(walk: ForwardWalk, n: int) -> tuple[list[int], list[Summary]] | None:
     fold_of = np.full(len(walk.ops), -1)
     summaries: list[Summary] = []
     size = None
+    ops = walk.ops
     for chain in _chains(walk):
-        names = [walk.ops[k].op for k in chain]
+        names = [ops[k].op for k in chain]
         for i, p, reps in repeats(names):
             # keep the first and the last block visible, fold the blocks between
             members = chain[i + p : i + (reps - 1) * p]
