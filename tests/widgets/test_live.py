@@ -44,7 +44,7 @@ CELLS = [
     # 11: back to auto
     "tg.watch()",
     # 12: the drawing itself breaks: a short note, not a traceback
-    "import tinygrad_edu.widgets.drawing as _d\n_orig = _d.live_bundle\n"
+    "import tinygrad_edu.widgets.pictures as _d\n_orig = _d.live_bundle\n"
     "_d.live_bundle = lambda *a, **k: 1 / 0\nr = y * 5",
     # 13: restore; scope all
     "_d.live_bundle = _orig\n%tg scope all",

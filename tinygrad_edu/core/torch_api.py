@@ -603,7 +603,7 @@ def multinomial(
         >>> tg.multinomial(tg.tensor([0.0, 1.0, 0.0]), 2, replacement=True, generator=g)
         tensor([1, 1])
     """
-    from .creation import _rng
+    from .creation import random_source
 
     p = np.asarray(probs._data if isinstance(probs, _Tensor) else probs, dtype=np.float64)
     rows = p.reshape(-1, p.shape[-1])
@@ -615,7 +615,7 @@ def multinomial(
                 source.here(),
             )
         )
-    rng = _rng(generator)
+    rng = random_source(generator)
     out = np.stack(
         [rng.choice(len(r), size=num_samples, replace=replacement, p=r / r.sum()) for r in rows]
     )

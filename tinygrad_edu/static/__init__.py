@@ -20,8 +20,9 @@
   backward rule; `save` / `load` write and read JSON + .npz; `fold_constants` and
   `eliminate_dead_code` optimise.
 
-Static layer: imports `tinygrad_edu.core`, numpy and the standard library only (not
-even `nn`: a deployed graph loads without any layer code).
+Static layer: imports `tinygrad_edu.core`, numpy and the standard library (not even
+`nn`: a deployed graph loads without any layer code); its drawing, `program_graph.py`,
+also the graph model below it, which `tg.draw(static_graph)` draws.
 """
 
 from ..core.errors import TracingError
@@ -33,6 +34,7 @@ from .function import CacheInfo, StaticFunction, function
 from .io import FormatError, load, save
 from .passes import eliminate_dead_code, fold_constants
 from .program import FeedError, Graph, Placeholder, StaticGraph, grad, placeholder, trace
+from .program_graph import static_graph_to_graph  # noqa: F401 - registers the drawing
 from .tracer import TracerWarning
 
 __all__ = [

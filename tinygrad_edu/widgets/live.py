@@ -36,7 +36,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.errors import DataError, message
-from ..core.function import _config, add_observer
+from ..core.function import add_observer, retain_outputs
 from ..core.tensor import Tensor
 from . import tracebacks
 from .state import WatchList
@@ -93,12 +93,11 @@ class _Live:
         self.shown: Any = None  # fingerprint of the graph drawn last
         self.mark = _watermark()
         self._remove_observer: Any = None
-        self._retain_before = _config["retain_outputs"]
+        self._retain_before: bool | None = None  # core's setting before start()
 
     def start(self) -> None:
         # NOTE: outputs are kept alive so every intermediate value stays drawable
-        self._retain_before = _config["retain_outputs"]
-        _config["retain_outputs"] = True
+        self._retain_before = retain_outputs(True)
         self._remove_observer = add_observer(self.flag)
         self.ip.events.register("pre_run_cell", self.pre_run_cell)
         self.ip.events.register("post_run_cell", self.post_run_cell)
@@ -116,7 +115,8 @@ class _Live:
         if self._remove_observer is not None:
             self._remove_observer()
         tracebacks.uninstall(self.ip)
-        _config["retain_outputs"] = self._retain_before
+        if self._retain_before is not None:
+            retain_outputs(self._retain_before)
 
     # --- callbacks ------------------------------------------------------------------
 
@@ -153,15 +153,15 @@ class _Live:
         if not roots:
             self.shown = None
             return
-        from . import drawing
+        from . import pictures
 
         names = {**_tensor_names(self.ip.user_ns), **names}  # earlier tensors keep their names
-        graph = drawing.live_graph(roots, since=self.mark, max_nodes=MAX_NODES, names=names)
+        graph = pictures.live_graph(roots, since=self.mark, max_nodes=MAX_NODES, names=names)
         # a cell that ran backward changed grads all along its graph: then show all of it
         cut = self.scope == "cell" and not grads_changed
         if cut:
-            graph = drawing.this_cell(graph)
-        shown = (drawing.fingerprint(graph), tuple(map(str, missing)))  # a typo'd name shows
+            graph = pictures.this_cell(graph)
+        shown = (pictures.fingerprint(graph), tuple(map(str, missing)))  # a typo'd name shows
         if self.scope == "all" and shown == self.shown:
             return  # the same picture as the last one drawn: no second copy
         self.shown = shown
@@ -169,7 +169,7 @@ class _Live:
             _PANEL.show_graph(roots, since=self.mark, names=names, cell_only=cut)
             if not _PANEL_INLINE:
                 return
-        self.show(drawing.live_bundle(graph, missing))
+        self.show(pictures.live_bundle(graph, missing))
         self.flag.changed = False  # drawing may have run ops of its own
 
     def show(self, bundle: dict) -> None:
