@@ -342,7 +342,7 @@ def _trace_at(
 
 def _named(arr: np.ndarray, example: Any) -> Any:
     if isinstance(example, Tensor):
-        t = Tensor._make(arr)
+        t = Tensor.wrap(arr)
         t.name, t.requires_grad = example.name, example.requires_grad
         return t
     return arr
