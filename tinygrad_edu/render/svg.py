@@ -14,6 +14,7 @@ Render layer: standard library only (no graphviz Python package needed).
 
 from __future__ import annotations
 
+import operator
 import os
 import re
 import shutil
@@ -152,6 +153,7 @@ def dot_to_svg(
 _COMMENTS = re.compile(r"<!--.*?-->\n?|<\?xml[^>]*\?>\n?|<!DOCTYPE svg[^>]*>\n?", re.S)
 _GEOMETRY = re.compile(r' (points|d|x|y|cx|cy|rx|ry)="([^"]*)"')
 _DECIMALS = re.compile(r"(-?\d+\.\d)\d+")
+_KEEP_ONE = operator.itemgetter(1)  # the match's first group, without a Python call per number
 _GRAPH_GROUP = '<g id="graph0" class="graph"'
 
 
@@ -183,7 +185,7 @@ def compact(svg: str) -> str:
 
 
 def _one_decimal(attribute: re.Match) -> str:
-    numbers = _DECIMALS.sub(r"\1", attribute[2])
+    numbers = _DECIMALS.sub(_KEEP_ONE, attribute[2])
     return f' {attribute[1]}="{numbers}"'
 
 
