@@ -141,7 +141,7 @@ def test_keep_recent_shrinks_the_oldest_drawings_past_the_budget(shell, monkeypa
     assert replaced[0][1]["text/plain"] == "drawing 0\n" + live.REPLACED_NOTE
     assert [entry[0] for entry in state.kept] == ["tg-live-5"]
     state.keep = "all"
-    for k in range(3):
+    for _ in range(3):
         state.show({"text/html": "x" * 300, "text/plain": "big"})
     assert len(replaced) == 4 and len(state.kept) == 4
     state.keep = "last"
