@@ -50,6 +50,7 @@ def test_a_graph_with_one_subgraph_or_none_goes_after_the_warm_up_graph():
             cmd, input=source, capture_output=True, env=svg_mod._env()
         ).stdout.decode()
     )
+    dot_process.settle()
     assert list(dot_process._WAITING) == [(tuple(cmd), True)]
     (waiting,) = dot_process._WAITING.values()
     assert waiting.poll() is None  # warming up (Graphviz) or reading (graphviz-pure)
@@ -63,16 +64,19 @@ def test_a_graph_with_two_named_subgraphs_goes_to_a_process_without_warm_up():
     source = render_cases.dot("modules").encode()
     code, out, _ = dot_process.run(cmd, source, 10.0, svg_mod._env())
     assert code == 0 and b"warm_up" not in out
+    dot_process.settle()
     assert list(dot_process._WAITING) == [(tuple(cmd), False)]
 
 
 @needs_dot
 def test_the_next_drawing_uses_the_process_started_after_the_last_one():
     dot_to_svg(render_cases.dot("micrograd"))
+    dot_process.settle()  # started by a helper thread, off the drawing's clock
     (waiting,) = dot_process._WAITING.values()
     assert waiting.poll() is None  # started, waiting for its graph
     dot_to_svg(render_cases.dot("escaping"))
     assert waiting.returncode == 0  # it drew the second graph and exited
+    dot_process.settle()
     (after,) = dot_process._WAITING.values()
     assert after.pid != waiting.pid
     dot_process.stop_all()

@@ -19,8 +19,9 @@ only the fixed warm-up graph comes before it, and only when that changes nothing
 - Graphviz 2.43 numbers the second graph's page (`id="page0,1_graph0"`): written back;
 - a graph dot refuses is laid out again alone, so its error names the line as a
   single run would.
-Works the same for graphviz-pure and on Windows. The waiting processes are stopped at
-interpreter exit.
+The next process is started by a helper thread, so its fork and exec (1-15 ms) stay
+off the cell's clock too. Works the same for graphviz-pure and on Windows. The waiting
+processes are stopped at interpreter exit.
 Render layer: standard library only.
 """
 
@@ -44,6 +45,7 @@ _NAMED_SUBGRAPH = re.compile(rb'\bsubgraph\s+(?:"|[A-Za-z_])')
 _PAGE_PREFIX = re.compile(rb' id="page\d+,\d+_')
 _WAITING: dict[tuple, subprocess.Popen] = {}  # (command, warmed up) -> a process started ahead
 _LOCK = threading.Lock()
+_STARTER: list[threading.Thread] = []  # the thread starting the next process, while it runs
 
 
 def run(cmd: list[str], source: bytes, timeout: float, env: dict) -> tuple[int, bytes, bytes]:
@@ -65,8 +67,10 @@ def run(cmd: list[str], source: bytes, timeout: float, env: dict) -> tuple[int, 
         proc.kill()
         proc.communicate()
         raise
-    finally:
-        _start_ahead(key, cmd, env)  # the next drawing's process, starting while we return
+    finally:  # the next drawing's process, started while we return
+        starter = threading.Thread(target=_start_ahead, args=(key, cmd, env), daemon=True)
+        _STARTER[:] = [starter]
+        starter.start()
     if not warm:
         return proc.returncode, out, err
     warm_up = out.find(b"<title>warm_up</title>")
@@ -105,9 +109,16 @@ def _stop(proc: subprocess.Popen) -> None:
     proc.communicate()
 
 
+def settle() -> None:
+    """Wait until the next drawing's process has been started (tests look at it)."""
+    for starter in list(_STARTER):
+        starter.join()
+
+
 @atexit.register
 def stop_all() -> None:
     """Stop the processes waiting for a next drawing (at exit, and in tests)."""
+    settle()  # a process still being started would outlive us
     with _LOCK:
         waiting = list(_WAITING.values())
         _WAITING.clear()
