@@ -14,7 +14,8 @@ variables (20 graph tensors, 30 others), then times:
   and the part of it spent in this process (CPU; the rest is waiting for `dot`),
 - a whole `run_cell("n = 1")` with and without the extension,
 - with `--notebook`: a generated 50-cell notebook (`notebook_cells`) run by nbclient in a
-  fresh kernel with and without `%load_ext tinygrad_edu`, and the saved .ipynb's bytes.
+  fresh kernel without and with `%load_ext tinygrad_edu` (keeping the newest drawings,
+  the default; every drawing; the newest one), and the saved .ipynb's bytes.
 
 Usage: python benchmarks/bench_live.py [--pause SECONDS] [--notebook]
 """
@@ -281,7 +282,8 @@ def notebook_size(n: int = 50) -> None:
     print(f"{n}-cell notebook saved, budget 200 KB (run time in brackets):")
     print(f"  without the live graph          {plain / 1e3:5.0f} KB  ({t_plain:.1f} s)")
     for label, magics in (
-        ("live graph", load),
+        ("live graph (keep recent)", load),
+        ("live graph, %tg keep all", load + "\n%tg keep all"),
         ("live graph, %tg keep last", load + "\n%tg keep last"),
     ):
         size, seconds, kinds = run_notebook(cells, live=magics)
