@@ -25,8 +25,9 @@ _MEASURE = r"""
     const vb = svg.viewBox && svg.viewBox.baseVal;
     if (!vb || !vb.width) return;
     const scale = box.width / vb.width;
+    // computed, not the attribute: render.svg.compact sets the common size on the graph
     const sizes = [...svg.querySelectorAll('text')].map((t) => parseFloat(
-      t.getAttribute('font-size') || '14'));
+      t.ownerDocument.defaultView.getComputedStyle(t).fontSize));
     drawings.push({width: box.width, text: Math.min(...sizes) * scale});
   };
   for (const frame of out.querySelectorAll('iframe.tg-frame')) {
