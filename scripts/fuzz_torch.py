@@ -25,31 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import differential as dt  # noqa: E402
 
-# (kind, a regular expression on the mismatch's detail) -> why the difference is accepted
-KNOWN: dict[tuple[str, str], str] = {
-    (
-        "tg-raised",
-        r"InplaceError: \w+: the value being written shares some of its numbers",
-    ): "an in-place op whose operand shares some numbers with a non-contiguous target: "
-    "PyTorch checks overlap only where it is cheap (contiguous memory) and otherwise "
-    "computes in memory order; tinygrad refuses every partial overlap (an error, never "
-    "an order-dependent value)",
-    (
-        "tg-raised|error-step",
-        r"\(setitem\):? \(?InplaceError: setitem: .* is a broadcast view",
-    ): "t[index_array] = v into an expanded tensor: deprecated in PyTorch (it warns 'Use of "
-    "index_put_ on expanded tensors is deprecated', then writes, and refuses its gradient in "
-    "backward); tinygrad refuses the write",
-}
-
-
-def known(m: dt.Mismatch) -> str | None:
-    import re
-
-    for (kind, pattern), reason in KNOWN.items():
-        if re.fullmatch(kind, m.kind) and re.search(pattern, m.detail):
-            return reason
-    return None
+# differences accepted on purpose, each with its reason (kept beside the comparison)
+KNOWN = dt.KNOWN
+known = dt.known
 
 
 def _worker(first: int, n: int, inplace_only: bool) -> None:
