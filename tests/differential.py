@@ -50,6 +50,8 @@ UNARY = (
 )
 SMOOTH_UNARY = ("neg", "exp", "tanh", "sigmoid", "pow", "rpow", "softmax", "log_softmax", "clone")
 BINARY = ("add", "sub", "mul", "div", "rdiv", "where")
+# where(a > 0, a, b) jumps where a crosses 0, and values on the grid are often exactly 0
+SMOOTH_BINARY = ("add", "sub", "mul", "div", "rdiv")
 INPLACE = ("add_", "sub_", "mul_", "div_", "setitem", "zero_", "fill_")
 # drawn only with `more_ops=True` (so the programs of earlier campaigns' seeds stay the same)
 MORE_INPLACE = ("copy_",)
@@ -158,7 +160,7 @@ class _Gen:
         b = self.partner(self.shapes[a])
         if self.rng.random() < 0.5:
             a, b = b, a
-        op = self.rng.choice(BINARY)
+        op = self.rng.choice(SMOOTH_BINARY if self.smooth else BINARY)
         kw = {"c": self.rng.choice((2.0, -1.5, 0.5))} if op == "rdiv" else {}
         if op == "rdiv":
             b = a
