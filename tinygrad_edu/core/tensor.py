@@ -335,7 +335,7 @@ class Tensor(torch_api.TorchMethods):
     def requires_grad(self) -> bool:
         """Whether ops on this tensor are recorded, so that backward reaches it."""
         if self._view is not None and self._view.version != self._vc[0]:
-            views.refresh(self)
+            views.refresh(self, strict=False)
         return self._requires_grad
 
     @requires_grad.setter

@@ -29,7 +29,9 @@ from typing import Any
 # packages folder, or a Windows drive
 _MACHINE_PATH = re.compile(
     r"(?<![\w.~/-])/(?:work|root|home|Users|usr|opt|tmp|var|private|srv|mnt|nix)/[^\s'\"]*"
-    r"|[^\s'\"]*[/\\](?:site|dist)-packages[/\\][^\s'\"]*"
+    # a match starts where a word starts: from anywhere inside one, the search would scan
+    # the rest of the word again at every position (minutes on a lesson's base64 PNG)
+    r"|(?<![^\s'\"])[^\s'\"]*[/\\](?:site|dist)-packages[/\\][^\s'\"]*"
     r"|\b[A-Za-z]:\\[^\s'\"]*"
 )
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")  # IPython colours a traceback's file names
