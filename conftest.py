@@ -21,6 +21,13 @@ import os
 import pytest
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
+
+# One BLAS thread in every process the tests start (nbval's kernels, `lesson run`), as
+# `tinygrad-edu lesson run` and Binder give lessons: with two workers on two cores, a
+# multi-threaded matmul in one kernel waits for threads the other worker's kernel holds,
+# and a lesson's timing cells (8b) measure that instead of what they compare
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
 SHARED_SCOPES = ("class", "module", "package")
 
 
