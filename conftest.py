@@ -61,12 +61,15 @@ def pytest_configure_node(node):
     node.workerinput["tinygrad_edu_loadgroup"] = node.config.option.dist == "loadgroup"
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
+# A wrapper, not tryfirst: the part before `yield` runs before every plain implementation,
+# xdist's included, whatever order a pytest version calls tryfirst hooks in (pytest 9.2
+# called xdist's first, so the groups were never read and a lesson's cells were split up)
+@pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config, items):
     workerinput = getattr(config, "workerinput", None)
-    if not workerinput or not workerinput.get("tinygrad_edu_loadgroup"):
-        return
-    config.option.loadgroup = True
-    for item in items:
-        if _shares_its_file(item) and not any(True for _ in item.iter_markers("xdist_group")):
-            item.add_marker(pytest.mark.xdist_group(os.path.relpath(str(item.path), ROOT)))
+    if workerinput and workerinput.get("tinygrad_edu_loadgroup"):
+        config.option.loadgroup = True
+        for item in items:
+            if _shares_its_file(item) and not any(True for _ in item.iter_markers("xdist_group")):
+                item.add_marker(pytest.mark.xdist_group(os.path.relpath(str(item.path), ROOT)))
+    return (yield)
