@@ -440,7 +440,7 @@ def node_details(n: GraphNode) -> str:
             lines.append(f"folded: {n.detail}")
         lines.append(_how_to_open(n))
     elif n.kind == "tensor":
-        lines = [f"{_display_name(n)}  ({n.id}, {n.role + ' ' if n.role else ''}tensor)"]
+        lines = [f"{n.display_name()}  ({n.id}, {n.role + ' ' if n.role else ''}tensor)"]
         lines.append(f"shape: {shape_text(n.shape)} {n.dtype}".rstrip())
         if n.value:
             lines.append(f"value: {n.value}")
@@ -448,7 +448,7 @@ def node_details(n: GraphNode) -> str:
             lines.append(f"grad: {n.grad or 'none yet'}")
     else:
         what = "op" if n.kind == "op" else "gradient accumulator"
-        lines = [f"{_display_name(n)}  ({n.id}, {what})"]
+        lines = [f"{n.display_name()}  ({n.id}, {what})"]
         if n.op and n.op != n.name:
             lines.append(f"op: {n.op}")
         lines.append(f"output shape: {shape_text(n.shape)} {n.dtype}".rstrip())
@@ -480,11 +480,3 @@ def _how_to_open(n: GraphNode) -> str:
         first = n.name.split(" ...")[0]
         return f'draw one step in full: tg.draw(..., expand="{first}"), or expand=True'
     return "draw every block: tg.draw(..., expand=True)"
-
-
-def _display_name(n: GraphNode) -> str:
-    if n.kind == "tensor":
-        return n.name or ("const" if n.role == "constant" else n.id)
-    if n.kind == "accumulate":
-        return f"AccumulateGrad({n.detail})" if n.detail else "AccumulateGrad"
-    return n.name or n.op or n.id
