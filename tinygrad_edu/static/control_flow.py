@@ -220,20 +220,40 @@ def while_loop(
     carry = _tensors([init] if single else list(init))
     tr = current()
     if tr is None:
-        limit = runtime.MAX_ITERATIONS if max_iterations is None else max_iterations
-        steps = 0
-        while _truth(cond_fn(*carry), "while_loop"):
-            if steps == limit:
-                raise runtime.loop_limit_error(limit, source.here())
-            steps += 1
-            out = body_fn(*carry)
-            out_list = [out] if single else list(out)
-            _check_carry(
-                [(c.shape, c.dtype.name) for c in carry],
-                [(np.shape(o), _value(o).dtype.name) for o in out_list],
-            )
-            carry = _tensors(out_list)
+        carry = _loop_eagerly(cond_fn, body_fn, carry, single, max_iterations)
         return carry[0] if single else tuple(carry)
+    return _record_loop(tr, cond_fn, body_fn, carry, single, max_iterations)
+
+
+def _loop_eagerly(
+    cond_fn: Callable, body_fn: Callable, carry: list, single: bool, max_iterations: int | None
+) -> list:
+    """A Python `while`, with the checks the traced loop makes at replay time."""
+    limit = runtime.MAX_ITERATIONS if max_iterations is None else max_iterations
+    steps = 0
+    while _truth(cond_fn(*carry), "while_loop"):
+        if steps == limit:
+            raise runtime.loop_limit_error(limit, source.here())
+        steps += 1
+        out = body_fn(*carry)
+        out_list = [out] if single else list(out)
+        _check_carry(
+            [(c.shape, c.dtype.name) for c in carry],
+            [(np.shape(o), _value(o).dtype.name) for o in out_list],
+        )
+        carry = _tensors(out_list)
+    return carry
+
+
+def _record_loop(
+    tr: Tracer,
+    cond_fn: Callable,
+    body_fn: Callable,
+    carry: list,
+    single: bool,
+    max_iterations: int | None,
+) -> Any:
+    """One `while_loop` equation: the condition and the body traced once, as sub-programs."""
     names = _names(carry, "c")
     c_child, _ = _sub_trace(tr, cond_fn, carry, names)
     b_child, _ = _sub_trace(tr, body_fn, carry, names)
@@ -258,15 +278,8 @@ def while_loop(
     attrs = {"n_carry": len(carry)}
     if max_iterations is not None:
         attrs["max_iterations"] = max_iterations
-    eqn = Eqn(
-        "while_loop",
-        ins,
-        outs,
-        attrs,
-        _site(),
-        None,
-        {"cond": c_child.program, "body": b_child.program},
-    )
+    subs = {"cond": c_child.program, "body": b_child.program}
+    eqn = Eqn("while_loop", ins, outs, attrs, _site(), None, subs)
     return _emit(tr, eqn, "single" if single else "tuple")
 
 
