@@ -98,7 +98,7 @@ out = dict(tensors=[z], max_nodes=10)
 
 
 def build(name: str):
-    """Run one case's code and return its Graph."""
+    """Run one case's code and return its GraphModel."""
     import tinygrad_edu as tg
     from tinygrad_edu.graph import build_graph, watermark
 
