@@ -120,10 +120,10 @@ class Compiled:
     output variable, for the gradient program to read back.
     """
 
-    def __init__(self, program: Program, keep_all: bool, execute: Callable) -> None:
+    def __init__(self, program: Program, keep_all: bool, run_equation: Callable) -> None:
         self.program = program
         self.keep_all = keep_all
-        self.source, namespace, self.uses_tape = _generate(program, keep_all, execute)
+        self.source, namespace, self.uses_tape = _generate(program, keep_all, run_equation)
         self.filename = f"<tinygrad_edu.static compiled #{next(_compiled_ids)}>"
         # registered with linecache so a traceback through replay shows the generated lines
         linecache.cache[self.filename] = (
@@ -213,7 +213,7 @@ def _is_plain_vjp(e: Eqn) -> bool:
     return e.op == "vjp" and e.attrs["op"] not in ("cond", "while_loop")
 
 
-def _generate(program: Program, keep_all: bool, execute: Callable) -> tuple[str, dict, bool]:
+def _generate(program: Program, keep_all: bool, run_equation: Callable) -> tuple[str, dict, bool]:
     """The source of `replay(...)`, the globals it runs with, and whether it takes a tape."""
     nm = _Names(program)
     for vid, arr in program.consts.items():
@@ -234,7 +234,9 @@ def _generate(program: Program, keep_all: bool, execute: Callable) -> tuple[str,
         else:
             structured = True
             body.extend(
-                _structured_lines(e, nm, execute, keep_all or bool(e.outs) and e.outs[0] in read)
+                _structured_lines(
+                    e, nm, run_equation, keep_all or bool(e.outs) and e.outs[0] in read
+                )
             )
         dead = [nm[v] for v in last.values.get(i, ())]
         dead += [f"ctx{of}" for of in last.contexts.get(i, ())]
@@ -358,10 +360,10 @@ def _vjp_lines(e: Eqn, nm: _Names) -> list[str]:
     return lines
 
 
-def _structured_lines(e: Eqn, nm: _Names, execute: Callable, keep: bool) -> list[str]:
-    """`cond`, `while_loop` or their `vjp`: the generic `execute` on a small dict."""
+def _structured_lines(e: Eqn, nm: _Names, run_equation: Callable, keep: bool) -> list[str]:
+    """`cond`, `while_loop` or their `vjp`: the generic `run_equation` on a small dict."""
     ins = ", ".join(f"{v}: {nm[v]}" for v in e.ins if v != ZERO)
     eqn = nm.obj(e, f"{e.op}_eqn")
-    lines = [f"env = {{{ins}}}; {nm.obj(execute, 'execute')}({eqn}, env, tape, {keep!r})"]
+    lines = [f"env = {{{ins}}}; {nm.obj(run_equation, 'run_equation')}({eqn}, env, tape, {keep!r})"]
     lines += [f"{nm[v]} = env[{v}]" for v in e.outs]
     return lines

@@ -21,7 +21,7 @@ from ..core.errors import ShapeError, TracingError, message
 from ..core.tensor import Tensor
 from . import runtime
 from .ir import Eqn, Program, Var
-from .tracer import Tracer, current, flatten_outputs
+from .tracer import Tracer, _site, current, flatten_outputs
 
 
 def _value(x: Any) -> np.ndarray:
@@ -44,11 +44,6 @@ def _truth(x: Any, op: str) -> bool:
 
 def _tensors(values: Any) -> list:
     return [v if isinstance(v, Tensor) else Tensor.wrap(np.asarray(v)) for v in values]
-
-
-def _site() -> str | None:
-    site = source.resolve(source.capture(2))
-    return str(site) if site is not None else None
 
 
 def _types(prog: Program, vids: list) -> list:
@@ -100,7 +95,7 @@ def _align_captures(children: list) -> list:
 def _emit(tr: Tracer, eqn: Eqn, structure: str) -> Any:
     """Append `eqn` to the trace, compute its value now and bind output tensors."""
     env = {i: tr.values[i] for i in eqn.ins}
-    runtime.execute(eqn, env, {}, False)
+    runtime.run_equation(eqn, env, {}, False)
     depends = any(i in tr.depends for i in eqn.ins)
     tr.program.eqns.append(eqn)
     outs = []
@@ -311,7 +306,7 @@ def inline(tr: Tracer, program: Program, args: list) -> list:
     depends = any(rename[v] in tr.depends for v in program.inputs)
     of_ids = {e.attrs["of"] for e in program.eqns if e.op == "vjp"}
     for e in program.eqns:
-        runtime.execute(e, env, tape, bool(e.outs) and e.outs[0] in of_ids)
+        runtime.run_equation(e, env, tape, bool(e.outs) and e.outs[0] in of_ids)
         for o in e.outs:
             v = program.vars[o]
             rename[o] = tr._new_var(v.shape, v.dtype, v.name)

@@ -460,9 +460,9 @@ def grad(output: Tensor, inputs: Any) -> tuple:
     wanted = {e.attrs["of"] for e in prog.eqns[start:] if e.op == "vjp"}
     for e in prog.eqns[:start]:
         if e.outs and e.outs[0] in wanted:
-            runtime.execute(e, dict(env), tape, True)
+            runtime.run_equation(e, dict(env), tape, True)
     for e in prog.eqns[start:]:
-        runtime.execute(e, env, tape, False)
+        runtime.run_equation(e, env, tape, False)
         for o in e.outs:
             tr.values[o] = env[o]
             tr.depends.add(o)

@@ -75,6 +75,7 @@ def current() -> Tracer | None:
 
 
 def _site() -> str | None:
+    """The learner's line, as text for an equation (the nearest frame outside the package)."""
     site = source.resolve(source.capture(2))
     return str(site) if site is not None else None
 
