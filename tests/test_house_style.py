@@ -1,5 +1,6 @@
 """House style is part of the test suite, so README's one test command checks it too:
-`ruff check` (lint) and `ruff format --check` (layout) over the repository's code."""
+`ruff check` (lint) and `ruff format --check` (layout) over the repository's code, and
+every function of the package short enough to read on one screen."""
 
 import ast
 import subprocess
