@@ -32,7 +32,7 @@ from ..core import source
 from ..core.errors import TracingError, message
 from ..core.tensor import Tensor
 from .capture import same_eqn, same_program
-from .exported import Dim, ExportedProgram, _sizes, _sizes_text, _symbols
+from .exported import Dim, ExportedProgram, _dim_sizes, _sizes_text, _symbols
 from .ir import Program
 from .program import StaticGraph, _as_array, record
 from .symbolic import _NotSymbolicError, _Substitute
@@ -306,7 +306,7 @@ def _example_sizes(spec: list, symbols: list, arrays: list, names: list) -> tupl
             )
         )
 
-    a = _sizes(spec, symbols, [x.shape for x in arrays], names, violated)
+    a = _dim_sizes(spec, symbols, [x.shape for x in arrays], names, violated)
     for dim, n in zip(symbols, a):
         if n in (0, 1):
             raise ConstraintViolationError(

@@ -125,7 +125,7 @@ def _symbols(spec: list) -> list[Dim]:
     return out
 
 
-def _sizes(spec: list, symbols: list, shapes: list, names: list, check: Callable) -> tuple:
+def _dim_sizes(spec: list, symbols: list, shapes: list, names: list, check: Callable) -> tuple:
     """The size of each symbol in `shapes`; `check(text, label, d, n, dim)` reports a misfit."""
     sizes: dict[str, tuple] = {}
     for dims, shape, label in zip(spec, shapes, names):
@@ -285,7 +285,7 @@ class ExportedProgram:
                 )
             )
 
-        return _sizes(self._spec, self._symbols, [a.shape for a in arrays], names, outside)
+        return _dim_sizes(self._spec, self._symbols, [a.shape for a in arrays], names, outside)
 
     def _shape_text(self, shape: tuple, dims: dict) -> str:
         syms = [d.name for d in self._symbols]
@@ -476,8 +476,8 @@ def _sizes_from_doc(
         raise fail(jpath, f"the example sizes do not fit the Dims: {text}")
 
     if (
-        _sizes(spec, symbols, shapes(graphs[0]), names, bad) != a
-        or _sizes(spec, symbols, shapes(graphs[1]), names, bad) != b
+        _dim_sizes(spec, symbols, shapes(graphs[0]), names, bad) != a
+        or _dim_sizes(spec, symbols, shapes(graphs[1]), names, bad) != b
         or any(x == y for x, y in zip(a, b))
     ):
         raise fail(jpath, "sizes do not match the programs' input shapes")
