@@ -16,18 +16,30 @@ groups first; the rest keep their order (the browser tests last: tests/conftest.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 
 import pytest
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 
+
+def _lesson_kernel_env() -> dict:
+    """`tinygrad_edu.lesson.execute.kernel_env()`, read from the file alone: importing the
+    package would start numpy (and its BLAS threads) before the variables are set."""
+    path = os.path.join(ROOT, "tinygrad_edu", "lesson", "execute.py")
+    spec = importlib.util.spec_from_file_location("_lesson_execute", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # standard library only at import time
+    return module.kernel_env()
+
+
 # One BLAS thread in every process the tests start (nbval's kernels, `lesson run`), as
 # `tinygrad-edu lesson run` and Binder give lessons: with two workers on two cores, a
 # multi-threaded matmul in one kernel waits for threads the other worker's kernel holds,
 # and a lesson's timing cells (8b) measure that instead of what they compare
-for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_name, "1")
+os.environ.update(_lesson_kernel_env())
+
 SHARED_SCOPES = ("class", "module", "package")
 
 

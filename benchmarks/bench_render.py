@@ -1,4 +1,4 @@
-"""Rendering speed: Graph -> DOT -> SVG for 100 / 500 op nodes, and summarised huge graphs.
+"""Rendering speed: GraphModel -> DOT -> SVG for 100 / 500 op nodes, and summarised huge graphs.
 
 Targets (issue 3): 100 ops <= 60 ms, 500 ops <= 300 ms to SVG; a 2,000-op and a
 100,000-op graph drawn through the summarised view (default max_nodes) <= 500 ms.

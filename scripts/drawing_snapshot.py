@@ -1,17 +1,20 @@
 """Print the DOT, text and SVG of a wide set of drawings, to check a refactor changes none.
 
-Run it before and after a change of graph/, render/, static/ or widgets/ and compare:
+Run it before and after a change of graph/, render/, static/ or widgets/ and compare
+(PYTHONPATH picks the checkout's package: Python puts scripts/ on the path, not the
+working directory, so without it an installed tinygrad_edu is the one drawn):
 
-    python scripts/drawing_snapshot.py > before.txt      # on the old code
-    python scripts/drawing_snapshot.py > after.txt       # on the new code
+    PYTHONPATH=$PWD python scripts/drawing_snapshot.py > before.txt   # on the old code
+    PYTHONPATH=$PWD python scripts/drawing_snapshot.py > after.txt    # on the new code
     cmp before.txt after.txt
 
-The cases are the tests' and the lessons': micrograd's expression, MLPs and modules
+The cases are the golden DOT tests' (tests/render/render_cases.py, one list for
+both) and the lessons': micrograd's expression, MLPs and modules
 (collapsed, folded, unfolded), an RNN cell called in a loop (its steps folded, one step
 expanded), long Python loops summarised at 2,000 ops, capped graphs, backward views
 with marks and highlights, static programs (control flow, a backward program), the
 backward stepper's pictures and the live view's cell-only drawing. Code runs under the
-file name `<case>`, so creation sites read the same on any machine. `--svg` adds the
+file name `<lesson>`, so creation sites read the same on any machine. `--svg` adds the
 SVG of the small cases (Graphviz must be installed; its version decides the bytes).
 """
 
@@ -20,143 +23,16 @@ from __future__ import annotations
 import hashlib
 import linecache
 import sys
-
-import numpy as np
+from pathlib import Path
 
 import tinygrad_edu as tg
 from tinygrad_edu.graph import build_graph, this_cell, watermark
 from tinygrad_edu.render.dot import to_dot
 from tinygrad_edu.render.text import to_text
 
-PRELUDE = "import numpy as np\n"
-
-CASES = {
-    "micrograd": """
-a = tg.tensor(2.0, requires_grad=True, name="a")
-b = tg.tensor(-3.0, requires_grad=True, name="b")
-c = tg.tensor(10.0, requires_grad=True, name="c")
-e = a * b; e.name = "e"
-d = e + c; d.name = "d"
-f = tg.tensor(-2.0, requires_grad=True, name="f")
-L = d * f; L.name = "L"
-L.backward(retain_graph=True)
-roots = [L]
-""",
-    "tensor_mlp": """
-x = tg.tensor(np.arange(6.0).reshape(2, 3) / 10, name="x")
-w1 = tg.tensor(np.linspace(-1, 1, 12).reshape(3, 4), requires_grad=True, name="w1")
-b1 = tg.tensor(np.zeros(4), requires_grad=True, name="b1")
-w2 = tg.tensor(np.linspace(1, -1, 4).reshape(4, 1), requires_grad=True, name="w2")
-h = (x @ w1 + b1).relu()
-loss = ((h @ w2) ** 2).mean(); loss.name = "loss"
-roots = [loss]
-""",
-    "diamond_shared": """
-a = tg.tensor([1.0, 2.0], requires_grad=True, name="a")
-k = tg.tensor([3.0, 4.0], name="k")
-b = a * 2
-c = a + k
-d = (b * c).sum(); d.name = "d"
-roots = {"d": d, "c": c, "a": a, "lonely": tg.tensor(1.0)}
-""",
-    "modules": """
-tg.manual_seed(0)
-net = tg.nn.Sequential(tg.nn.Linear(2, 3), tg.nn.Tanh(), tg.nn.Linear(3, 1))
-x = tg.tensor([[1.0, -1.0]], name="x")
-y = net(x).sum(); y.name = "y"
-roots = [y]
-""",
-    "deep_mlp": """
-tg.manual_seed(0)
-layers = []
-for _ in range(8):
-    layers += [tg.nn.Linear(4, 4), tg.nn.ReLU()]
-net = tg.nn.Sequential(*layers, tg.nn.Linear(4, 1))
-y = net(tg.randn(3, 4, name="x")).pow(2).mean(); y.name = "loss"
-y.backward()
-roots = [y]
-""",
-    "rnn_loop": """
-tg.manual_seed(0)
-class Net(tg.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.rnncell = tg.nn.RNNCell(3, 4)
-        self.head = tg.nn.Linear(4, 1)
-    def forward(self, xs):
-        h = tg.zeros(1, 4)
-        for x in xs:
-            h = self.rnncell(x, h)
-        return self.head(h).sum()
-net = Net()
-xs = [tg.randn(1, 3) for _ in range(9)]
-loss = net(xs); loss.name = "loss"
-roots = [loss]
-""",
-    "rnn_short": """
-tg.manual_seed(1)
-cell = tg.nn.RNNCell(2, 2)
-h = tg.zeros(1, 2)
-for t in range(3):
-    h = cell(tg.randn(1, 2), h)
-roots = [h.sum()]
-""",
-    "loop_2000": """
-z = tg.tensor(1.0, requires_grad=True, name="z")
-for _ in range(1000):
-    z = z * 0.999 + 0.001
-z.name = "z"
-roots = [z]
-""",
-    "varied_2000": """
-tg.manual_seed(0)
-h = tg.randn(4, 8, name="x")
-for k in range(520):
-    w = tg.randn(8, 8, requires_grad=True, name=f"w{k}")
-    b = tg.randn(8, requires_grad=True, name=f"b{k}")
-    h = (h @ w + b).tanh() if k % 2 else (h @ w + b).relu() * 0.5
-roots = [h.sum()]
-""",
-    "shared_weight_chain": """
-w = tg.tensor(0.5, requires_grad=True, name="w")
-z = tg.tensor(1.0, requires_grad=True, name="z")
-for _ in range(12):
-    z = (z * w).tanh()
-out = z + w; out.name = "out"
-roots = [out, z]
-""",
-    "transpose_join": """
-tg.manual_seed(0)
-h = tg.randn(2, 3, requires_grad=True, name="h")
-w = tg.randn(3, 3, requires_grad=True, name="w")
-for _ in range(6):
-    h = (h @ w.T).tanh()
-roots = [h.sum()]
-""",
-    "capped": """
-z = tg.tensor(1.0, requires_grad=True, name="z")
-for k in range(12):
-    z = (z * 0.9).tanh() if k % 2 else z.exp() * 0.5
-z.name = "out"
-z.backward(retain_graph=True)
-roots = [z]
-""",
-    "freed_and_inplace": """
-a = tg.tensor([1.0, -2.0, 3.0], requires_grad=True, name="a")
-b = a.exp() * 2
-c = b.clone()
-c[0] = 5.0
-s = (c * a).sum(); s.name = "s"
-s.backward()
-roots = [s]
-""",
-    "escaping": """
-s = tg.tensor(1.0, requires_grad=True, name="<script>alert(1)</script>")
-q = tg.tensor([1.0, 2.0], requires_grad=True, name='"}{|\\\\ back')
-y = (s * q).sum(); y.name = "a & b\\nnext"
-roots = [y]
-""",
-}
+# the cases are the golden DOT tests' (one list for both): tests/render/render_cases.py
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "render"))
+import render_cases  # noqa: E402
 
 OPTIONS = [
     {},
@@ -179,17 +55,16 @@ SMALL_FOR_SVG = ("micrograd", "tensor_mlp", "modules", "rnn_short", "escaping")
 
 
 def run_case(name: str) -> dict:
-    src = CASES[name]
-    filename = f"<case {name}>"
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    ns: dict = {"tg": tg, "np": np}
-    exec(compile(src, filename, "exec"), ns)
-    return ns
+    return render_cases.run(name)
 
 
 def roots_of(ns: dict) -> tuple:
-    roots = ns["roots"]
-    return (roots,) if isinstance(roots, dict) else tuple(roots)
+    return tuple(ns["out"]["tensors"])
+
+
+def own_options(ns: dict) -> dict:
+    """The options the case itself draws with (`max_nodes=10`, `view="backward"`, ...)."""
+    return {k: v for k, v in ns["out"].items() if k != "tensors"}
 
 
 def show(title: str, graph, svg: bool = False, **dot_options) -> None:
@@ -207,10 +82,11 @@ def show(title: str, graph, svg: bool = False, **dot_options) -> None:
 
 
 def tensor_cases(svg: bool) -> None:
-    for name in CASES:
+    for name in render_cases.CASES:
         ns = run_case(name)
         roots = roots_of(ns)
-        for options in OPTIONS + EXTRA_OPTIONS.get(name, []):
+        own = [own_options(ns)] if own_options(ns) else []
+        for options in own + OPTIONS + EXTRA_OPTIONS.get(name, []):
             graph = build_graph(*roots, **options)
             show(f"{name} {options}", graph)
         graph = build_graph(*roots)
@@ -232,8 +108,8 @@ def marked_and_new_cases() -> None:
     mark = watermark()
     ns2 = {"tg": tg, "L": ns["L"], "a": ns["a"]}
     src = "m = L * a + 1; m.name = 'm'\n"
-    linecache.cache["<case new>"] = (len(src), None, [src], "<case new>")
-    exec(compile(src, "<case new>", "exec"), ns2)
+    linecache.cache["<new cell>"] = (len(src), None, [src], "<new cell>")
+    exec(compile(src, "<new cell>", "exec"), ns2)
     m = ns2["m"]
     m.grad_fn.set_mark("anomaly", "forward produced 1 nan")
     marks = {ns["L"].grad_fn: "current", ns["a"]: "breakpoint"}

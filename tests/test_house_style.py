@@ -1,6 +1,8 @@
 """House style is part of the test suite, so README's one test command checks it too:
-`ruff check` (lint) and `ruff format --check` (layout) over the repository's code."""
+`ruff check` (lint) and `ruff format --check` (layout) over the repository's code, and
+every function of the package short enough to read on one screen."""
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -21,4 +23,44 @@ def test_ruff_is_clean(args):
     assert proc.returncode == 0, (
         f"ruff {' '.join(args)} found something (run `ruff {' '.join(args).replace(' --check', '')}"
         f" .` to see or fix it):\n{proc.stdout}{proc.stderr}"
+    )
+
+
+# A function a learner reads should fit on one screen: at most this many lines from `def`
+# to its last line, its docstring not counted (blank lines and comments are).
+MAX_FUNCTION_LINES = 50
+# core/ is being shortened on its own (issue 13's reading path); until then these may
+# shrink but not grow
+LONG_IN_CORE = {
+    "core/function.py: apply": 110,
+    "core/views.py: inplace": 64,
+    "core/gradcheck.py: gradcheck": 61,
+    "core/engine.py: grad": 61,
+    "core/tensor.py: _to_array": 51,
+}
+
+
+def _function_lengths(path: Path):
+    """(name, lines without the docstring) for every def in a file, nested ones included."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            lines = node.end_lineno - node.lineno + 1
+            if ast.get_docstring(node, clean=False) is not None:
+                doc = node.body[0]
+                lines -= doc.end_lineno - doc.lineno + 1
+            yield node.name, lines
+
+
+def test_functions_fit_on_a_screen():
+    package = ROOT / "tinygrad_edu"
+    too_long = []
+    for path in sorted(package.rglob("*.py")):
+        where = path.relative_to(package).as_posix()
+        for name, lines in _function_lengths(path):
+            allowed = LONG_IN_CORE.get(f"{where}: {name}", MAX_FUNCTION_LINES)
+            if lines > allowed:
+                too_long.append(f"{where}: {name} has {lines} lines (at most {allowed})")
+    assert not too_long, (
+        "split these into functions of one idea each (docstring not counted):\n"
+        + "\n".join(too_long)
     )

@@ -1,4 +1,4 @@
-"""The Graph model: ids, order, views, new nodes, marks, modules and summaries."""
+"""The GraphModel: ids, order, views, new nodes, marks, modules and summaries."""
 
 import re
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tinygrad_edu as tg
-from tinygrad_edu.graph import Graph, GraphNode, build_graph, register_converter, watermark
+from tinygrad_edu.graph import GraphModel, GraphNode, build_graph, register_converter, watermark
 from tinygrad_edu.render.dot import node_details, to_dot
 
 
@@ -211,7 +211,7 @@ def test_deep_chain_needs_no_recursion():
 def test_objects_that_draw_themselves():
     class Static:
         def _to_graph(self, **options):
-            return Graph(
+            return GraphModel(
                 [GraphNode("op1", "op", name="Placeholder")], [], {"view": options["view"]}
             )
 
@@ -220,7 +220,7 @@ def test_objects_that_draw_themselves():
     class Other:
         pass
 
-    register_converter(Other, lambda obj, **o: Graph([], [], {"view": "forward", "other": 1}))
+    register_converter(Other, lambda obj, **o: GraphModel([], [], {"view": "forward", "other": 1}))
     assert build_graph(Other()).attrs["other"] == 1
 
 

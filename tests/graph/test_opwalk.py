@@ -1,4 +1,4 @@
-"""The op-level pass (opwalk.py) gives exactly the Graph the full RawGraph + summarise gives.
+"""The op-level pass (opwalk.py) gives exactly the GraphModel the full RawGraph + summarise gives.
 
 Both are made from one forward walk (walk.py). The reference is build.py's
 `full_raw_graph` (one entry per tensor and op) followed by `summarise`, the path

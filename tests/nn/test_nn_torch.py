@@ -91,3 +91,35 @@ def test_bce_at_exact_zero_and_one_matches_torch_clamp():
         torch.tensor(p), torch.tensor(t), reduction="none"
     )
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def _buffered(lib):
+    class Counted(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = lib.nn.Linear(2, 1)
+            self.register_buffer("seen", lib.zeros(1))
+            self.register_buffer("scratch", lib.zeros(2), persistent=False)
+
+    return Counted()
+
+
+def test_a_non_persistent_buffer_is_a_buffer_but_not_saved_as_in_torch():
+    ours, theirs = _buffered(tg), _buffered(torch)
+    assert list(ours.state_dict()) == list(theirs.state_dict()) == ["seen", "fc.weight", "fc.bias"]
+    assert [n for n, _ in ours.named_buffers()] == [n for n, _ in theirs.named_buffers()]
+    result = ours.load_state_dict(ours.state_dict())  # no "scratch" asked for either
+    assert result.missing_keys == [] and result.unexpected_keys == []
+    ours.register_buffer("scratch", tg.ones(2))  # registered again, persistent: saved again
+    assert list(ours.state_dict())[:2] == ["seen", "scratch"]
+
+
+def test_cross_entropy_loss_refuses_ignore_index_rather_than_ignoring_it():
+    # PyTorch leaves targets equal to ignore_index out of the mean; a loss that silently
+    # counted them would differ, so the argument is refused by name
+    with pytest.raises(ValueError) as err:
+        nn.CrossEntropyLoss(ignore_index=0)
+    assert str(err.value).splitlines()[0] == (
+        "CrossEntropyLoss: class weights, label smoothing and ignore_index are not supported"
+    )
+    nn.CrossEntropyLoss(ignore_index=-100)  # PyTorch's default: nothing to ignore

@@ -1,10 +1,12 @@
-"""Graphs for the golden DOT tests, each built from lesson-style source code.
+"""Graphs built from lesson-style source code: the golden DOT tests' and the drawing snapshot's.
 
-The code runs under the file name `<lesson>` (registered in linecache), so creation
-sites read `<lesson>, line 3: ...` on any machine. `python tests/render/render_cases.py`
-prints every case's DOT (the two-process test compares it with an in-process run);
-`python tests/render/render_cases.py --write` rewrites the golden files after a deliberate
-change of the drawing (review the diff!).
+Each case's code ends with `out = dict(tensors=[...], **build_graph options)`. It runs
+under the file name `<lesson>` (registered in linecache), so creation sites read
+`<lesson>, line 3: ...` on any machine. The cases in `GOLDEN_CASES` have a golden DOT
+file: `python tests/render/render_cases.py` prints their DOT (the two-process test
+compares it with an in-process run); `python tests/render/render_cases.py --write`
+rewrites the golden files after a deliberate change of the drawing (review the diff!).
+`scripts/drawing_snapshot.py` draws every case, in many views, to check a refactor.
 """
 
 from __future__ import annotations
@@ -94,21 +96,129 @@ for k in range(12):
 z.name = "out"
 out = dict(tensors=[z], max_nodes=10)
 """,
+    # the golden files stop here; the snapshot draws these too
+    "diamond_shared": """\
+a = tg.tensor([1.0, 2.0], requires_grad=True, name="a")
+k = tg.tensor([3.0, 4.0], name="k")
+b = a * 2
+c = a + k
+d = (b * c).sum(); d.name = "d"
+out = dict(tensors=[{"d": d, "c": c, "a": a, "lonely": tg.tensor(1.0)}])
+""",
+    "deep_mlp": """\
+tg.manual_seed(0)
+layers = []
+for _ in range(8):
+    layers += [tg.nn.Linear(4, 4), tg.nn.ReLU()]
+net = tg.nn.Sequential(*layers, tg.nn.Linear(4, 1))
+y = net(tg.randn(3, 4, name="x")).pow(2).mean(); y.name = "loss"
+y.backward()
+out = dict(tensors=[y])
+""",
+    "rnn_loop": """\
+tg.manual_seed(0)
+class Net(tg.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnncell = tg.nn.RNNCell(3, 4)
+        self.head = tg.nn.Linear(4, 1)
+    def forward(self, xs):
+        h = tg.zeros(1, 4)
+        for x in xs:
+            h = self.rnncell(x, h)
+        return self.head(h).sum()
+net = Net()
+xs = [tg.randn(1, 3) for _ in range(9)]
+loss = net(xs); loss.name = "loss"
+out = dict(tensors=[loss])
+""",
+    "rnn_short": """\
+tg.manual_seed(1)
+cell = tg.nn.RNNCell(2, 2)
+h = tg.zeros(1, 2)
+for t in range(3):
+    h = cell(tg.randn(1, 2), h)
+out = dict(tensors=[h.sum()])
+""",
+    "loop_2000": """\
+z = tg.tensor(1.0, requires_grad=True, name="z")
+for _ in range(1000):
+    z = z * 0.999 + 0.001
+z.name = "z"
+out = dict(tensors=[z])
+""",
+    "varied_2000": """\
+tg.manual_seed(0)
+h = tg.randn(4, 8, name="x")
+for k in range(520):
+    w = tg.randn(8, 8, requires_grad=True, name=f"w{k}")
+    b = tg.randn(8, requires_grad=True, name=f"b{k}")
+    h = (h @ w + b).tanh() if k % 2 else (h @ w + b).relu() * 0.5
+out = dict(tensors=[h.sum()])
+""",
+    "shared_weight_chain": """\
+w = tg.tensor(0.5, requires_grad=True, name="w")
+z = tg.tensor(1.0, requires_grad=True, name="z")
+for _ in range(12):
+    z = (z * w).tanh()
+result = z + w; result.name = "out"
+out = dict(tensors=[result, z])
+""",
+    "transpose_join": """\
+tg.manual_seed(0)
+h = tg.randn(2, 3, requires_grad=True, name="h")
+w = tg.randn(3, 3, requires_grad=True, name="w")
+for _ in range(6):
+    h = (h @ w.T).tanh()
+out = dict(tensors=[h.sum()])
+""",
+    "freed_and_inplace": """\
+a = tg.tensor([1.0, -2.0, 3.0], requires_grad=True, name="a")
+b = a.exp() * 2
+c = b.clone()
+c[0] = 5.0
+s = (c * a).sum(); s.name = "s"
+s.backward()
+out = dict(tensors=[s])
+""",
 }
 
 
-def build(name: str):
-    """Run one case's code and return its Graph."""
+# the cases with a file in golden/, in the order the two-process test prints them
+GOLDEN_CASES = (
+    "micrograd",
+    "tensor_mlp",
+    "diamond",
+    "modules",
+    "modules_collapsed",
+    "backward",
+    "new_and_marks",
+    "escaping",
+    "loop_folded",
+    "capped",
+)
+
+
+def run(name: str) -> dict:
+    """Run one case's code; returns its namespace (the drawing options are in `out`)."""
     import tinygrad_edu as tg
-    from tinygrad_edu.graph import build_graph, watermark
+    from tinygrad_edu.graph import watermark
 
     src = CASES[name]
     filename = "<lesson>"
     linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
     ns: dict = {"tg": tg, "np": np, "watermark": watermark}
     exec(compile(src, filename, "exec"), ns)
-    opts = ns["out"]
-    return build_graph(*opts.pop("tensors"), **opts)
+    return ns
+
+
+def build(name: str):
+    """Run one case's code and return its GraphModel."""
+    from tinygrad_edu.graph import build_graph
+
+    ns = run(name)  # held while drawing: intermediates named in the code stay alive and show
+    options = dict(ns["out"])
+    return build_graph(*options.pop("tensors"), **options)
 
 
 def dot(name: str) -> str:
@@ -120,10 +230,10 @@ def dot(name: str) -> str:
 def main(argv: list[str]) -> None:
     if "--write" in argv:
         GOLDEN.mkdir(exist_ok=True)
-        for name in CASES:
+        for name in GOLDEN_CASES:
             (GOLDEN / f"{name}.dot").write_text(dot(name), encoding="utf-8")
         return
-    for name in CASES:
+    for name in GOLDEN_CASES:
         sys.stdout.write(f"== {name}\n{dot(name)}")
 
 

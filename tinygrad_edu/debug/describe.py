@@ -105,7 +105,7 @@ def label(node: Node | None) -> str:
     return f"{node.name}({name})" if name else node.name
 
 
-def where(node: Node | None) -> str:
+def built_at(node: Node | None) -> str:
     """The creation line of a node as text, or an empty string when unknown."""
     site = node.site if node is not None and type(node) is not AccumulateGrad else None
     return str(site) if site is not None else ""

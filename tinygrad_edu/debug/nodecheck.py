@@ -26,7 +26,7 @@ from ..core import engine
 from ..core.function import AccumulateGrad, Function, Node
 from ..core.grad_fit import fit_gradient
 from ..core.tensor import Tensor
-from .describe import array_of, label, where
+from .describe import array_of, built_at, label
 
 _MISSING = object()
 
@@ -128,7 +128,7 @@ def check_nodes(
 def _check(
     node: Function, outputs: dict, eps: float, atol: float, rtol: float, max_elements: int
 ) -> NodeCheck:
-    name, site = label(node), where(node)
+    name, site = label(node), built_at(node)
     stand_ins: list[int] = []
     call = _call_of(node, outputs, stand_ins)
     if call is None:

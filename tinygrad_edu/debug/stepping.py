@@ -19,7 +19,7 @@ from ..core import engine
 from ..core.function import AccumulateGrad, Node, add_observer
 from ..core.grad_mode import is_grad_enabled, set_grad_enabled
 from ..core.tensor import Tensor
-from .describe import array_of, label, values, where
+from .describe import array_of, built_at, label, values
 
 
 @dataclass(frozen=True, repr=False)
@@ -170,7 +170,7 @@ def _run(root: tuple, retain_graph: bool) -> Iterator[Step]:
                 index,
                 node,
                 label(node),
-                where(node),
+                built_at(node),
                 np.array(array_of(g), copy=True),
                 tuple(parts),
                 sends,

@@ -1,7 +1,7 @@
-"""`tinygrad_edu.graph`: turn tensors into a plain, deterministic Graph model.
+"""`tinygrad_edu.graph`: turn tensors into a plain, deterministic `GraphModel`.
 
 `build_graph(*tensors, view=...)` walks what produced the tensors and returns a
-`Graph` of `GraphNode`s and `GraphEdge`s; `render` draws it, widgets show its
+`GraphModel` of `GraphNode`s and `GraphEdge`s; `render` draws it, widgets show its
 details. `watermark()` marks a moment so later nodes can be flagged new. Layers
 above plug their own objects in with `register_converter` (static graphs do, in
 static/program_graph.py). Graph layer: imports the core, numpy and the standard
@@ -9,7 +9,7 @@ library only (never static, debug, render or widgets; no drawing package).
 """
 
 from .build import VIEWS, build_graph, register_converter, watermark
-from .model import KINDS, MARKS, Graph, GraphEdge, GraphNode, Watermark
+from .model import KINDS, MARKS, GraphEdge, GraphModel, GraphNode, Watermark
 from .scope import this_cell
 from .summarise import DEFAULT_MAX_NODES
 from .values import summarise_array
@@ -18,7 +18,7 @@ __all__ = [
     "build_graph",
     "watermark",
     "register_converter",
-    "Graph",
+    "GraphModel",
     "GraphNode",
     "GraphEdge",
     "Watermark",

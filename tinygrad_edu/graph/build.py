@@ -1,4 +1,4 @@
-"""Walk tensors into a `Graph`: the forward view (tensors and ops) or the backward view.
+"""Walk tensors into a `GraphModel`: the forward view (tensors and ops) or the backward view.
 
 Two phases keep big graphs fast. Phase 1 is lean (no text is made): for the forward
 view, one walk over the core objects (walk.py) reads each op once and decides order,
@@ -29,7 +29,7 @@ import numpy as np
 from ..core.errors import message
 from ..core.function import AccumulateGrad, Node, next_node_number
 from ..core.tensor import Tensor, next_tensor_number
-from .model import MARKS, Graph, GraphEdge, GraphNode, Watermark
+from .model import MARKS, GraphEdge, GraphModel, GraphNode, Watermark
 from .opwalk import summarise_forward
 from .summarise import DEFAULT_MAX_NODES, Summary, summarise
 from .values import shape_text, summarise_array
@@ -39,10 +39,10 @@ VIEWS = ("forward", "backward")
 
 # objects with a `_to_graph(**options)` method, or types registered here, draw themselves
 # (e.g. a static StaticGraph): build_graph hands them over instead of walking tensors
-_CONVERTERS: list[tuple[type, Callable[..., Graph]]] = []
+_CONVERTERS: list[tuple[type, Callable[..., GraphModel]]] = []
 
 
-def register_converter(cls: type, fn: Callable[..., Graph]) -> None:
+def register_converter(cls: type, fn: Callable[..., GraphModel]) -> None:
     """Let `build_graph(obj, **options)` call `fn(obj, **options)` for objects of `cls`."""
     _CONVERTERS.append((cls, fn))
 
@@ -182,8 +182,8 @@ def build_graph(
     expand: Any = (),
     marks: Mapping[Any, str] | None = None,
     names: Mapping[str, Any] | None = None,
-) -> Graph:
-    r"""Build the Graph of everything that produced `tensors`.
+) -> GraphModel:
+    r"""Build the GraphModel of everything that produced `tensors`.
 
     Rules: the forward view has tensor nodes and op nodes with data-flow edges
     (inputs -> op -> output), as learners draw it; the backward view has the
@@ -213,7 +213,7 @@ def build_graph(
         names: name -> Tensor, used to name unnamed tensors (e.g. a namespace).
 
     Returns:
-        A Graph.
+        A GraphModel.
 
     Raises:
         ValueError: unknown view or mark kind. TypeError: something that is not a Tensor.
@@ -242,8 +242,8 @@ def build_graph(
         return _build(roots, since_mark, view, names, extra, collapse, max_nodes, fold, expand)
 
 
-def _drawn_by_itself(obj: Any, options: dict) -> Graph | None:
-    """The Graph of an object that draws itself (a registered type, or `_to_graph`)."""
+def _drawn_by_itself(obj: Any, options: dict) -> GraphModel | None:
+    """The GraphModel of an object that draws itself (a registered type, or `_to_graph`)."""
     for cls, fn in _CONVERTERS:
         if isinstance(obj, cls):
             return fn(obj, **options)
@@ -288,7 +288,7 @@ def _build(
     fold: bool,
     expand_steps: Any,
     op_level: bool = True,
-) -> Graph:
+) -> GraphModel:
     """Phase 1 picks the nodes to show (no text made); phase 2 labels only those."""
     raw, (kept, kept_edges, hidden) = _pick_nodes(
         roots, since, view, collapse, max_nodes, fold, expand_steps, op_level
@@ -302,7 +302,7 @@ def _build(
     graph_edges = [GraphEdge(ids[s], ids[d], slot) for s, d, slot in kept_edges]
     root_ids = [ids[j] for j, k in enumerate(kept) if not isinstance(k, Summary) and raw.root[k]]
     attrs = {"view": view, "roots": root_ids, "hidden": hidden, "total": len(raw)}
-    graph = Graph(nodes, graph_edges, attrs)
+    graph = GraphModel(nodes, graph_edges, attrs)
     # private, never drawn: lets a view (the backward stepper) find a core object's box
     graph._ids_by_object = {
         id(raw.obj[k]): ids[j]

@@ -1,9 +1,9 @@
-"""The plain Graph model: nodes, edges and attributes, with no drawing code.
+"""`GraphModel`, the plain model of a drawing: nodes, edges and attributes, with no drawing code.
 
-`build_graph` (build.py) turns tensors into a `Graph`; `render` turns a `Graph` into
+`build_graph` (build.py) turns tensors into a `GraphModel`; `render` turns a `GraphModel` into
 DOT and SVG; widgets read node fields to show details. Every field is plain data
 (str, int, tuple), ids come from creation order (`t1`, `op3`), never from `id()`, so
-the same code gives the same Graph in any process. Graph layer: standard library
+the same code gives the same GraphModel in any process. Graph layer: standard library
 only (no numpy arrays are kept here, only their summaries).
 """
 
@@ -28,7 +28,7 @@ class Watermark(NamedTuple):
 class GraphNode:
     r"""One box of the drawing: a tensor, an op (`grad_fn`), an AccumulateGrad or a summary.
 
-    Rules: `id` is unique within its Graph and stable for the same code. Text fields
+    Rules: `id` is unique within its GraphModel and stable for the same code. Text fields
     are empty strings when unknown; `shape` is None when unknown. `marks` holds
     kinds from MARKS ("anomaly", "breakpoint", "current", "gradcheck") and
     `mark_text` explains them. Summary nodes (`kind="summary"`) stand for `count`
@@ -81,7 +81,7 @@ class GraphEdge:
 
 
 @dataclass
-class Graph:
+class GraphModel:
     r"""A drawable graph: ordered nodes, ordered edges and graph-level attributes.
 
     Rules: nodes and edges are in a deterministic order (creation order); `attrs`

@@ -192,9 +192,7 @@ def _materialise(
     leaf_of, leaf_pos = walk.leaf_of, walk.leaf_pos
     shown: list[int] = []
 
-    def add(
-        i: int, kind: str, obj: Any, op: Any, slot: int, module: tuple, new: bool, num: int
-    ) -> None:
+    def add(i: int, kind: str, obj: Any, op: Any, slot: int, module: tuple, new: bool, num: int):
         raw.kind[i], raw.obj[i], raw.op[i], raw.slot[i] = kind, obj, op, slot
         raw.module[i], raw.new[i], raw.num[i], raw.root[i] = module, new, num, False
         shown.append(i)
@@ -230,12 +228,20 @@ def _materialise(
                 out = op.output()
             add(r + 1, "tensor", out, op, -1, m, new, r + 2 - (k + 1))
             raw.root[r + 1] = k in root_out
-    n_ops = len(ops)
-    for e, t in enumerate(walk.extra):  # roots in no op's inputs come last
-        i = leaf_pos[len(walk.accs) - len(walk.extra) + e]
-        add(i, "tensor", t, None, 0, (), t.creation_number >= walk.first_new_tensor, i + 1 - n_ops)
+    for i, t, new in _extra_roots(walk):  # roots in no op's inputs come last
+        add(i, "tensor", t, None, 0, (), new, i + 1 - len(ops))
         raw.root[i] = True
     return shown
+
+
+def _extra_roots(walk: ForwardWalk) -> list[tuple[int, Any, bool]]:
+    """(raw position, tensor, is new) of each root that is no op's input; the walk puts
+    them after every op."""
+    first = len(walk.accs) - len(walk.extra)
+    return [
+        (walk.leaf_pos[first + e], t, t.creation_number >= walk.first_new_tensor)
+        for e, t in enumerate(walk.extra)
+    ]
 
 
 def _unit_edges(

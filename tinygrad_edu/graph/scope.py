@@ -1,4 +1,4 @@
-"""Cut a Graph down to what one notebook cell made: its new nodes and the inputs they read.
+"""Cut a GraphModel down to what one notebook cell made: its new nodes and the inputs they read.
 
 The live graph (widgets/live.py) builds the graph of the tensors a cell touched with a
 `since` watermark, then calls `this_cell`: nodes made before the cell disappear, except
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .model import Graph
+from .model import GraphModel
 
 
-def this_cell(graph: Graph) -> Graph:
+def this_cell(graph: GraphModel) -> GraphModel:
     r"""The part of `graph` flagged new, plus the older nodes it reads as `earlier` leaves.
 
     Rules: a graph with no new node is returned as it is (a cell that only ran
@@ -48,6 +48,6 @@ def this_cell(graph: Graph) -> Graph:
     kept = {n.id for n in nodes}
     attrs["roots"] = [r for r in attrs.get("roots", ()) if r in kept]
     attrs["earlier"] = len(graph.nodes) - len(nodes)
-    out = Graph(nodes, edges, attrs)
+    out = GraphModel(nodes, edges, attrs)
     out._ids_by_object = {k: v for k, v in graph._ids_by_object.items() if v in kept}
     return out

@@ -190,8 +190,12 @@ def student_problems(nb: dict, folder: Path, timeout: float = 60.0) -> list[str]
         ran = execute(nb, folder, timeout=timeout, allow_errors=True)
     except KernelError as e:
         return problems + [f"{e} while running the student copy"]
-    cells = ran["cells"]
-    in_exercise = {i for ex in found for i in (*ex.solutions, *ex.checks)}
+    return problems + _check_problems(found, ran["cells"]) + _other_failures(found, ran["cells"])
+
+
+def _check_problems(found: list, cells: list) -> list[str]:
+    """Check cells that pass with no solution (free points) or crash instead of saying why."""
+    problems = []
     for ex in found:
         for i in ex.checks:
             err = _error(cells[i])
@@ -207,6 +211,13 @@ def student_problems(nb: dict, folder: Path, timeout: float = 60.0) -> list[str]
                     "what is missing; check the answer exists first (or "
                     "use the helpers in tinygrad_edu.lesson.check)"
                 )
+    return problems
+
+
+def _other_failures(found: list, cells: list) -> list[str]:
+    """Cells outside the exercises that fail in the student copy (not tagged to raise)."""
+    in_exercise = {i for ex in found for i in (*ex.solutions, *ex.checks)}
+    problems = []
     for i, cell in enumerate(cells):
         if i in in_exercise or cell.get("cell_type") != "code":
             continue

@@ -58,11 +58,12 @@ class CrossEntropyLoss(_Loss):
         label_smoothing: float = 0.0,
     ) -> None:
         super().__init__(size_average, reduce, reduction)
-        if weight is not None or label_smoothing:
+        # refused rather than ignored: each would change the loss PyTorch computes
+        if weight is not None or label_smoothing or ignore_index != -100:
             raise ValueError(
                 message(
                     "CrossEntropyLoss",
-                    "class weights and label smoothing are not supported",
+                    "class weights, label smoothing and ignore_index are not supported",
                     source.here(),
                 )
             )

@@ -94,6 +94,7 @@ class Module:
         d = self.__dict__
         d["_parameters"] = {}
         d["_buffers"] = {}  # tensors saved with the model but not trained (running means)
+        d["_unsaved_buffers"] = set()  # names of buffers registered with persistent=False
         d["_modules"] = {}
         d["training"] = True
         d["name"] = None
@@ -158,9 +159,14 @@ class Module:
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._modules))
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
-        """Keep `tensor` as `self.<name>`: saved in `state_dict()`, never trained."""
+        """Keep `tensor` as `self.<name>`: never trained; saved in `state_dict()` unless
+        `persistent=False` (then it is a buffer all the same: `buffers()`, `.to()`)."""
         self.__dict__.pop(name, None)
         self._buffers[name] = tensor
+        if persistent:
+            self._unsaved_buffers.discard(name)
+        else:
+            self._unsaved_buffers.add(name)
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Register `param` under `name` (what assigning `self.name = param` does)."""
@@ -335,10 +341,11 @@ class Module:
         return {name: Tensor.wrap(np.array(t)) for name, t in self._named_state()}
 
     def _named_state(self) -> Iterator[tuple[str, Tensor]]:
-        """Parameters and buffers, module by module (PyTorch's state_dict order)."""
+        """Parameters and persistent buffers, module by module (PyTorch's state_dict order)."""
         seen: set[int] = set()
         for mod_name, mod in self.named_modules():
-            for name, t in (*mod._parameters.items(), *mod._buffers.items()):
+            buffers = [(n, b) for n, b in mod._buffers.items() if n not in mod._unsaved_buffers]
+            for name, t in (*mod._parameters.items(), *buffers):
                 if t is not None and id(t) not in seen:
                     seen.add(id(t))
                     yield (f"{mod_name}.{name}" if mod_name else name), t

@@ -1,4 +1,4 @@
-r"""Graph -> DOT text, pure and byte-identical for the same Graph on any machine.
+r"""GraphModel -> DOT text, pure and byte-identical for the same GraphModel on any machine.
 
 The picture follows micrograd's `draw_dot`: a record `name | data | grad` per scalar,
 a small ellipse per op (`+`, `*`, `tanh`), arrows in data-flow order. Tensors show
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..core.errors import message
-from ..graph.model import MARKS, Graph, GraphEdge, GraphNode
+from ..graph.model import MARKS, GraphEdge, GraphModel, GraphNode
 from ..graph.values import shape_text
 
 FAST_LAYOUT_NODES = 120  # above this many nodes, straight edges and short optimisation
@@ -120,15 +120,15 @@ def op_symbol(op: str) -> str:
 
 
 def to_dot(
-    graph: Graph,
+    graph: GraphModel,
     rankdir: str = "TB",
     show_values: bool = True,
     show_grads: bool = True,
     highlight: Iterable[str] = (),
 ) -> str:
-    r"""Write a Graph as DOT text.
+    r"""Write a GraphModel as DOT text.
 
-    Rules: the output depends only on the Graph and the options (byte-identical across
+    Rules: the output depends only on the GraphModel and the options (byte-identical across
     runs and machines). Scalars draw as records `name | data 2.0000 | grad 1.0000`,
     other tensors as `name (3, 2) | mean .. std ..`, ops as ellipses with their
     symbol; grads appear once a backward has filled them. New nodes are filled
@@ -213,7 +213,7 @@ def _edge_line(e: GraphEdge, backward: bool) -> str:
     return f'  {e.src} -> {e.dst} [id="edge-{e.src}-{e.dst}-{e.slot}"{label}]'
 
 
-def _step_order(graph: Graph) -> list[tuple[str, str]]:
+def _step_order(graph: GraphModel) -> list[tuple[str, str]]:
     """Invisible edges that stack a loop's time steps top to bottom, one below the other.
 
     A step's first ops read only the shared weights, so without help Graphviz ranks
@@ -240,7 +240,7 @@ def _step_order(graph: Graph) -> list[tuple[str, str]]:
     return out
 
 
-def _emit_nodes(graph: Graph, node_lines: dict[str, str], lines: list[str]) -> None:
+def _emit_nodes(graph: GraphModel, node_lines: dict[str, str], lines: list[str]) -> None:
     """Nodes in graph order; a module's cluster is written where its first node appears."""
     children: dict[str, list[str]] = {}  # module path -> child module paths
     members: dict[str, list[str]] = {}
@@ -392,7 +392,7 @@ def _tooltip(n: GraphNode) -> str:
     return text
 
 
-def _legend(graph: Graph, lines: list[str]) -> None:
+def _legend(graph: GraphModel, lines: list[str]) -> None:
     used = []
     if any(n.new for n in graph.nodes):
         used.append("new")

@@ -1,6 +1,6 @@
 """`tg.draw(...)`: a displayable picture of a graph (SVG in Jupyter, DOT as `.source`).
 
-A `Drawing` holds the Graph model, its DOT text (made at once, cheap) and the SVG
+A `Drawing` holds the GraphModel, its DOT text (made at once, cheap) and the SVG
 (laid out by `dot` on first use, then cached). In Jupyter `_repr_mimebundle_` gives
 `image/svg+xml` plus a deterministic one-line `text/plain`; without Graphviz it gives
 a text tree and the install hint instead of a traceback.
@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from ..core.errors import MissingDependencyError, message
-from ..graph import DEFAULT_MAX_NODES, Graph, build_graph
+from ..graph import DEFAULT_MAX_NODES, GraphModel, build_graph
 from .dot import to_dot
 from .svg import RenderError, dot_to, dot_to_svg
 from .text import to_text
@@ -102,7 +102,7 @@ def inline_html(svg: str, note: str = "") -> str:
 
 
 def lay_out(
-    graph: Graph, rankdir: str | None = None, timeout: float = 10.0, **options: Any
+    graph: GraphModel, rankdir: str | None = None, timeout: float = 10.0, **options: Any
 ) -> tuple[str, str]:
     """DOT and fitted SVG of a graph; `rankdir=None` picks the orientation that reads best.
 
@@ -144,7 +144,7 @@ class Drawing:
 
     def __init__(
         self,
-        graph: Graph,
+        graph: GraphModel,
         rankdir: str | None = None,
         show_values: bool = True,
         show_grads: bool = True,

@@ -1,4 +1,4 @@
-"""A text picture of a Graph: an indented tree from the outputs back to the inputs.
+"""A text picture of a GraphModel: an indented tree from the outputs back to the inputs.
 
 Used when Graphviz is missing (and as the `text/plain` of small drawings in tests):
 every node once, shared nodes referred to by id the second time.
@@ -7,7 +7,7 @@ Render layer: standard library only.
 
 from __future__ import annotations
 
-from ..graph.model import Graph, GraphNode
+from ..graph.model import GraphModel, GraphNode
 from ..graph.values import shape_text
 from .dot import _summary_text, op_symbol
 
@@ -32,8 +32,8 @@ def node_text(n: GraphNode, show_values: bool = True, show_grads: bool = True) -
     return f"{n.id} {what}"
 
 
-def to_text(graph: Graph, show_values: bool = True, show_grads: bool = True) -> str:
-    r"""Draw a Graph as an indented tree, outputs first, each node's inputs below it.
+def to_text(graph: GraphModel, show_values: bool = True, show_grads: bool = True) -> str:
+    r"""Draw a GraphModel as an indented tree, outputs first, each node's inputs below it.
 
     Example:
         >>> import tinygrad_edu as tg

@@ -30,11 +30,11 @@ from .compiler import CompiledFn, compile  # noqa: A004 - torch.compile's name
 from .control_flow import cond, while_loop
 from .export import ConstraintViolationError, export
 from .exported import Dim, ExportedProgram
-from .function import CacheInfo, StaticFunction, function
 from .io import FormatError, load, save
 from .passes import eliminate_dead_code, fold_constants
 from .program import FeedError, Graph, Placeholder, StaticGraph, grad, placeholder, trace
 from .program_graph import static_graph_to_graph  # noqa: F401 - registers the drawing
+from .static_function import CacheInfo, StaticFunction, function
 from .tracer import TracerWarning
 
 __all__ = [

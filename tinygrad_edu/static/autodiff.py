@@ -81,43 +81,54 @@ def append_backward(
         if not any(needs):
             continue
         cots = tuple(total(o, e.site) for o in e.outs)
-        in_vars = [fwd.vars[i] for i in e.ins]
-        grads = tuple(new_var(v) for v, n in zip(in_vars, needs) if n)
-        attrs = {
-            "of": e.outs[0],
-            "op": e.op,
-            "needs": needs,
-            "_in_types": tuple((v.shape, v.dtype) for v in in_vars),
-            "_out_types": tuple((fwd.vars[o].shape, fwd.vars[o].dtype) for o in e.outs),
-        }
-        vjp = Eqn("vjp", cots, grads, attrs, e.site, e.fn)
-        if e.op == "cond":
-            for branch in ("true", "false"):
-                vjp.subs[f"{branch}_grad"] = backward_program(
-                    e.subs[branch], [n for n in needs[1:]], new_id
-                )
-        elif e.op == "while_loop":
-            body = e.subs["body"]
-            float_ins = tuple(_is_float(body.vars[v]) for v in body.inputs)
-            vjp.attrs["_float_ins"] = float_ins
-            vjp.attrs["n_carry"] = e.attrs["n_carry"]
-            vjp.subs["body_grad"] = backward_program(body, list(float_ins), new_id)
-        out.eqns.append(vjp)
+        grads = tuple(new_var(fwd.vars[i]) for i, n in zip(e.ins, needs) if n)
+        out.eqns.append(_vjp_eqn(e, fwd, needs, cots, grads, new_id))
         it = iter(grads)
         for i, n in zip(e.ins, needs):
             if n:
                 contrib.setdefault(i, []).append(next(it))
+    return [_or_zeros(w, total(w, None), fwd, out, new_id) for w in wrt]
 
-    result = []
-    for w in wrt:
-        g = total(w, None)
-        if g == ZERO:  # not used on any path: its gradient is zero
-            v = fwd.vars[w]
-            g = new_id()
-            out.vars[g] = Var(g, v.shape, v.dtype, "zeros")
-            out.consts[g] = np.zeros(v.shape, dtype=v.dtype)
-        result.append(g)
-    return result
+
+def _vjp_eqn(
+    e: Eqn, fwd: Program, needs: tuple, cots: tuple, grads: tuple, new_id: Callable[[], int]
+) -> Eqn:
+    """The `vjp` equation for forward equation `e`: cotangents in, input gradients out.
+
+    It keeps the forward's types, so the op's backward rule sees what it saw eagerly;
+    `cond` and `while_loop` carry the backward programs of their branches / body."""
+    in_vars = [fwd.vars[i] for i in e.ins]
+    attrs = {
+        "of": e.outs[0],
+        "op": e.op,
+        "needs": needs,
+        "_in_types": tuple((v.shape, v.dtype) for v in in_vars),
+        "_out_types": tuple((fwd.vars[o].shape, fwd.vars[o].dtype) for o in e.outs),
+    }
+    vjp = Eqn("vjp", cots, grads, attrs, e.site, e.fn)
+    if e.op == "cond":
+        for branch in ("true", "false"):
+            vjp.subs[f"{branch}_grad"] = backward_program(
+                e.subs[branch], [n for n in needs[1:]], new_id
+            )
+    elif e.op == "while_loop":
+        body = e.subs["body"]
+        float_ins = tuple(_is_float(body.vars[v]) for v in body.inputs)
+        vjp.attrs["_float_ins"] = float_ins
+        vjp.attrs["n_carry"] = e.attrs["n_carry"]
+        vjp.subs["body_grad"] = backward_program(body, list(float_ins), new_id)
+    return vjp
+
+
+def _or_zeros(w: int, g: int, fwd: Program, out: Program, new_id: Callable[[], int]) -> int:
+    """`g`, or for an input on no path to the seeds a constant of zeros: its gradient."""
+    if g != ZERO:
+        return g
+    v = fwd.vars[w]
+    g = new_id()
+    out.vars[g] = Var(g, v.shape, v.dtype, "zeros")
+    out.consts[g] = np.zeros(v.shape, dtype=v.dtype)
+    return g
 
 
 def backward_program(fwd: Program, needs: list, new_id: Callable[[], int]) -> Program:

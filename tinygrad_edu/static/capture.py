@@ -32,9 +32,9 @@ import numpy as np
 from ..core import source
 from ..core.errors import TracingError, message
 from ..core.tensor import Tensor
-from .function import _Trace, _with_grad
 from .ir import Eqn, Program
 from .program import StaticGraph
+from .static_function import _Trace, _with_grad
 from .tracer import Tracer
 
 # what the Python got from a tensor's array at a break, for each kind the core reports

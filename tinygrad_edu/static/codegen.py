@@ -19,7 +19,7 @@ import linecache
 import unicodedata
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -120,10 +120,10 @@ class Compiled:
     output variable, for the gradient program to read back.
     """
 
-    def __init__(self, program: Program, keep_all: bool, execute: Callable) -> None:
+    def __init__(self, program: Program, keep_all: bool, run_equation: Callable) -> None:
         self.program = program
         self.keep_all = keep_all
-        self.source, namespace, self.uses_tape = _generate(program, keep_all, execute)
+        self.source, namespace, self.uses_tape = _generate(program, keep_all, run_equation)
         self.filename = f"<tinygrad_edu.static compiled #{next(_compiled_ids)}>"
         # registered with linecache so a traceback through replay shows the generated lines
         linecache.cache[self.filename] = (
@@ -213,7 +213,7 @@ def _is_plain_vjp(e: Eqn) -> bool:
     return e.op == "vjp" and e.attrs["op"] not in ("cond", "while_loop")
 
 
-def _generate(program: Program, keep_all: bool, execute: Callable) -> tuple[str, dict, bool]:
+def _generate(program: Program, keep_all: bool, run_equation: Callable) -> tuple[str, dict, bool]:
     """The source of `replay(...)`, the globals it runs with, and whether it takes a tape."""
     nm = _Names(program)
     for vid, arr in program.consts.items():
@@ -225,7 +225,7 @@ def _generate(program: Program, keep_all: bool, execute: Callable) -> tuple[str,
     tape_in = sorted({e.attrs["of"] for e in program.eqns if _is_plain_vjp(e)} - made)
     body.extend(f"ctx{of} = tape[{of}]" for of in tape_in)
     structured = False
-    dead_after = _last_uses(program, keep_all)
+    last = _last_uses(program, keep_all)
     for i, e in enumerate(program.eqns):
         if _is_plain_vjp(e):
             body.extend(_vjp_lines(e, nm))
@@ -234,11 +234,12 @@ def _generate(program: Program, keep_all: bool, execute: Callable) -> tuple[str,
         else:
             structured = True
             body.extend(
-                _structured_lines(e, nm, execute, keep_all or bool(e.outs) and e.outs[0] in read)
+                _structured_lines(
+                    e, nm, run_equation, keep_all or bool(e.outs) and e.outs[0] in read
+                )
             )
-        dead = [nm[v] for v in dead_after.get(i, ())] + [
-            f"ctx{of}" for of in dead_after.get(("ctx", i), ())
-        ]
+        dead = [nm[v] for v in last.values.get(i, ())]
+        dead += [f"ctx{of}" for of in last.contexts.get(i, ())]
         if dead:
             body.append(f"del {', '.join(dead)}")
     if keep_all:
@@ -254,8 +255,16 @@ def _generate(program: Program, keep_all: bool, execute: Callable) -> tuple[str,
     return source, nm.namespace, uses_tape
 
 
-def _last_uses(program: Program, keep_all: bool) -> dict:
-    """Equation index -> the values (and, under `("ctx", i)`, the contexts) it reads last.
+class _LastUses(NamedTuple):
+    """What each equation (by index) is the last to read: big values by var id, and the
+    forward contexts (by the var their op made) a `vjp` equation reads."""
+
+    values: dict[int, list[int]]
+    contexts: dict[int, list[int]]
+
+
+def _last_uses(program: Program, keep_all: bool) -> _LastUses:
+    """The big values and the contexts each equation reads last.
 
     The generated code drops each of them right after (`del`), as a careful person would:
     a big intermediate array's memory is then free for the next one, while still in the
@@ -263,14 +272,14 @@ def _last_uses(program: Program, keep_all: bool) -> dict:
     """
     made = {v for e in program.eqns for v in e.outs}  # inputs and constants are not ours
     kept = set(program.outputs)
-    last: dict = {}
+    read_last_by: dict[int, int] = {}  # var -> the last equation that reads it
     for i, e in enumerate(program.eqns):
         for v in e.ins:
             if v in made and v not in kept and v in program.vars and _is_big(program.vars[v].shape):
-                last[v] = i
-    dead: dict = {}
-    for v, i in last.items():
-        dead.setdefault(i, []).append(v)
+                read_last_by[v] = i
+    uses = _LastUses({}, {})
+    for v, i in read_last_by.items():
+        uses.values.setdefault(i, []).append(v)
     if not keep_all:  # under keep_all the contexts go on the tape at the end
         for i, e in enumerate(program.eqns):
             if not _is_plain_vjp(e):
@@ -278,8 +287,8 @@ def _last_uses(program: Program, keep_all: bool) -> dict:
             # what a context keeps are its op's inputs and output: big if one of those is
             types = list(e.attrs["_in_types"]) + list(e.attrs["_out_types"])
             if any(_is_big(shape) for shape, _ in types):
-                dead.setdefault(("ctx", i), []).append(e.attrs["of"])
-    return dead
+                uses.contexts.setdefault(i, []).append(e.attrs["of"])
+    return uses
 
 
 _BIG = 1 << 14  # elements: 128 KiB of float64, where malloc starts handing out fresh pages
@@ -351,10 +360,10 @@ def _vjp_lines(e: Eqn, nm: _Names) -> list[str]:
     return lines
 
 
-def _structured_lines(e: Eqn, nm: _Names, execute: Callable, keep: bool) -> list[str]:
-    """`cond`, `while_loop` or their `vjp`: the generic `execute` on a small dict."""
+def _structured_lines(e: Eqn, nm: _Names, run_equation: Callable, keep: bool) -> list[str]:
+    """`cond`, `while_loop` or their `vjp`: the generic `run_equation` on a small dict."""
     ins = ", ".join(f"{v}: {nm[v]}" for v in e.ins if v != ZERO)
     eqn = nm.obj(e, f"{e.op}_eqn")
-    lines = [f"env = {{{ins}}}; {nm.obj(execute, 'execute')}({eqn}, env, tape, {keep!r})"]
+    lines = [f"env = {{{ins}}}; {nm.obj(run_equation, 'run_equation')}({eqn}, env, tape, {keep!r})"]
     lines += [f"{nm[v]} = env[{v}]" for v in e.outs]
     return lines

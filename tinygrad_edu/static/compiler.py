@@ -32,8 +32,8 @@ from ..core.grad_mode import is_grad_enabled
 from ..core.tensor import Tensor
 from . import guards, symbolic
 from .capture import CaptureTracer, Miss, PathTree, replay, results, split
-from .function import _is_array, _typed
 from .program import StaticGraph
+from .static_function import _is_array, _typed
 from .tracer import current, outside_lifter, positional_params
 
 MAX_CAPTURES = 8  # per cache entry, as torch.compile's recompile limit; then it runs eagerly

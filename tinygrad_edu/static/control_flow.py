@@ -21,7 +21,7 @@ from ..core.errors import ShapeError, TracingError, message
 from ..core.tensor import Tensor
 from . import runtime
 from .ir import Eqn, Program, Var
-from .tracer import Tracer, current, flatten_outputs
+from .tracer import Tracer, _site, current, flatten_outputs
 
 
 def _value(x: Any) -> np.ndarray:
@@ -44,11 +44,6 @@ def _truth(x: Any, op: str) -> bool:
 
 def _tensors(values: Any) -> list:
     return [v if isinstance(v, Tensor) else Tensor.wrap(np.asarray(v)) for v in values]
-
-
-def _site() -> str | None:
-    site = source.resolve(source.capture(2))
-    return str(site) if site is not None else None
 
 
 def _types(prog: Program, vids: list) -> list:
@@ -100,7 +95,7 @@ def _align_captures(children: list) -> list:
 def _emit(tr: Tracer, eqn: Eqn, structure: str) -> Any:
     """Append `eqn` to the trace, compute its value now and bind output tensors."""
     env = {i: tr.values[i] for i in eqn.ins}
-    runtime.execute(eqn, env, {}, False)
+    runtime.run_equation(eqn, env, {}, False)
     depends = any(i in tr.depends for i in eqn.ins)
     tr.program.eqns.append(eqn)
     outs = []
@@ -220,20 +215,40 @@ def while_loop(
     carry = _tensors([init] if single else list(init))
     tr = current()
     if tr is None:
-        limit = runtime.MAX_ITERATIONS if max_iterations is None else max_iterations
-        steps = 0
-        while _truth(cond_fn(*carry), "while_loop"):
-            if steps == limit:
-                raise runtime.loop_limit_error(limit, source.here())
-            steps += 1
-            out = body_fn(*carry)
-            out_list = [out] if single else list(out)
-            _check_carry(
-                [(c.shape, c.dtype.name) for c in carry],
-                [(np.shape(o), _value(o).dtype.name) for o in out_list],
-            )
-            carry = _tensors(out_list)
+        carry = _loop_eagerly(cond_fn, body_fn, carry, single, max_iterations)
         return carry[0] if single else tuple(carry)
+    return _record_loop(tr, cond_fn, body_fn, carry, single, max_iterations)
+
+
+def _loop_eagerly(
+    cond_fn: Callable, body_fn: Callable, carry: list, single: bool, max_iterations: int | None
+) -> list:
+    """A Python `while`, with the checks the traced loop makes at replay time."""
+    limit = runtime.MAX_ITERATIONS if max_iterations is None else max_iterations
+    steps = 0
+    while _truth(cond_fn(*carry), "while_loop"):
+        if steps == limit:
+            raise runtime.loop_limit_error(limit, source.here())
+        steps += 1
+        out = body_fn(*carry)
+        out_list = [out] if single else list(out)
+        _check_carry(
+            [(c.shape, c.dtype.name) for c in carry],
+            [(np.shape(o), _value(o).dtype.name) for o in out_list],
+        )
+        carry = _tensors(out_list)
+    return carry
+
+
+def _record_loop(
+    tr: Tracer,
+    cond_fn: Callable,
+    body_fn: Callable,
+    carry: list,
+    single: bool,
+    max_iterations: int | None,
+) -> Any:
+    """One `while_loop` equation: the condition and the body traced once, as sub-programs."""
     names = _names(carry, "c")
     c_child, _ = _sub_trace(tr, cond_fn, carry, names)
     b_child, _ = _sub_trace(tr, body_fn, carry, names)
@@ -258,15 +273,8 @@ def while_loop(
     attrs = {"n_carry": len(carry)}
     if max_iterations is not None:
         attrs["max_iterations"] = max_iterations
-    eqn = Eqn(
-        "while_loop",
-        ins,
-        outs,
-        attrs,
-        _site(),
-        None,
-        {"cond": c_child.program, "body": b_child.program},
-    )
+    subs = {"cond": c_child.program, "body": b_child.program}
+    eqn = Eqn("while_loop", ins, outs, attrs, _site(), None, subs)
     return _emit(tr, eqn, "single" if single else "tuple")
 
 
@@ -298,7 +306,7 @@ def inline(tr: Tracer, program: Program, args: list) -> list:
     depends = any(rename[v] in tr.depends for v in program.inputs)
     of_ids = {e.attrs["of"] for e in program.eqns if e.op == "vjp"}
     for e in program.eqns:
-        runtime.execute(e, env, tape, bool(e.outs) and e.outs[0] in of_ids)
+        runtime.run_equation(e, env, tape, bool(e.outs) and e.outs[0] in of_ids)
         for o in e.outs:
             v = program.vars[o]
             rename[o] = tr._new_var(v.shape, v.dtype, v.name)

@@ -142,41 +142,16 @@ def _state_text(label: str, d: tuple) -> str:
 
 
 def _text(f: Any, e: Explanation, regions: list, graph_of: dict) -> str:
+    """`explain()`'s text: a header line, then one section per part of the story."""
     lines = [
         f"tg.static.compile({f.name}): {_n(e.graph_count, 'graph')}, "
         f"{_n(e.break_count, 'graph break')}, {_n(len(e.compiles), 'compile')}, "
         f"{_n(f.calls, 'call')} ({f.replays} replayed from the graphs"
         + (f", {f.eager_calls} run eagerly)" if f.eager_calls else ")")
     ]
-    lines.append("")
-    lines.append("Graphs (draw one with tg.draw(f.graphs[i]); print it for its program):")
-    for r in regions:
-        i = graph_of.get(id(r))
-        if i is None:
-            continue
-        ops = ", ".join(r.graph.ops)
-        lines.append(f"  graph {i}: {_n(len(r.eqns), 'op')}: {ops}")
-    if not e.graphs:
-        lines.append("  (none: " + ("not called yet)" if f._last is None else "no ops to capture)"))
-    if e.breaks:
-        lines.append("")
-        lines.append("Graph breaks (Python read a tensor's value; a replay reads it from the graph")
-        lines.append("before and runs the graph that followed it; the Python between is not run):")
-        for k, b in enumerate(e.breaks, 1):
-            after = f"after graph {b.after_graph}" if b.after_graph is not None else "before any op"
-            lines.append(f"  break {k} ({after}): {b}")
-        lines.append("")
-        lines.append("Paths (each capture: the graphs it runs and the value read at each break):")
-        break_of = {id(r): k for k, r in enumerate((r for r in regions if r.brk), 1)}
-        lines.extend(f"  {_path_text(p, graph_of, break_of)}" for p in f._tree().paths)
-    lines.append("")
-    lines.append("Guards (checked before a call replays; a failed one recompiles):")
-    lines.extend(f"  {g}" for g in e.guards or ["(none: not called yet)"])
-    if e.breaks:
-        lines.append(
-            "  and at each break: the value read must be one a capture saw, or the "
-            "call captures a new path"
-        )
+    lines += _graphs_section(f, e, regions, graph_of)
+    lines += _breaks_section(f, e, regions, graph_of)
+    lines += _guards_section(e)
     lines.append("")
     lines.append("Compiles:")
     lines.extend(f"  {c}" for c in e.compiles or ["(none)"])
@@ -199,6 +174,49 @@ def _text(f: Any, e: Explanation, regions: list, graph_of: dict) -> str:
         "backward is the graph's gradient program, built from each op's own backward."
     )
     return "\n".join(lines)
+
+
+def _graphs_section(f: Any, e: Explanation, regions: list, graph_of: dict) -> list[str]:
+    lines = ["", "Graphs (draw one with tg.draw(f.graphs[i]); print it for its program):"]
+    for r in regions:
+        i = graph_of.get(id(r))
+        if i is None:
+            continue
+        ops = ", ".join(r.graph.ops)
+        lines.append(f"  graph {i}: {_n(len(r.eqns), 'op')}: {ops}")
+    if not e.graphs:
+        lines.append("  (none: " + ("not called yet)" if f._last is None else "no ops to capture)"))
+    return lines
+
+
+def _breaks_section(f: Any, e: Explanation, regions: list, graph_of: dict) -> list[str]:
+    """Each break, then each path through them; nothing when the function has no break."""
+    if not e.breaks:
+        return []
+    lines = [
+        "",
+        "Graph breaks (Python read a tensor's value; a replay reads it from the graph",
+        "before and runs the graph that followed it; the Python between is not run):",
+    ]
+    for k, b in enumerate(e.breaks, 1):
+        after = f"after graph {b.after_graph}" if b.after_graph is not None else "before any op"
+        lines.append(f"  break {k} ({after}): {b}")
+    lines.append("")
+    lines.append("Paths (each capture: the graphs it runs and the value read at each break):")
+    break_of = {id(r): k for k, r in enumerate((r for r in regions if r.brk), 1)}
+    lines.extend(f"  {_path_text(p, graph_of, break_of)}" for p in f._tree().paths)
+    return lines
+
+
+def _guards_section(e: Explanation) -> list[str]:
+    lines = ["", "Guards (checked before a call replays; a failed one recompiles):"]
+    lines.extend(f"  {g}" for g in e.guards or ["(none: not called yet)"])
+    if e.breaks:
+        lines.append(
+            "  and at each break: the value read must be one a capture saw, or the "
+            "call captures a new path"
+        )
+    return lines
 
 
 def _n(count: int, noun: str) -> str:

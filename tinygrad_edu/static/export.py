@@ -32,7 +32,7 @@ from ..core import source
 from ..core.errors import TracingError, message
 from ..core.tensor import Tensor
 from .capture import same_eqn, same_program
-from .exported import Dim, ExportedProgram, _sizes, _sizes_text, _symbols
+from .exported import Dim, ExportedProgram, _dim_sizes, _sizes_text, _symbols
 from .ir import Program
 from .program import StaticGraph, _as_array, record
 from .symbolic import _NotSymbolicError, _Substitute
@@ -106,9 +106,19 @@ def _params(fn: Any) -> list[str]:
 
 def _spec(fn: Any, args: tuple, dynamic_shapes: Any) -> list[dict]:
     """Per input `{dim: Dim}` from torch's forms: `{"x": {0: Dim}}` or `({0: Dim},)`."""
-    n, names = len(args), _params(fn)[: len(args)]
+    names = _params(fn)[: len(args)]
     if dynamic_shapes is None:
         return [{} for _ in args]
+    per_input = _entry_per_input(dynamic_shapes, names, len(args))
+    spec = []
+    for i, entry in enumerate(per_input):
+        label = names[i] if i < len(names) else f"args[{i}]"
+        spec.append(_dims_of(entry, label, np.ndim(_as_array(args[i]))))
+    return spec
+
+
+def _entry_per_input(dynamic_shapes: dict | tuple | list, names: list, n: int) -> list:
+    """torch's dict (keyed by parameter name) or tuple form as one entry per input."""
     if isinstance(dynamic_shapes, dict):
         unknown = [k for k in dynamic_shapes if k not in names]
         if unknown:
@@ -121,8 +131,8 @@ def _spec(fn: Any, args: tuple, dynamic_shapes: Any) -> list[dict]:
                     "with one entry per input",
                 )
             )
-        per_input = [dynamic_shapes.get(nm) for nm in names] + [None] * (n - len(names))
-    elif isinstance(dynamic_shapes, (tuple, list)):
+        return [dynamic_shapes.get(nm) for nm in names] + [None] * (n - len(names))
+    if isinstance(dynamic_shapes, (tuple, list)):
         if len(dynamic_shapes) != n:
             raise ValueError(
                 message(
@@ -132,36 +142,34 @@ def _spec(fn: Any, args: tuple, dynamic_shapes: Any) -> list[dict]:
                     "give one entry per input (None for an input with fixed sizes)",
                 )
             )
-        per_input = list(dynamic_shapes)
-    else:
-        raise TypeError(
-            message(
-                EXPORT,
-                f"dynamic_shapes must be a dict, a tuple or None, got {type(dynamic_shapes).__name__}",
-                source.here(),
-            )
+        return list(dynamic_shapes)
+    raise TypeError(
+        message(
+            EXPORT,
+            f"dynamic_shapes must be a dict, a tuple or None, got {type(dynamic_shapes).__name__}",
+            source.here(),
         )
-    spec = []
-    for i, entry in enumerate(per_input):
-        label = names[i] if i < len(names) else f"args[{i}]"
-        ndim = np.ndim(_as_array(args[i]))
-        if isinstance(entry, (tuple, list)):  # torch's per-dim form: (Dim, None, ...)
-            entry = {d: s for d, s in enumerate(entry) if s is not None}
-        dims = {}
-        for d, dim in (entry or {}).items():
-            if not isinstance(dim, Dim) or not isinstance(d, int) or not 0 <= d < ndim:
-                raise ValueError(
-                    message(
-                        EXPORT,
-                        f"dynamic_shapes[{label!r}] must map dims 0..{ndim - 1} of "
-                        f"{label} to tg.static.Dim objects, got {d!r}: {dim!r}",
-                        source.here(),
-                        f'e.g. {{"{label}": {{0: tg.static.Dim("batch")}}}}',
-                    )
+    )
+
+
+def _dims_of(entry: Any, label: str, ndim: int) -> dict:
+    """One input's entry as `{dim: Dim}`, each key a dim of the input, each value a Dim."""
+    if isinstance(entry, (tuple, list)):  # torch's per-dim form: (Dim, None, ...)
+        entry = {d: s for d, s in enumerate(entry) if s is not None}
+    dims = {}
+    for d, dim in (entry or {}).items():
+        if not isinstance(dim, Dim) or not isinstance(d, int) or not 0 <= d < ndim:
+            raise ValueError(
+                message(
+                    EXPORT,
+                    f"dynamic_shapes[{label!r}] must map dims 0..{ndim - 1} of "
+                    f"{label} to tg.static.Dim objects, got {d!r}: {dim!r}",
+                    source.here(),
+                    f'e.g. {{"{label}": {{0: tg.static.Dim("batch")}}}}',
                 )
-            dims[d] = dim
-        spec.append(dims)
-    return spec
+            )
+        dims[d] = dim
+    return dims
 
 
 def _other_sizes(symbols: list, a: tuple, step: int, avoid: tuple = ()) -> tuple | None:
@@ -241,6 +249,33 @@ def export(
         {'s0': (2, 64)}
     """
     del strict  # both of torch's modes refuse a data-dependent `if`; so do we
+    _check_args_tuple(args)
+    fname = _program_name(fn, name)
+    spec = _spec(fn, args, dynamic_shapes)
+    names = input_names(fn, len(args), args)  # the names the program gives its inputs
+    arrays = [_as_array(a) for a in args]
+    symbols = _symbols(spec)
+    a = _example_sizes(spec, symbols, arrays, names)
+    graph_a = record(_ExportTracer(), fn, args, fname)
+    if not symbols:
+        return ExportedProgram(graph_a, None, (), (), spec, symbols)
+    # a second trace at other sizes tells which numbers in the program follow each Dim
+    b = _second_sizes(symbols, a)
+    graph_b = _trace_at(fn, args, arrays, spec, symbols, a, b, fname)
+    try:
+        _Substitute(a, b, a).program(graph_a.program, graph_b.program)
+    except _NotSymbolicError:
+        raise ConstraintViolationError(_specialised(graph_a, graph_b, symbols, a, b)) from None
+    # Check the substitution on a third size: a number such as x.shape[0] // 2 can come
+    # out equal at two sizes (100 and 101) and be taken for a constant
+    c = _other_sizes(symbols, a, 3, avoid=(b,))
+    if c is not None:
+        graph_c = _trace_at(fn, args, arrays, spec, symbols, a, c, fname)
+        _check_prediction(graph_a, graph_b, graph_c, symbols, (a, b, c))
+    return ExportedProgram(graph_a, graph_b, a, b, spec, symbols)
+
+
+def _check_args_tuple(args: Any) -> None:
     if not isinstance(args, tuple):
         raise TypeError(
             message(
@@ -250,12 +285,16 @@ def export(
                 "wrap one input in a tuple: (x,)",
             )
         )
+
+
+def _program_name(fn: Any, name: str | None) -> str:
+    """`name`, else the function's or the module class's name (a lambda's program is `f`)."""
     fname = name or getattr(fn, "__name__", None) or type(fn).__name__
-    fname = "f" if fname == "<lambda>" else fname
-    spec = _spec(fn, args, dynamic_shapes)
-    names = input_names(fn, len(args), args)  # the names the program gives its inputs
-    arrays = [_as_array(a) for a in args]
-    symbols = _symbols(spec)
+    return "f" if fname == "<lambda>" else fname
+
+
+def _example_sizes(spec: list, symbols: list, arrays: list, names: list) -> tuple:
+    """Each Dim's size in the example, checked against its range and against 0 and 1."""
 
     def violated(text: str) -> None:
         raise ConstraintViolationError(
@@ -267,7 +306,7 @@ def export(
             )
         )
 
-    a = _sizes(spec, symbols, [x.shape for x in arrays], names, violated)
+    a = _dim_sizes(spec, symbols, [x.shape for x in arrays], names, violated)
     for dim, n in zip(symbols, a):
         if n in (0, 1):
             raise ConstraintViolationError(
@@ -280,9 +319,11 @@ def export(
                     f"export with an example whose {dim.name} is at least 2",
                 )
             )
-    graph_a = record(_ExportTracer(), fn, args, fname)
-    if not symbols:
-        return ExportedProgram(graph_a, None, (), (), spec, symbols)
+    return a
+
+
+def _second_sizes(symbols: list, a: tuple) -> tuple:
+    """Sizes for the second trace; an error when a Dim's range holds only the example's."""
     b = _other_sizes(symbols, a, 1)
     if b is None:
         shown = ", ".join(f"{d.name} in {d.range_text()}" for d in symbols)
@@ -294,24 +335,21 @@ def export(
                 "widen the range, or leave the dim static",
             )
         )
-    graph_b = _trace_at(fn, args, arrays, spec, symbols, a, b, fname)
+    return b
+
+
+def _check_prediction(
+    graph_a: StaticGraph, graph_b: StaticGraph, graph_c: StaticGraph, symbols: list, sizes: tuple
+) -> None:
+    """The program predicted for the third sizes from the first two must be the one traced."""
+    a, b, c = sizes
     try:
-        _Substitute(a, b, a).program(graph_a.program, graph_b.program)
+        predicted = _Substitute(a, b, c).program(graph_a.program, graph_b.program)
     except _NotSymbolicError:
-        raise ConstraintViolationError(_specialised(graph_a, graph_b, symbols, a, b)) from None
-    # Check the substitution on a third size: a number such as x.shape[0] // 2 can come
-    # out equal at two sizes (100 and 101) and be taken for a constant
-    c = _other_sizes(symbols, a, 3, avoid=(b,))
-    if c is not None:
-        graph_c = _trace_at(fn, args, arrays, spec, symbols, a, c, fname)
-        try:
-            predicted = _Substitute(a, b, c).program(graph_a.program, graph_b.program)
-        except _NotSymbolicError:
-            predicted = None
-        if predicted is None or not same_program(predicted, graph_c.program):
-            expected = predicted if predicted is not None else graph_a.program
-            raise ConstraintViolationError(_not_linear(expected, graph_c.program, symbols, a, b, c))
-    return ExportedProgram(graph_a, graph_b, a, b, spec, symbols)
+        predicted = None
+    if predicted is None or not same_program(predicted, graph_c.program):
+        expected = predicted if predicted is not None else graph_a.program
+        raise ConstraintViolationError(_not_linear(expected, graph_c.program, symbols, a, b, c))
 
 
 def _trace_at(

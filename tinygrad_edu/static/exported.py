@@ -125,7 +125,7 @@ def _symbols(spec: list) -> list[Dim]:
     return out
 
 
-def _sizes(spec: list, symbols: list, shapes: list, names: list, check: Callable) -> tuple:
+def _dim_sizes(spec: list, symbols: list, shapes: list, names: list, check: Callable) -> tuple:
     """The size of each symbol in `shapes`; `check(text, label, d, n, dim)` reports a misfit."""
     sizes: dict[str, tuple] = {}
     for dims, shape, label in zip(spec, shapes, names):
@@ -285,7 +285,7 @@ class ExportedProgram:
                 )
             )
 
-        return _sizes(self._spec, self._symbols, [a.shape for a in arrays], names, outside)
+        return _dim_sizes(self._spec, self._symbols, [a.shape for a in arrays], names, outside)
 
     def _shape_text(self, shape: tuple, dims: dict) -> str:
         syms = [d.name for d in self._symbols]
@@ -396,7 +396,6 @@ def save(ep: ExportedProgram, path: str) -> None:
 
 def from_doc(doc: dict, arrays: dict, jpath: str) -> ExportedProgram:
     """Rebuild an ExportedProgram from a checked file (io.load hands it over)."""
-    fail = io._fail
     if (
         set(doc) != {"format", "version", "name", "structure", "dims", "sizes", "programs"}
         or doc["structure"] not in ("single", "tuple")
@@ -404,20 +403,30 @@ def from_doc(doc: dict, arrays: dict, jpath: str) -> ExportedProgram:
         or not isinstance(doc["programs"], list)
         or len(doc["programs"]) not in (1, 2)
     ):
-        raise fail(jpath, "an export needs format, version, name, structure, dims, sizes, programs")
+        raise io._fail(
+            jpath, "an export needs format, version, name, structure, dims, sizes, programs"
+        )
     reader = io._Reader(arrays, jpath)
     graphs = [
         StaticGraph(reader.program(p, f"programs[{i}]"), doc["structure"], doc["name"])
         for i, p in enumerate(doc["programs"])
     ]
-    inputs = graphs[0].program.inputs
-    dims_doc = doc["dims"]
+    spec = _spec_from_doc(doc["dims"], graphs[0].program, jpath)
+    symbols = _symbols(spec)
+    a, b = _sizes_from_doc(doc["sizes"], graphs, spec, symbols, jpath)
+    return ExportedProgram(graphs[0], graphs[1] if symbols else None, a, b, spec, symbols)
+
+
+def _spec_from_doc(dims_doc: Any, program: Program, jpath: str) -> list[dict]:
+    """The file's `dims` as one `{dim: Dim}` per input; a Dim named twice is one object."""
+    fail = io._fail
+    inputs = program.inputs
     if not isinstance(dims_doc, list) or len(dims_doc) != len(inputs):
         raise fail(jpath, "dims: one entry per input")
     spec, by_name = [], {}
     for i, entry in enumerate(dims_doc):
         dims = {}
-        ndim = len(graphs[0].program.vars[inputs[i]].shape)
+        ndim = len(program.vars[inputs[i]].shape)
         for d, triple in (entry if isinstance(entry, dict) else {None: None}).items():
             ok = (
                 isinstance(d, str)
@@ -441,8 +450,14 @@ def from_doc(doc: dict, arrays: dict, jpath: str) -> ExportedProgram:
                 raise fail(f"{jpath}: dims[{i}]", f"Dim {triple[0]!r} has two different ranges")
             dims[int(d)] = dim
         spec.append(dims)
-    symbols = _symbols(spec)
-    sizes = doc["sizes"]
+    return spec
+
+
+def _sizes_from_doc(
+    sizes: Any, graphs: list, spec: list, symbols: list, jpath: str
+) -> tuple[tuple, tuple]:
+    """The file's two example sizes, checked against the programs' input shapes."""
+    fail = io._fail
     if (
         not isinstance(sizes, list)
         or len(sizes) != 2
@@ -452,21 +467,22 @@ def from_doc(doc: dict, arrays: dict, jpath: str) -> ExportedProgram:
     ):
         raise fail(jpath, "sizes: two lists with one size (at least 2) per Dim")
     a, b = tuple(sizes[0]), tuple(sizes[1])
+    if not symbols:
+        return a, b
     shapes = lambda g: [g.program.vars[v].shape for v in g.program.inputs]  # noqa: E731
     names = [s.name for s in graphs[0].inputs]
 
     def bad(text: str) -> None:
         raise fail(jpath, f"the example sizes do not fit the Dims: {text}")
 
-    if symbols:
-        if (
-            _sizes(spec, symbols, shapes(graphs[0]), names, bad) != a
-            or _sizes(spec, symbols, shapes(graphs[1]), names, bad) != b
-            or any(x == y for x, y in zip(a, b))
-        ):
-            raise fail(jpath, "sizes do not match the programs' input shapes")
-        try:
-            _Substitute(a, b, a).program(graphs[0].program, graphs[1].program)
-        except _NotSymbolicError:
-            raise fail(jpath, "the two programs differ in more than their sizes") from None
-    return ExportedProgram(graphs[0], graphs[1] if symbols else None, a, b, spec, symbols)
+    if (
+        _dim_sizes(spec, symbols, shapes(graphs[0]), names, bad) != a
+        or _dim_sizes(spec, symbols, shapes(graphs[1]), names, bad) != b
+        or any(x == y for x, y in zip(a, b))
+    ):
+        raise fail(jpath, "sizes do not match the programs' input shapes")
+    try:
+        _Substitute(a, b, a).program(graphs[0].program, graphs[1].program)
+    except _NotSymbolicError:
+        raise fail(jpath, "the two programs differ in more than their sizes") from None
+    return a, b

@@ -250,10 +250,37 @@ class _Reader:
         keys = {"inputs", "outputs", "vars", "consts", "eqns"}
         if not isinstance(d, dict) or set(d) != keys:
             raise _fail(where, f"a program must be an object with exactly the keys {sorted(keys)}")
+        vars_ = self.variables(d["vars"], f"{where}.vars")
+        defined: set[int] = set()
+
+        def declare(vid: Any, w: str) -> int:
+            if type(vid) is not int or vid not in vars_:
+                raise _fail(w, f"{vid!r} is not a declared variable")
+            if vid in defined:
+                raise _fail(w, f"variable {vid} is defined twice")
+            defined.add(vid)
+            return vid
+
+        inputs = [declare(v, f"{where}.inputs") for v in _list(d["inputs"], f"{where}.inputs")]
+        consts = self.consts(d["consts"], f"{where}.consts", vars_, declare)
+        eqns = []
+        firsts: dict[int, Eqn] = dict(tape or {})
+        for i, e in enumerate(_list(d["eqns"], f"{where}.eqns")):
+            eqns.append(self.eqn(e, f"{where}.eqns[{i}]", vars_, defined, declare, firsts, depth))
+        outputs = _list(d["outputs"], f"{where}.outputs")
+        for o in outputs:
+            if type(o) is not int or o not in defined:
+                raise _fail(f"{where}.outputs", f"{o!r} is not computed by the program")
+        program = Program(inputs, list(outputs), consts, eqns, vars_)
+        check_types(program, where)
+        return program
+
+    def variables(self, d: Any, where: str) -> dict[int, Var]:
+        """The declared variables by id: each a new positive id, a shape, a dtype, a name."""
         vars_: dict[int, Var] = {}
         seen_names: dict[str, str] = {}  # NFKC form -> the name as written
-        for i, v in enumerate(_list(d["vars"], f"{where}.vars")):
-            w = f"{where}.vars[{i}]"
+        for i, v in enumerate(_list(d, where)):
+            w = f"{where}[{i}]"
             if not isinstance(v, dict) or set(v) != {"id", "name", "shape", "dtype"}:
                 raise _fail(w, "a variable needs exactly id, name, shape and dtype")
             if type(v["id"]) is not int or v["id"] <= 0 or v["id"] in vars_:
@@ -266,20 +293,13 @@ class _Reader:
                 np.dtype(v["dtype"]),
                 self.name(v["name"], w, seen_names),
             )
-        defined: set[int] = set()
+        return vars_
 
-        def declare(vid: Any, w: str) -> int:
-            if type(vid) is not int or vid not in vars_:
-                raise _fail(w, f"{vid!r} is not a declared variable")
-            if vid in defined:
-                raise _fail(w, f"variable {vid} is defined twice")
-            defined.add(vid)
-            return vid
-
-        inputs = [declare(v, f"{where}.inputs") for v in _list(d["inputs"], f"{where}.inputs")]
+    def consts(self, d: Any, where: str, vars_: dict, declare: Any) -> dict[int, np.ndarray]:
+        """The constants by id, each array of its variable's declared shape and dtype."""
         consts = {}
-        for i, c in enumerate(_list(d["consts"], f"{where}.consts")):
-            w = f"{where}.consts[{i}]"
+        for i, c in enumerate(_list(d, where)):
+            w = f"{where}[{i}]"
             if not isinstance(c, dict) or set(c) != {"id", "array"}:
                 raise _fail(w, "a constant needs exactly id and array")
             vid = declare(c["id"], w)
@@ -292,17 +312,7 @@ class _Reader:
                     f"says {v.type_text()}",
                 )
             consts[vid] = arr
-        eqns = []
-        firsts: dict[int, Eqn] = dict(tape or {})
-        for i, e in enumerate(_list(d["eqns"], f"{where}.eqns")):
-            eqns.append(self.eqn(e, f"{where}.eqns[{i}]", vars_, defined, declare, firsts, depth))
-        outputs = _list(d["outputs"], f"{where}.outputs")
-        for o in outputs:
-            if type(o) is not int or o not in defined:
-                raise _fail(f"{where}.outputs", f"{o!r} is not computed by the program")
-        program = Program(inputs, list(outputs), consts, eqns, vars_)
-        check_types(program, where)
-        return program
+        return consts
 
     def eqn(
         self, e: Any, w: str, vars_: dict, defined: set, declare: Any, firsts: dict, depth: int
@@ -526,6 +536,37 @@ def _read_arrays(npath: str) -> dict:
         raise _fail(npath, str(e)) from None
 
 
+def _read_json(jpath: str) -> Any:
+    """The file's JSON, read with a size cap, or a FormatError saying why it is not JSON."""
+    if os.path.getsize(jpath) > MAX_JSON_BYTES:  # (f.read(n) would allocate n bytes first)
+        raise _fail(jpath, f"larger than the {MAX_JSON_BYTES} bytes allowed")
+    with open(jpath, "rb") as f:
+        text = f.read()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise _fail(jpath, f"not valid JSON ({e.msg} at line {e.lineno})") from None
+    except UnicodeDecodeError:
+        raise _fail(jpath, "not valid JSON (not UTF-8 text)") from None
+    except RecursionError:
+        raise _fail(jpath, "not valid JSON for this format (nested too deeply)") from None
+
+
+def _load_export(doc: dict, npath: str, jpath: str) -> Any:
+    """A file `tg.static.export` wrote, as an ExportedProgram (exported.py reads it)."""
+    from .exported import VERSION as EXPORT_VERSION
+    from .exported import from_doc
+
+    if doc.get("version") != EXPORT_VERSION:
+        raise _fail(jpath, f"export format version {doc.get('version')!r} is not {EXPORT_VERSION}")
+    try:
+        return from_doc(doc, _read_arrays(npath), jpath)
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError) as e:
+        if isinstance(e, FormatError):
+            raise
+        raise _fail("programs", f"malformed ({type(e).__name__}: {e})") from None
+
+
 def load(path: str) -> Any:
     r"""Load a StaticGraph saved with `StaticGraph.save` (JSON + .npz; never pickle).
 
@@ -545,36 +586,13 @@ def load(path: str) -> Any:
         >>> tg.static.load(path)(tg.tensor([1.0, 1.0]))
         tensor(6.)
     """
+    from .exported import FORMAT as EXPORT_FORMAT
     from .program import StaticGraph
 
     jpath, npath = _paths(os.fspath(path))
-    if os.path.getsize(jpath) > MAX_JSON_BYTES:  # (f.read(n) would allocate n bytes first)
-        raise _fail(jpath, f"larger than the {MAX_JSON_BYTES} bytes allowed")
-    with open(jpath, "rb") as f:
-        text = f.read()
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise _fail(jpath, f"not valid JSON ({e.msg} at line {e.lineno})") from None
-    except UnicodeDecodeError:
-        raise _fail(jpath, "not valid JSON (not UTF-8 text)") from None
-    except RecursionError:
-        raise _fail(jpath, "not valid JSON for this format (nested too deeply)") from None
-    from .exported import FORMAT as EXPORT_FORMAT
-    from .exported import VERSION as EXPORT_VERSION
-    from .exported import from_doc
-
+    doc = _read_json(jpath)
     if isinstance(doc, dict) and doc.get("format") == EXPORT_FORMAT:
-        if doc.get("version") != EXPORT_VERSION:
-            raise _fail(
-                jpath, f"export format version {doc.get('version')!r} is not {EXPORT_VERSION}"
-            )
-        try:
-            return from_doc(doc, _read_arrays(npath), jpath)
-        except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError) as e:
-            if isinstance(e, FormatError):
-                raise
-            raise _fail("programs", f"malformed ({type(e).__name__}: {e})") from None
+        return _load_export(doc, npath, jpath)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise _fail(jpath, f'not a {FORMAT} file (the "format" field is missing or different)')
     if doc.get("version") != VERSION:

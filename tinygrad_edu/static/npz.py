@@ -83,17 +83,7 @@ def _npz_headers(zf: zipfile.ZipFile) -> dict:
         key = info.filename[:-4]
         if not info.filename.endswith(".npy") or key in out:
             raise NpzError(f"member {info.filename!r} is not a uniquely named .npy array")
-        with zf.open(info) as f:
-            version = np.lib.format.read_magic(f)
-            if version not in ((1, 0), (2, 0)):
-                raise NpzError(f"array {key!r} has unsupported .npy version {version}")
-            read = (
-                np.lib.format.read_array_header_1_0
-                if version == (1, 0)
-                else np.lib.format.read_array_header_2_0
-            )
-            shape, fortran, dtype = read(f, max_header_size=10_000)
-            offset = f.tell()
+        shape, fortran, dtype, offset = _npy_header(zf, info, key)
         if dtype.hasobject:  # (reading it would need pickle): an error where it is used
             out[key] = (info, "is not a plain numeric array")
             continue
@@ -121,6 +111,21 @@ def _npz_headers(zf: zipfile.ZipFile) -> dict:
             )
         out[key] = (info, (shape, fortran, dtype, offset))
     return out
+
+
+def _npy_header(zf: zipfile.ZipFile, info: zipfile.ZipInfo, key: str) -> tuple:
+    """One member's header: shape, Fortran order, dtype, and where its data starts."""
+    with zf.open(info) as f:
+        version = np.lib.format.read_magic(f)
+        if version not in ((1, 0), (2, 0)):
+            raise NpzError(f"array {key!r} has unsupported .npy version {version}")
+        read = (
+            np.lib.format.read_array_header_1_0
+            if version == (1, 0)
+            else np.lib.format.read_array_header_2_0
+        )
+        shape, fortran, dtype = read(f, max_header_size=10_000)
+        return shape, fortran, dtype, f.tell()
 
 
 def _npy_data(zf: zipfile.ZipFile, info: zipfile.ZipInfo, head: tuple) -> np.ndarray:

@@ -94,7 +94,7 @@ def fold_constants(g: StaticGraph) -> StaticGraph:
         )
         if foldable:
             env = {i: known[i] for i in e.ins}
-            runtime.execute(e, env, {}, False)
+            runtime.run_equation(e, env, {}, False)
             for o in e.outs:
                 known[o] = prog.consts[o] = env[o]
         else:

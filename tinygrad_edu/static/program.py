@@ -190,6 +190,7 @@ class StaticGraph:
     # --- running ---------------------------------------------------------------------
 
     def _check(self, args: tuple, kwargs: dict) -> list:
+        """The call's inputs as arrays in the program's order, each checked against its type."""
         sig = self.inputs
         if not kwargs and len(args) == len(sig):  # PERF: the usual call, checked in one pass
             arrays = [np.asarray(a) if isinstance(a, Tensor) else a for a in args]
@@ -198,6 +199,12 @@ class StaticGraph:
                     break
             else:
                 return arrays
+        args = self._positional(args, kwargs)
+        return [self._checked_input(s, a) for s, a in zip(sig, args)]
+
+    def _positional(self, args: tuple, kwargs: dict) -> tuple:
+        """Inputs passed by name put in their places; an error for a missing or unknown one."""
+        sig = self.inputs
         if kwargs:
             by_name = {s.name: i for i, s in enumerate(sig)}
             full = list(args) + [None] * (len(sig) - len(args))
@@ -224,31 +231,31 @@ class StaticGraph:
                     f"feed {missing}" if missing else "pass one value per input",
                 )
             )
-        arrays = []
-        for s, a in zip(sig, args):
-            arr = _as_array(a)
-            if arr.shape != s.shape:
-                raise ShapeError(
-                    message(
-                        self.name,
-                        f"input {s.name!r} was traced with shape {s.shape!r}, "
-                        f"got shape {arr.shape!r}",
-                        source.here(),
-                        "a static graph has fixed shapes: trace again for this shape, or use "
-                        "tg.static.function, which retraces for every new shape",
-                    )
+        return args
+
+    def _checked_input(self, s: Signature, a: Any) -> np.ndarray:
+        """One input as an array of the shape and dtype it was traced with, or an error."""
+        arr = _as_array(a)
+        if arr.shape != s.shape:
+            raise ShapeError(
+                message(
+                    self.name,
+                    f"input {s.name!r} was traced with shape {s.shape!r}, got shape {arr.shape!r}",
+                    source.here(),
+                    "a static graph has fixed shapes: trace again for this shape, or use "
+                    "tg.static.function, which retraces for every new shape",
                 )
-            if arr.dtype != s.dtype:
-                raise DataError(
-                    message(
-                        self.name,
-                        f"input {s.name!r} was traced as {s.dtype.name}, got {arr.dtype.name}",
-                        source.here(),
-                        f"convert it first, e.g. x.astype('{s.dtype.name}')",
-                    )
+            )
+        if arr.dtype != s.dtype:
+            raise DataError(
+                message(
+                    self.name,
+                    f"input {s.name!r} was traced as {s.dtype.name}, got {arr.dtype.name}",
+                    source.here(),
+                    f"convert it first, e.g. x.astype('{s.dtype.name}')",
                 )
-            arrays.append(arr)
-        return arrays
+            )
+        return arr
 
     def run_arrays(self, arrays: list) -> list:
         """Replay on already checked arrays; returns arrays (the fast path)."""
@@ -453,9 +460,9 @@ def grad(output: Tensor, inputs: Any) -> tuple:
     wanted = {e.attrs["of"] for e in prog.eqns[start:] if e.op == "vjp"}
     for e in prog.eqns[:start]:
         if e.outs and e.outs[0] in wanted:
-            runtime.execute(e, dict(env), tape, True)
+            runtime.run_equation(e, dict(env), tape, True)
     for e in prog.eqns[start:]:
-        runtime.execute(e, env, tape, False)
+        runtime.run_equation(e, env, tape, False)
         for o in e.outs:
             tr.values[o] = env[o]
             tr.depends.add(o)

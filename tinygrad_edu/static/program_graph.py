@@ -1,4 +1,4 @@
-"""Draw a static program: convert a `StaticGraph` into the plain `Graph` model.
+"""Draw a static program: convert a `StaticGraph` into the plain `GraphModel` model.
 
 Each program input, constant and equation result becomes a tensor node, each
 equation an op node (a `vjp` line is drawn as `<Op>Backward`, like PyTorch's
@@ -6,7 +6,7 @@ grad_fn names, with a dashed "saved" edge from the forward op whose values it
 reads). The branches of a `cond` and the condition and body of a `while_loop` are
 drawn inside clusters (`cond@3.true`, `while_loop@5.body`) through the `module`
 field, so `tg.draw(static_graph)` shows both branches side by side. Ids come from a
-counter in program order: the same program always gives the same Graph.
+counter in program order: the same program always gives the same GraphModel.
 
 Static layer, its drawing: imports the graph model (static sits above graph, as the
 debug views do) and registers `static_graph_to_graph` with `build_graph`; no drawing
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..graph import Graph, GraphEdge, GraphNode, register_converter, summarise_array
+from ..graph import GraphEdge, GraphModel, GraphNode, register_converter, summarise_array
 from . import ir
 from .exported import ExportedProgram
 from .ir import ZERO, Program
@@ -26,7 +26,7 @@ from .program import StaticGraph
 
 class _Builder:
     def __init__(self) -> None:
-        self.graph = Graph(attrs={"view": "static", "roots": [], "hidden": 0})
+        self.graph = GraphModel(attrs={"view": "static", "roots": [], "hidden": 0})
         self.n_tensor = 0
         self.n_op = 0
 
@@ -105,8 +105,8 @@ class _Builder:
         return ids, ops
 
 
-def static_graph_to_graph(g: StaticGraph, **options: Any) -> Graph:
-    r"""The `Graph` model of a StaticGraph's program (what `tg.draw(static_graph)` draws).
+def static_graph_to_graph(g: StaticGraph, **options: Any) -> GraphModel:
+    r"""The `GraphModel` model of a StaticGraph's program (what `tg.draw(static_graph)` draws).
 
     Rules: inputs are leaves, captured arrays constants, returned values outputs;
     sub-programs of `cond` / `while_loop` (and their backward programs) sit in

@@ -4,7 +4,7 @@ Replay never calls the learner's Python function again. `runner` compiles a prog
 once into straight-line Python (codegen.py) that calls each op's own `forward` on numpy
 arrays. A `vjp` equation calls the same op's `backward` with the context (saved
 values) that its forward equation made during this run, so masks such as relu's are
-always those of the current inputs. `execute` is the generic one-equation path: the
+always those of the current inputs. `run_equation` is the generic one-equation path: the
 structured ops (`cond` runs one branch; `while_loop` runs its body until the condition
 fails, and both keep their branch tapes when gradients are wanted) and the tracer's
 own evaluation of gradient lines.
@@ -49,11 +49,11 @@ def runner(program: Program, keep_all: bool = False) -> Compiled:
     key = "_runner_all" if keep_all else "_runner"
     r = program.__dict__.get(key)
     if r is None:
-        r = program.__dict__[key] = Compiled(program, keep_all, execute)
+        r = program.__dict__[key] = Compiled(program, keep_all, run_equation)
     return r
 
 
-def execute(e: Eqn, env: dict, tape: dict, keep: bool) -> None:
+def run_equation(e: Eqn, env: dict, tape: dict, keep: bool) -> None:
     """Run one equation of any kind, reading and writing `env` (the generic path)."""
     if e.op == "vjp":
         _vjp(e, env, tape)

@@ -63,7 +63,7 @@ def respecialise(trees: dict, sizes: tuple, dims: list) -> tuple[PathTree | None
                 return None, f"new size {shown}: the captures disagree, so capture again"
             used += [s for s in path.samples if s not in used]
     if tree.paths:
-        at = ", ".join(_sizes(s) for s in sorted(used))
+        at = ", ".join(_shown_sizes(s) for s in sorted(used))
         return tree, (
             f"re-specialised the graphs for {shown} from the captures at sizes {at}: "
             "no Python ran, nothing was captured"
@@ -79,7 +79,7 @@ def respecialise(trees: dict, sizes: tuple, dims: list) -> tuple[PathTree | None
     )
 
 
-def _sizes(s: tuple) -> str:
+def _shown_sizes(s: tuple) -> str:
     return str(s[0]) if len(s) == 1 else str(s)
 
 

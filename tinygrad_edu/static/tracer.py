@@ -75,8 +75,45 @@ def current() -> Tracer | None:
 
 
 def _site() -> str | None:
+    """The learner's line, as text for an equation (the nearest frame outside the package)."""
     site = source.resolve(source.capture(2))
     return str(site) if site is not None else None
+
+
+def _frozen_read(t: Tensor, kind: str) -> tuple[str, str]:
+    """What a Python read of a traced tensor freezes into the graph, and the fix."""
+    if kind == "bool":
+        what = (
+            f"bool() of a traced tensor (value {bool(np.asarray(t).item())}) decided an `if` or "
+            "`while` here, so the branch it chose is frozen into the static graph: "
+            "replay takes the same branch for every input"
+        )
+        hint = (
+            "use tg.static.cond(pred, true_fn, false_fn, *operands) (or tg.where for "
+            "elementwise choices) so the graph keeps both branches"
+        )
+    elif kind == "index":
+        what = (
+            f"a traced tensor (shape {t.shape!r}) used as an index: its values are "
+            "frozen into the static graph, so replay picks the same elements for "
+            "every input"
+        )
+        hint = "index with Python ints or slices, or choose with tg.where or a mask multiplied in"
+    elif kind in ("numpy", "tolist", "data"):
+        read = ".data" if kind == "data" else f"{kind}()"
+        what = (
+            f"{read} of a traced tensor (shape {t.shape!r}) copied its values out of "
+            "the graph: whatever Python computes from them is frozen into the static "
+            "graph as constants"
+        )
+        hint = "keep computing with tensor ops inside the trace"
+    else:
+        what = (
+            f"{kind}() of a traced tensor turned it into the Python number "
+            f"{np.asarray(t).item()!r}, which is frozen into the static graph as a constant"
+        )
+        hint = "keep the value as a tensor (no .item(), int() or float()) inside the trace"
+    return what, hint
 
 
 def _warn(text: str, raw: tuple[str, int] | None) -> None:
@@ -271,39 +308,7 @@ class Tracer:
             return  # a constant: its value is the same for every input
         raw = source.capture(2)
         site = source.resolve(raw)
-        if kind == "bool":
-            what = (
-                f"bool() of a traced tensor (value {bool(np.asarray(t).item())}) decided an `if` or "
-                "`while` here, so the branch it chose is frozen into the static graph: "
-                "replay takes the same branch for every input"
-            )
-            hint = (
-                "use tg.static.cond(pred, true_fn, false_fn, *operands) (or tg.where for "
-                "elementwise choices) so the graph keeps both branches"
-            )
-        elif kind == "index":
-            what = (
-                f"a traced tensor (shape {t.shape!r}) used as an index: its values are "
-                "frozen into the static graph, so replay picks the same elements for "
-                "every input"
-            )
-            hint = (
-                "index with Python ints or slices, or choose with tg.where or a mask multiplied in"
-            )
-        elif kind in ("numpy", "tolist", "data"):
-            read = ".data" if kind == "data" else f"{kind}()"
-            what = (
-                f"{read} of a traced tensor (shape {t.shape!r}) copied its values out of "
-                "the graph: whatever Python computes from them is frozen into the static "
-                "graph as constants"
-            )
-            hint = "keep computing with tensor ops inside the trace"
-        else:
-            what = (
-                f"{kind}() of a traced tensor turned it into the Python number "
-                f"{np.asarray(t).item()!r}, which is frozen into the static graph as a constant"
-            )
-            hint = "keep the value as a tensor (no .item(), int() or float()) inside the trace"
+        what, hint = _frozen_read(t, kind)
         if self.strict:
             raise TracingError(message("trace", what, site, hint))
         text = message("trace", what, site, f"{hint}; trace(..., strict=True) makes this an error")

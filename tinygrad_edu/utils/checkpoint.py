@@ -179,25 +179,7 @@ def checkpoint(
         >>> x.grad
         tensor([0.8399, 0.0054])
     """
-    if not callable(fn):
-        raise TypeError(
-            message(
-                "checkpoint",
-                f"the first argument must be the function to run, got {type(fn).__name__}",
-                source.here(),
-                "call checkpoint(fn, *args), e.g. checkpoint(block, x)",
-            )
-        )
-    if use_reentrant:
-        raise NotImplementedError(
-            message(
-                "checkpoint",
-                "use_reentrant=True is not supported; only PyTorch's recommended "
-                "use_reentrant=False exists here",
-                source.here(),
-                "drop the argument or pass use_reentrant=False",
-            )
-        )
+    _check_arguments(fn, use_reentrant)
     if not is_grad_enabled():
         return _check_result(fn(*args), source.here())
     kinds = tuple(isinstance(a, Tensor) for a in args)
@@ -224,6 +206,28 @@ def checkpoint(
         result=np.asarray(result),
         rng_state=rng_state,
     )
+
+
+def _check_arguments(fn: Any, use_reentrant: bool) -> None:
+    if not callable(fn):
+        raise TypeError(
+            message(
+                "checkpoint",
+                f"the first argument must be the function to run, got {type(fn).__name__}",
+                source.here(),
+                "call checkpoint(fn, *args), e.g. checkpoint(block, x)",
+            )
+        )
+    if use_reentrant:
+        raise NotImplementedError(
+            message(
+                "checkpoint",
+                "use_reentrant=True is not supported; only PyTorch's recommended "
+                "use_reentrant=False exists here",
+                source.here(),
+                "drop the argument or pass use_reentrant=False",
+            )
+        )
 
 
 # not an op of the package's programs: its forward holds Python (fn), which a static

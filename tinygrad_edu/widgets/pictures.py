@@ -1,4 +1,4 @@
-"""The widgets' one door to the graph and render layers: Graph model in, SVG and text out.
+"""The widgets' one door to the graph and render layers: GraphModel model in, SVG and text out.
 
 Widgets never build DOT themselves (docs/style.md, Code): this module asks
 `graph.build_graph` for the model and `render` for DOT and SVG, and writes the short
@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..graph import Graph, build_graph, this_cell
+from ..graph import GraphModel, build_graph, this_cell
 
 MAX_LISTED = 12  # new nodes named in a live summary before "... and N more"
 
@@ -20,14 +20,14 @@ MAX_LISTED = 12  # new nodes named in a live summary before "... and N more"
 class Rendered:
     """A drawn graph: the model, its SVG, a one-line summary and the new nodes' ids."""
 
-    graph: Graph
+    graph: GraphModel
     svg: str
     summary: str
     new_ids: list[str] = field(default_factory=list)
     fingerprint: str = ""
 
 
-def graph_svg(graph: Graph, rankdir: str | None = None, **options: Any) -> str:
+def graph_svg(graph: GraphModel, rankdir: str | None = None, **options: Any) -> str:
     """DOT through the render layer to SVG (the only way widgets get a picture).
 
     Same orientation choice and fitting as `tg.draw` (`render.drawing.lay_out`).
@@ -62,12 +62,12 @@ def render_view(
     return Rendered(graph, svg, short_summary(graph), graph.new_ids(), fingerprint(graph))
 
 
-def live_graph(roots: list, since: Any, max_nodes: int, names: dict | None = None) -> Graph:
+def live_graph(roots: list, since: Any, max_nodes: int, names: dict | None = None) -> GraphModel:
     """The live graph's model: the graphs of `roots`, nodes made after `since` flagged new."""
     return build_graph(*roots, since=since, max_nodes=max_nodes, names=names)
 
 
-def live_bundle(graph: Graph, missing: Any = ()) -> dict[str, str]:
+def live_bundle(graph: GraphModel, missing: Any = ()) -> dict[str, str]:
     """What the live graph displays under a cell: the drawing as HTML and a text summary.
 
     One copy of the SVG, not two: JupyterLab and Notebook show the `text/html` whether
@@ -82,7 +82,7 @@ def live_bundle(graph: Graph, missing: Any = ()) -> dict[str, str]:
     return {"text/html": inline_html(svg, text), "text/plain": text}
 
 
-def fingerprint(graph: Graph) -> str:
+def fingerprint(graph: GraphModel) -> str:
     """A hash of what is drawn, ignoring which nodes are new (that changes every cell)."""
     h = hashlib.sha1()
     for n in graph.nodes:
@@ -93,13 +93,13 @@ def fingerprint(graph: Graph) -> str:
     return h.hexdigest()[:16]
 
 
-def short_summary(graph: Graph) -> str:
+def short_summary(graph: GraphModel) -> str:
     """`forward graph, 7 nodes`: what a GraphView's repr and toolbar say."""
     n = len(graph.nodes)
     return f"{graph.attrs.get('view', 'forward')} graph, {n} node{'' if n == 1 else 's'}"
 
 
-def live_text(graph: Graph, missing: Any = ()) -> str:
+def live_text(graph: GraphModel, missing: Any = ()) -> str:
     r"""The live graph's deterministic text/plain: the graph summary and the new nodes.
 
     Example:
@@ -121,17 +121,17 @@ def live_text(graph: Graph, missing: Any = ()) -> str:
     return "\n".join(lines)
 
 
-def has_node(graph: Graph | None, node_id: str) -> bool:
+def has_node(graph: GraphModel | None, node_id: str) -> bool:
     """Whether `graph` has a node with this id."""
     return graph is not None and node_id in graph
 
 
-def node_ids(graph: Graph | None) -> list[str]:
+def node_ids(graph: GraphModel | None) -> list[str]:
     """The graph's node ids in drawing order (empty without a graph)."""
     return [] if graph is None else [n.id for n in graph.nodes]
 
 
-def node_details(graph: Graph | None, node_id: str) -> str:
+def node_details(graph: GraphModel | None, node_id: str) -> str:
     r"""The side-area text for one node: what it is, shapes, values, grads, where it was built.
 
     Example:

@@ -83,10 +83,10 @@ class WatchList(t.HasTraits):
     def __repr__(self) -> str:
         if self.auto:
             return "LiveGraph(watching all graph tensors in the notebook)"
-        names = [p if isinstance(p, str) else _tensor_label(p) for p in self.pinned]
+        names = [p if isinstance(p, str) else _tensor_name(p) for p in self.pinned]
         return f"LiveGraph(watching {len(names)}: {', '.join(names)})"
 
 
-def _tensor_label(tensor: Any) -> str:
+def _tensor_name(tensor: Any) -> str:
     name = getattr(tensor, "name", None)
     return name if name else f"t{getattr(tensor, 'creation_number', '?')}"
