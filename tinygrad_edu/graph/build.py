@@ -460,7 +460,7 @@ def _link_chains(raw: RawGraph, walk: ForwardWalk) -> None:
     # and folding both chains would count the matmul twice): the earliest input's op,
     # the data path, keeps the link
     joined: set[int] = set()
-    pos, uses, user, root_out = walk.pos, walk.uses, walk.user, walk.root_out
+    pos, uses, user, root_out = walk.pos, walk.uses.tolist(), walk.user.tolist(), walk.root_out
     for k in range(len(walk.ops)):
         if uses[k] == 1 and k not in root_out and user[k] not in joined:
             raw.link[pos[k]] = pos[user[k]]

@@ -13,6 +13,7 @@ Graph layer: imports tinygrad_edu.core, numpy and the standard library only.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -38,24 +39,36 @@ def summarise_forward(
     folded = _fold(walk, n)
     if folded is None:
         return None
-    fold_of, summaries = folded
+    folds, summaries = folded
+    fold_of = folds.tolist()  # the array for numpy, the list for one look at a time
     leaf_unit, holders, readers = _absorb_leaves(walk, fold_of, summaries, n)
-    units = _materialise(walk, fold_of, leaf_unit, holders, raw)
+    visible = np.flatnonzero(folds < 0).tolist()
+    if len(visible) < len(fold_of):  # folded ops that keep a visible node: their output or leaf
+        visible = sorted({*visible, *walk.root_out, *holders})
+    units = _materialise(walk, visible, fold_of, leaf_unit, raw)
     for f in range(len(summaries)):
         units.append(n + f)
-    # folded ops whose edges all stay inside their fold add no unit edge: skip them. A
-    # fold's ops after its first read the previous op's output: that input is inside
-    firsts = {f.pos for f in summaries}
-    pos, op_inputs, root_out = walk.pos, walk.op_inputs, walk.root_out
-    replay = [
-        k
-        for k, f in enumerate(fold_of)
-        if f < 0 or op_inputs[k] > (pos[k] not in firsts) or k in readers or k in root_out
-    ]
+    replay = _replayed(walk, folds, summaries, readers)
     unit_edges = _unit_edges(walk, replay, fold_of, leaf_unit, n)
     roots_u = sorted(i for i in raw.kind if raw.root[i])
     raw.total = n
     return finish(n, units, unit_edges, roots_u, raw.new, summaries, True, max_nodes)
+
+
+def _replayed(
+    walk: ForwardWalk, fold_of: np.ndarray, summaries: list[Summary], readers: set[int]
+) -> list[int]:
+    """The ops whose edges `_unit_edges` must look at, in order.
+
+    A folded op whose edges all stay inside its fold adds no unit edge: skipped. A fold's
+    ops after its first read the previous op's output, which is inside; so a folded op
+    is kept when it reads more ops than that, reads a leaf that stays visible, or is a root.
+    """
+    inside = (fold_of >= 0).astype(np.intp)  # the input from the op before, in the fold
+    inside[[walk.pos_array.searchsorted(f.pos) for f in summaries]] = 0  # not for a first
+    keep = (fold_of < 0) | (walk.op_inputs > inside)
+    keep[[*readers, *walk.root_out]] = True
+    return np.flatnonzero(keep).tolist()
 
 
 def _fold(walk: ForwardWalk, n: int) -> tuple[list[int], list[Summary]] | None:
@@ -66,9 +79,8 @@ def _fold(walk: ForwardWalk, n: int) -> tuple[list[int], list[Summary]] | None:
     fold_of = np.full(len(walk.ops), -1)
     summaries: list[Summary] = []
     size = None
-    ops = walk.ops
     for chain in _chains(walk):
-        names = [ops[k].op for k in chain]
+        names = list(operator.itemgetter(*chain)(walk.names))  # a chain has 4 ops or more
         for i, p, reps in repeats(names):
             # keep the first and the last block visible, fold the blocks between
             members = chain[i + p : i + (reps - 1) * p]
@@ -88,7 +100,7 @@ def _fold(walk: ForwardWalk, n: int) -> tuple[list[int], list[Summary]] | None:
             f.count = int(size[at].sum())
             # creation numbers grow with k: the last member is the newest
             f.new = walk.number[max(members)] >= walk.first_new_node
-    return fold_of.tolist(), summaries
+    return fold_of, summaries
 
 
 def _chains(walk: ForwardWalk) -> list[list[int]]:
@@ -100,10 +112,10 @@ def _chains(walk: ForwardWalk) -> list[list[int]]:
     n_ops = len(walk.ops)
     # numpy for the per-op steps: 100,000 ops are a few array operations
     # an output used once (and not a root) links its op to the op using it
-    single = np.array(walk.uses, dtype=np.intp) == 1
+    single = walk.uses == 1
     if walk.root_out:
         single[list(walk.root_out)] = False
-    user = np.array(walk.user, dtype=np.intp)
+    user = walk.user
     # of the ops linking to one op, the earliest keeps its link
     sources = np.flatnonzero(single)
     _, first = np.unique(user[sources], return_index=True)
@@ -128,7 +140,7 @@ def _chains(walk: ForwardWalk) -> list[list[int]]:
 def _group_sizes(walk: ForwardWalk) -> np.ndarray:
     """Nodes in op k's group: constants and first-seen leaves, the op, its output."""
     # pos[k] - pos[k - 1]: the whole group (pos[-1] + 2 == 0 starts the first)
-    size = np.diff(np.array(walk.pos, dtype=np.intp), prepend=-2)
+    size = np.diff(walk.pos_array, prepend=-2)
     if walk.root_out:
         size[list(walk.root_out)] -= 1  # a root output stays visible: not in any fold
     return size
@@ -185,11 +197,11 @@ class _Absorbed:
 
 
 def _materialise(
-    walk: ForwardWalk, fold_of: list[int], leaf_unit: _Absorbed, holders: set[int], raw: Any
+    walk: ForwardWalk, visible: list[int], fold_of: list[int], leaf_unit: _Absorbed, raw: Any
 ) -> list[int]:
-    """RawGraph entries for the visible nodes; returns their raw positions."""
+    """RawGraph entries for the nodes of the `visible` ops; returns their raw positions."""
     ops, root_out = walk.ops, walk.root_out
-    leaf_of, leaf_pos = walk.leaf_of, walk.leaf_pos
+    leaf_number, leaf_pos = walk.leaf_number, walk.leaf_pos
     shown: list[int] = []
 
     def add(
@@ -199,9 +211,6 @@ def _materialise(
         raw.module[i], raw.new[i], raw.num[i], raw.root[i] = module, new, num, False
         shown.append(i)
 
-    visible = [k for k, f in enumerate(fold_of) if f < 0]
-    if len(visible) < len(ops):
-        visible = sorted({*visible, *root_out, *holders})
     for k in visible:
         op = ops[k]
         folded = fold_of[k] >= 0
@@ -214,7 +223,7 @@ def _materialise(
                     add(r, "tensor", None, op, slot, m, new, r + 1 - k)
                 r += 1
             elif type(nxt) is AccumulateGrad:
-                j = leaf_of[nxt]
+                j = leaf_number(nxt)
                 if leaf_pos[j] == r:  # first seen here
                     if j not in leaf_unit:
                         v = walk.leaf(j)
@@ -246,8 +255,8 @@ def _unit_edges(
     `replay`: the ops in order, leaving out folded ops whose inputs all come from their
     own fold (its absorbed leaves, its constants, the op before them in the chain).
     """
-    pos, index, root_out, edges = walk.pos, walk.index, walk.root_out, walk.edges
-    leaf_of, leaf_pos = walk.leaf_of, walk.leaf_pos
+    pos, op_number, root_out, edges = walk.pos, walk.op_number, walk.root_out, walk.edges
+    leaf_number, leaf_pos = walk.leaf_number, walk.leaf_pos
     acc = AccumulateGrad
     out: dict[tuple[int, int, int], None] = {}
     for k in replay:
@@ -261,12 +270,12 @@ def _unit_edges(
                     out[(r - 1, dst, slot)] = None
                 continue
             if type(nxt) is acc:
-                j = leaf_of[nxt]
+                j = leaf_number(nxt)
                 if leaf_pos[j] == r:
                     r += 1
                 src = leaf_unit.get(j, leaf_pos[j])
             else:
-                j = index[nxt]
+                j = op_number(nxt)
                 h = fold_of[j]
                 src = pos[j] + 1 if h < 0 or j in root_out else n + h
             if src != dst:
