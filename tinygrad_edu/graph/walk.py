@@ -82,19 +82,19 @@ class ForwardWalk:
         # creation order: numbers are unique, so any sort gives the same order
         numbers = np.fromiter(met.numbers, dtype=np.int64, count=n)
         order = np.argsort(numbers)
-        rank = np.empty(n, dtype=np.intp)  # op met m -> its place in creation order
+        self._rank = rank = np.empty(n, dtype=np.intp)  # op met m -> its creation order
         rank[order] = np.arange(n)
-        self._rank = rank.tolist()
+        in_order = order.tolist()
         # ops and edges are read through the order, not copied: a copy touches every op
-        self.ops = InOrder(met.ops, order)
-        self.edges = InOrder(met.edges, order)
-        pick = _picker(order)  # names and module paths are a few shared objects: copied
+        self.ops = InOrder(met.ops, in_order)
+        self.edges = InOrder(met.edges, in_order)
+        pick = _picker(in_order)  # names and module paths are a few shared objects: copied
         self.names = pick(met.names)
         self.scope = pick(met.scopes)
         self.number = numbers[order].tolist()
 
         # every edge in creation order (op by op, slots in order): its source and its op
-        counts = np.array(list(map(len, met.edges)), dtype=np.intp)
+        counts = np.fromiter(met.counts, dtype=np.intp, count=n)
         n_in = counts[order]
         starts = np.cumsum(counts) - counts  # where op m's edges start, in walk order
         reorder = np.repeat(starts[order] - (np.cumsum(n_in) - n_in), n_in)
@@ -128,10 +128,9 @@ class ForwardWalk:
         self.n_groups = int(pos[-1]) + 2 if n else 0  # raw positions taken by the op groups
 
         first_met = leaf_met[first]
-        self.accs: list = _picker(first_met)(met.leaves)
-        leaf_rank = np.empty(len(met.leaves), dtype=np.intp)  # leaf met -> first-seen j
+        self.accs = InOrder(met.leaves, first_met.tolist())  # (not copied either)
+        self._leaf_rank = leaf_rank = np.empty(len(met.leaves), dtype=np.intp)  # -> first-seen j
         leaf_rank[first_met] = np.arange(len(first_met))
-        self._leaf_rank = leaf_rank.tolist()
         self.leaf_pos = at[first_edge].tolist()
         self.first_op = owner[first_edge].tolist()
         self.more: dict[int, list[int]] = {}  # leaf -> the ops using it after its first
@@ -165,12 +164,12 @@ class ForwardWalk:
 
     def op_number(self, node: Any) -> int:
         """k of an op the walk met (its place in creation order)."""
-        return self._rank[self._code[node]]
+        return int(self._rank[self._code[node]])
 
     def leaf_number(self, node: Any) -> int | None:
         """j of a leaf's AccumulateGrad node the walk met (first-seen order), else None."""
         code = self._code.get(node, 0)
-        return self._leaf_rank[-2 - code] if code <= -2 else None
+        return int(self._leaf_rank[-2 - code]) if code <= -2 else None
 
     @cached_property
     def index(self) -> dict:
@@ -215,6 +214,7 @@ class _Met:
     def __init__(self) -> None:
         self.ops: list = []  # op nodes
         self.edges: list = []  # their next_functions
+        self.counts: list[int] = []  # how many (len(next_functions), read while at hand)
         self.numbers: list[int] = []  # creation numbers
         self.scopes: list[tuple] = []  # module paths
         self.names: list[str] = []  # op names ("Mul")
@@ -232,7 +232,7 @@ def _walk(roots: list) -> _Met:
     met = _Met()
     ops, code, leaves = met.ops, met.code, met.leaves
     add_op, add_leaf, add_source = ops.append, leaves.append, met.sources.append
-    add_edges, add_number = met.edges.append, met.numbers.append
+    add_edges, add_count, add_number = met.edges.append, met.counts.append, met.numbers.append
     add_scope, add_name = met.scopes.append, met.names.append
     acc = AccumulateGrad
     for t, _ in roots:
@@ -243,7 +243,8 @@ def _walk(roots: list) -> _Met:
     # NOTE: `ops` grows while the loop runs over it: each op met is read in its turn
     for node in ops:
         edges, number, scope, name = _NODE_VIEW(node)
-        add_edges(edges), add_number(number), add_scope(scope), add_name(name)
+        add_edges(edges), add_count(len(edges)), add_number(number)
+        add_scope(scope), add_name(name)
         for nxt, _ in edges:
             source = code.get(nxt)
             if source is None:  # met for the first time
@@ -260,8 +261,8 @@ def _walk(roots: list) -> _Met:
 class InOrder:
     """`items` (in the order the walk met them) read in creation order: `ops[k]`, `len`, `for`."""
 
-    def __init__(self, items: list, order: np.ndarray) -> None:
-        self.items, self.order = items, order.tolist()
+    def __init__(self, items: list, order: list[int]) -> None:
+        self.items, self.order = items, order
 
     def __getitem__(self, k: int) -> Any:
         return self.items[self.order[k]]
@@ -272,13 +273,14 @@ class InOrder:
     def __iter__(self) -> Any:
         return map(self.items.__getitem__, self.order)
 
+    def append(self, item: Any) -> None:
+        self.order.append(len(self.items))
+        self.items.append(item)
 
-def _picker(order: np.ndarray) -> Any:
+
+def _picker(order: list[int]) -> Any:
     """`pick(items)`: the items at `order`, as a list (itemgetter picks in C)."""
-    if len(order) == 1:
-        only = int(order[0])
-        return lambda items: [items[only]]
-    if len(order) == 0:
-        return lambda items: []
-    getter = operator.itemgetter(*order.tolist())
+    if len(order) < 2:  # itemgetter of one index returns the item, not a tuple
+        return lambda items: [items[k] for k in order]
+    getter = operator.itemgetter(*order)
     return lambda items: list(getter(items))
