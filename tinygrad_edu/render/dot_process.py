@@ -35,13 +35,16 @@ import re
 import subprocess
 import threading
 
-from .dot import FONT
+from .dot import FONT, quote
 
-# one box with a two-line record label in the drawings' font and size: what dot does
-# once per process (load the text plugin, read fontconfig, open the font) happens here
+# what dot does once per process (load the text plugin, read fontconfig, open the font)
+# happens here, and Pango measures every printable character once in the drawings' two
+# font sizes (labels 11, legends and edge labels 10): a drawing's labels then cost their
+# layout only, ~2 ms less for a live cell's 16-60 boxes (benchmarks/bench_live.py)
+_EVERY_CHARACTER = quote("".join(chr(c) for c in range(32, 127)))
 WARM_UP = (
-    f'digraph warm_up {{ node [fontname="{FONT}", fontsize=11, shape=record] '
-    'w [label="{w|1.5}"] }\n'
+    f'digraph warm_up {{ node [fontname="{FONT}", shape=box] '
+    f"w11 [fontsize=11, label={_EVERY_CHARACTER}] w10 [fontsize=10, label={_EVERY_CHARACTER}] }}\n"
 ).encode()
 _NAMED_SUBGRAPH = re.compile(rb'\bsubgraph\s+(?:"|[A-Za-z_])')
 _PAGE_PREFIX = re.compile(rb' id="page\d+,\d+_')
