@@ -80,15 +80,15 @@ def _fold(walk: ForwardWalk, n: int) -> tuple[list[int], list[Summary]] | None:
     summaries: list[Summary] = []
     size = None
     for chain in _chains(walk):
-        names = list(operator.itemgetter(*chain)(walk.names))  # a chain has 4 ops or more
+        # a chain has 4 ops or more: itemgetter returns a tuple
+        names = list(operator.itemgetter(*chain.tolist())(walk.names))
         for i, p, reps in repeats(names):
             # keep the first and the last block visible, fold the blocks between
-            members = chain[i + p : i + (reps - 1) * p]
+            at = chain[i + p : i + (reps - 1) * p]
             text = " -> ".join(names[i : i + p])
-            first = members[0]
+            first, last = int(at[0]), int(at[-1])
             f = Summary("repeat", text, ".".join(walk.module[first]), text, pos=walk.pos[first])
             f.blocks = reps - 2
-            at = np.array(members)
             if (fold_of[at] >= 0).any():
                 return None
             fold_of[at] = len(summaries)
@@ -99,15 +99,16 @@ def _fold(walk: ForwardWalk, n: int) -> tuple[list[int], list[Summary]] | None:
             # leaves are counted here too and taken back in _absorb_leaves if they stay
             f.count = int(size[at].sum())
             # creation numbers grow with k: the last member is the newest
-            f.new = walk.number[max(members)] >= walk.first_new_node
+            f.new = walk.number[last] >= walk.first_new_node
     return fold_of, summaries
 
 
-def _chains(walk: ForwardWalk) -> list[list[int]]:
+def _chains(walk: ForwardWalk) -> list[np.ndarray]:
     """Straight chains of at least MIN_REPEATS ops, each op's output read only by the next.
 
     Chains never merge: where several ops feed one op (`x @ w.T`: the previous layer and
-    the transpose), only the earliest links to it, as in the full walk (build.py).
+    the transpose), only the earliest links to it, as in the full walk (build.py). Each
+    chain is an array of its ops in order; chains come in the order of their first ops.
     """
     n_ops = len(walk.ops)
     # numpy for the per-op steps: 100,000 ops are a few array operations
@@ -121,20 +122,23 @@ def _chains(walk: ForwardWalk) -> list[list[int]]:
     _, first = np.unique(user[sources], return_index=True)
     single[:] = False
     single[sources[first]] = True
-    linked_to = np.where(single, user, -1)
-    has_pred = np.zeros(n_ops, dtype=bool)
-    has_pred[linked_to[single]] = True
-    link = linked_to.tolist()
-    chains = []
-    for start in np.flatnonzero(single & ~has_pred).tolist():
-        chain = [start]
-        k = link[start]
-        while k >= 0:
-            chain.append(k)
-            k = link[k]
-        if len(chain) >= MIN_REPEATS:
-            chains.append(chain)
-    return chains
+    linked, targets = np.flatnonzero(single), user[single]
+    # each op's chain is named by its first op: start from the op linking to it (or itself)
+    # and jump twice as far each round (17 rounds of array operations for 100,000 ops)
+    head = np.arange(n_ops)
+    head[targets] = linked
+    while True:
+        further = head[head]
+        if (further == head).all():
+            break
+        head = further
+    in_chain = single.copy()  # linked to another op, or linked from one
+    in_chain[targets] = True
+    length = np.bincount(head[in_chain], minlength=n_ops)
+    members = np.flatnonzero(in_chain & (length[head] >= MIN_REPEATS))
+    # a link goes to a later op, so a chain's ops in creation order are the chain in order
+    members = members[np.argsort(head[members], kind="stable")]
+    return np.split(members, np.flatnonzero(np.diff(head[members])) + 1) if len(members) else []
 
 
 def _group_sizes(walk: ForwardWalk) -> np.ndarray:
