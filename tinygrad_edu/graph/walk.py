@@ -44,12 +44,13 @@ class ForwardWalk:
     (its `op`), `number[k]` (creation number), `scope[k]` (module path) and `module[k]`
     (the path drawn: with its time step, `("rnncell", "t=3")`, when the module was called
     in a loop), `pos[k]` (raw position; the output is at `pos[k] + 1`; `pos_array` is the
-    same as a numpy array). numpy arrays, for numpy consumers: `uses[k]` and `user[k]` (how
-    often, and by which op last, its output is read), `op_inputs[k]` (inputs that are other
-    ops' outputs). `ops` and `edges` are indexed and iterated like lists. Per leaf j (first-seen order, then the root
-    tensors in no op's inputs): `accs[j]` (its AccumulateGrad node, None for those
-    roots), `leaf_pos[j]`, `first_op[j]` and `more[j]` (the ops using it).
-    `op_number(node)` and `leaf_number(node)` give k and j of a core node.
+    same as a numpy array). numpy arrays, for numpy consumers: `uses[k]` and `user[k]`
+    (how often, and by which op last, its output is read), `op_inputs[k]` (inputs that
+    are other ops' outputs). `ops`, `edges` and `accs` are indexed and iterated like
+    lists. Per leaf j (first-seen order, then the root tensors in no op's inputs):
+    `accs[j]` (its AccumulateGrad node, None for those roots), `leaf_pos[j]`,
+    `first_op[j]` and `more[j]` (the ops using it). `op_number(node)` and
+    `leaf_number(node)` give k and j of a core node.
     """
 
     def __init__(self, roots: list, since: Any) -> None:
@@ -78,12 +79,17 @@ class ForwardWalk:
 
     def _lay_out(self, met: _Met) -> None:
         """Creation order, raw positions, output uses and leaves, from the walk's numbers."""
-        n = len(met.ops)
-        # creation order: numbers are unique, so any sort gives the same order
-        numbers = np.fromiter(met.numbers, dtype=np.int64, count=n)
+        order = self._put_in_order(met)
+        source, owner = _edges_in_order(met, order)
+        self._count_uses(source, owner)
+        self._place(met, source, owner)
+
+    def _put_in_order(self, met: _Met) -> np.ndarray:
+        """Ops in creation order (numbers are unique, so any sort gives the same order)."""
+        numbers = np.fromiter(met.numbers, dtype=np.int64, count=len(met.ops))
         order = np.argsort(numbers)
-        self._rank = rank = np.empty(n, dtype=np.intp)  # op met m -> its creation order
-        rank[order] = np.arange(n)
+        self._rank = np.empty(len(order), dtype=np.intp)  # op met m -> its creation order
+        self._rank[order] = np.arange(len(order))
         in_order = order.tolist()
         # ops and edges are read through the order, not copied: a copy touches every op
         self.ops = InOrder(met.ops, in_order)
@@ -92,27 +98,24 @@ class ForwardWalk:
         self.names = pick(met.names)
         self.scope = pick(met.scopes)
         self.number = numbers[order].tolist()
+        return order
 
-        # every edge in creation order (op by op, slots in order): its source and its op
-        counts = np.fromiter(met.counts, dtype=np.intp, count=n)
-        n_in = counts[order]
-        starts = np.cumsum(counts) - counts  # where op m's edges start, in walk order
-        reorder = np.repeat(starts[order] - (np.cumsum(n_in) - n_in), n_in)
-        reorder += np.arange(len(reorder))
-        source = np.fromiter(met.sources, dtype=np.intp, count=len(reorder))[reorder]
-        owner = np.repeat(np.arange(n), n_in)  # the op (creation order) each edge feeds
-
-        # edges from ops: how often each output is read, and by which op last
+    def _count_uses(self, source: np.ndarray, owner: np.ndarray) -> None:
+        """How often each op's output is read, by which op last, and each op's op inputs."""
+        n = len(self.ops)
         from_op = source >= 0
-        read = rank[source[from_op]]
+        read = self._rank[source[from_op]]
         reader = owner[from_op]
         self.uses = np.bincount(read, minlength=n)
         self.user = np.full(n, -1, dtype=np.intp)
         np.maximum.at(self.user, read, reader)  # ops come in order: the last reader is the largest
         self.op_inputs = np.bincount(reader, minlength=n)
 
-        # edges from leaves: a leaf's first use puts it in that op's group; later uses
-        # only read it. `np.unique` finds each leaf's first edge; sorted, first-seen order
+    def _place(self, met: _Met, source: np.ndarray, owner: np.ndarray) -> None:
+        """Raw positions of the ops and their first-seen leaves; the leaves' users."""
+        n = len(self.ops)
+        # a leaf's first use puts it in that op's group; later uses only read it.
+        # `np.unique` finds each leaf's first edge; sorted, they are in first-seen order
         leaf_edges = np.flatnonzero(source <= -2)
         leaf_met = -2 - source[leaf_edges]
         _, first = np.unique(leaf_met, return_index=True)
@@ -256,6 +259,19 @@ def _walk(roots: list) -> _Met:
                     add_op(nxt)
             add_source(source)
     return met
+
+
+def _edges_in_order(met: _Met, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every edge in creation order (op by op, slots in order): its source code and its op."""
+    counts = np.fromiter(met.counts, dtype=np.intp, count=len(order))
+    n_in = counts[order]
+    starts = np.cumsum(counts) - counts  # where op m's edges start, in walk order
+    # the edges of the k-th op in creation order are those of op order[k], moved
+    reorder = np.repeat(starts[order] - (np.cumsum(n_in) - n_in), n_in)
+    reorder += np.arange(len(reorder))
+    source = np.fromiter(met.sources, dtype=np.intp, count=len(reorder))[reorder]
+    owner = np.repeat(np.arange(len(order)), n_in)  # the op (creation order) each edge feeds
+    return source, owner
 
 
 class InOrder:
