@@ -71,8 +71,8 @@ def _replayed(
     return np.flatnonzero(keep).tolist()
 
 
-def _fold(walk: ForwardWalk, n: int) -> tuple[list[int], list[Summary]] | None:
-    """Fold chains of repeated ops: `fold_of[k]` is op k's summary number or -1.
+def _fold(walk: ForwardWalk, n: int) -> tuple[np.ndarray, list[Summary]] | None:
+    """Fold chains of repeated ops: `fold_of[k]` (an array) is op k's summary number or -1.
 
     Should two folds claim one op, this returns None and the full walk decides.
     """
