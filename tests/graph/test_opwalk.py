@@ -11,6 +11,7 @@ import pytest
 
 import tinygrad_edu as tg
 from tinygrad_edu import nn
+from tinygrad_edu.core.function import AccumulateGrad
 from tinygrad_edu.graph import build as B
 from tinygrad_edu.graph import build_graph, watermark
 
@@ -196,3 +197,60 @@ def test_a_root_asked_for_twice_is_walked_once():
     assert build_graph([y, y, x]).summary() == build_graph(y, x).summary()
     g = same([y, y])
     assert [n.id for n in g.nodes] == ["t1", "t2", "op1", "t3"] and g.attrs["roots"] == ["t3"]
+
+
+def plain_walk(roots):
+    """The walk's per-op lists the slow, obvious way: one edge at a time, in Python."""
+    acc = AccumulateGrad
+    ops, stack = [], list(dict.fromkeys(t.grad_fn for t, _ in roots if t.grad_fn is not None))
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        ops.append(node)
+        for nxt, _ in node.next_functions:
+            if nxt is not None and type(nxt) is not acc and nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    ops.sort(key=lambda node: node.creation_number)
+    index = {node: k for k, node in enumerate(ops)}
+    uses, user, op_inputs, pos = [0] * len(ops), [-1] * len(ops), [0] * len(ops), []
+    leaf_pos, first_op, more = {}, [], {}
+    r = -1
+    for k, node in enumerate(ops):
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                r += 1
+            elif type(nxt) is acc:
+                if nxt not in leaf_pos:
+                    r += 1
+                    leaf_pos[nxt] = r
+                    first_op.append(k)
+                else:
+                    more.setdefault(list(leaf_pos).index(nxt), []).append(k)
+            else:
+                uses[index[nxt]] += 1
+                user[index[nxt]] = k
+                op_inputs[k] += 1
+        r += 2
+        pos.append(r - 1)
+    return ops, uses, user, op_inputs, pos, list(leaf_pos), list(leaf_pos.values()), first_op, more
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_walks_numpy_layout_is_the_plain_one(seed):
+    roots, _ = random_program(seed)
+    roots = B._roots(tuple(roots))
+    walk = B.ForwardWalk(roots, None)
+    ops, uses, user, op_inputs, pos, accs, leaf_pos, first_op, more = plain_walk(roots)
+    n_leaves = len(accs)
+    assert list(walk.ops) == ops and [list(e) for e in walk.edges] == [
+        list(op.next_functions) for op in ops
+    ]
+    assert walk.names == [op.op for op in ops]
+    assert walk.number == [op.creation_number for op in ops]
+    assert walk.uses.tolist() == uses and walk.user.tolist() == user
+    assert walk.op_inputs.tolist() == op_inputs and walk.pos == pos
+    assert list(walk.accs)[:n_leaves] == accs and walk.leaf_pos[:n_leaves] == leaf_pos
+    assert walk.first_op == first_op and walk.more == more
+    assert all(walk.op_number(op) == k for k, op in enumerate(ops))
+    assert all(walk.leaf_number(a) == j for j, a in enumerate(accs))

@@ -32,7 +32,7 @@ from ..core.tensor import Tensor, next_tensor_number
 from .model import MARKS, GraphEdge, GraphModel, GraphNode, Watermark
 from .opwalk import summarise_forward
 from .summarise import DEFAULT_MAX_NODES, Summary, summarise
-from .values import shape_text, summarise_array
+from .values import dtype_text, shape_text, summarise_array
 from .walk import NEVER, ForwardWalk
 
 VIEWS = ("forward", "backward")
@@ -460,7 +460,7 @@ def _link_chains(raw: RawGraph, walk: ForwardWalk) -> None:
     # and folding both chains would count the matmul twice): the earliest input's op,
     # the data path, keeps the link
     joined: set[int] = set()
-    pos, uses, user, root_out = walk.pos, walk.uses, walk.user, walk.root_out
+    pos, uses, user, root_out = walk.pos, walk.uses.tolist(), walk.user.tolist(), walk.root_out
     for k in range(len(walk.ops)):
         if uses[k] == 1 and k not in root_out and user[k] not in joined:
             raw.link[pos[k]] = pos[user[k]]
@@ -536,7 +536,7 @@ def _label(
         node.name = obj.name if view == "backward" else node.op
         if kind == "accumulate":
             var = obj.variable
-            node.shape, node.dtype = var.shape, str(var.dtype)
+            node.shape, node.dtype = var.shape, dtype_text(var.dtype)
             node.name = "AccumulateGrad"
             node.detail = var.name or name_of.get(id(var), "")
             node.value = summarise_array(np.asarray(var))
@@ -545,7 +545,7 @@ def _label(
         else:
             meta = obj.output_meta
             if meta is not None:
-                node.shape, node.dtype = meta[0], str(meta[1])
+                node.shape, node.dtype = meta[0], dtype_text(meta[1])
             node.saved, node.freed = _saved(obj)
             site = obj.site
             if site is not None:
@@ -565,7 +565,7 @@ def _tensor_fields(node: GraphNode, raw: RawGraph, i: int, name_of: dict[int, st
     op = raw.op[i]
     if t is not None:
         node.name = t.name or name_of.get(id(t), "")
-        node.shape, node.dtype = t.shape, str(t.dtype)
+        node.shape, node.dtype = t.shape, dtype_text(t.dtype)
         node.requires_grad = t.requires_grad
         node.value = summarise_array(np.asarray(t))
         if t.grad_held is not None:
@@ -577,13 +577,13 @@ def _tensor_fields(node: GraphNode, raw: RawGraph, i: int, name_of: dict[int, st
     elif raw.slot[i] == -1:  # an intermediate nobody keeps: only its shape was recorded
         meta = op.output_meta
         if meta is not None:
-            node.shape, node.dtype = meta[0], str(meta[1])
+            node.shape, node.dtype = meta[0], dtype_text(meta[1])
         node.requires_grad = True
         node.role = "intermediate"
     else:  # an input that needs no grad (data, a number): only its shape was recorded
         shape, dtype = op.input_meta[raw.slot[i]]
         node.shape = tuple(shape) if shape is not None else None
-        node.dtype = str(dtype) if dtype is not None else ""
+        node.dtype = dtype_text(dtype) if dtype is not None else ""
         node.role = "constant"
         t = _saved_constant(op, raw.slot[i])
         if t is not None:  # the op kept it for backward: show its name and value too
@@ -621,7 +621,7 @@ def _saved(core: Any) -> tuple[tuple[str, ...], bool]:
             name = tensor.name or ""
         elif is_output:
             name = "output"
-        text = f"{shape_text(arr.shape)} {arr.dtype}"
+        text = f"{shape_text(arr.shape)} {dtype_text(arr.dtype)}"
         out.append(f"{name} {text}" if name else text)
     return tuple(out), False
 

@@ -13,6 +13,7 @@ Graph layer: imports tinygrad_edu.core, numpy and the standard library only.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -38,45 +39,56 @@ def summarise_forward(
     folded = _fold(walk, n)
     if folded is None:
         return None
-    fold_of, summaries = folded
+    folds, summaries = folded
+    fold_of = folds.tolist()  # the array for numpy, the list for one look at a time
     leaf_unit, holders, readers = _absorb_leaves(walk, fold_of, summaries, n)
-    units = _materialise(walk, fold_of, leaf_unit, holders, raw)
+    visible = np.flatnonzero(folds < 0).tolist()
+    if len(visible) < len(fold_of):  # folded ops that keep a visible node: their output or leaf
+        visible = sorted({*visible, *walk.root_out, *holders})
+    units = _materialise(walk, visible, fold_of, leaf_unit, raw)
     for f in range(len(summaries)):
         units.append(n + f)
-    # folded ops whose edges all stay inside their fold add no unit edge: skip them. A
-    # fold's ops after its first read the previous op's output: that input is inside
-    firsts = {f.pos for f in summaries}
-    pos, op_inputs, root_out = walk.pos, walk.op_inputs, walk.root_out
-    replay = [
-        k
-        for k, f in enumerate(fold_of)
-        if f < 0 or op_inputs[k] > (pos[k] not in firsts) or k in readers or k in root_out
-    ]
+    replay = _replayed(walk, folds, summaries, readers)
     unit_edges = _unit_edges(walk, replay, fold_of, leaf_unit, n)
     roots_u = sorted(i for i in raw.kind if raw.root[i])
     raw.total = n
     return finish(n, units, unit_edges, roots_u, raw.new, summaries, True, max_nodes)
 
 
-def _fold(walk: ForwardWalk, n: int) -> tuple[list[int], list[Summary]] | None:
-    """Fold chains of repeated ops: `fold_of[k]` is op k's summary number or -1.
+def _replayed(
+    walk: ForwardWalk, fold_of: np.ndarray, summaries: list[Summary], readers: set[int]
+) -> list[int]:
+    """The ops whose edges `_unit_edges` must look at, in order.
+
+    A folded op whose edges all stay inside its fold adds no unit edge: skipped. A fold's
+    ops after its first read the previous op's output, which is inside; so a folded op
+    is kept when it reads more ops than that, reads a leaf that stays visible, or is a root.
+    """
+    inside = (fold_of >= 0).astype(np.intp)  # the input from the op before, in the fold
+    inside[[walk.pos_array.searchsorted(f.pos) for f in summaries]] = 0  # not for a first
+    keep = (fold_of < 0) | (walk.op_inputs > inside)
+    keep[[*readers, *walk.root_out]] = True
+    return np.flatnonzero(keep).tolist()
+
+
+def _fold(walk: ForwardWalk, n: int) -> tuple[np.ndarray, list[Summary]] | None:
+    """Fold chains of repeated ops: `fold_of[k]` (an array) is op k's summary number or -1.
 
     Should two folds claim one op, this returns None and the full walk decides.
     """
     fold_of = np.full(len(walk.ops), -1)
     summaries: list[Summary] = []
     size = None
-    ops = walk.ops
     for chain in _chains(walk):
-        names = [ops[k].op for k in chain]
+        # a chain has 4 ops or more: itemgetter returns a tuple
+        names = list(operator.itemgetter(*chain.tolist())(walk.names))
         for i, p, reps in repeats(names):
             # keep the first and the last block visible, fold the blocks between
-            members = chain[i + p : i + (reps - 1) * p]
+            at = chain[i + p : i + (reps - 1) * p]
             text = " -> ".join(names[i : i + p])
-            first = members[0]
+            first, last = int(at[0]), int(at[-1])
             f = Summary("repeat", text, ".".join(walk.module[first]), text, pos=walk.pos[first])
             f.blocks = reps - 2
-            at = np.array(members)
             if (fold_of[at] >= 0).any():
                 return None
             fold_of[at] = len(summaries)
@@ -87,48 +99,52 @@ def _fold(walk: ForwardWalk, n: int) -> tuple[list[int], list[Summary]] | None:
             # leaves are counted here too and taken back in _absorb_leaves if they stay
             f.count = int(size[at].sum())
             # creation numbers grow with k: the last member is the newest
-            f.new = walk.number[max(members)] >= walk.first_new_node
-    return fold_of.tolist(), summaries
+            f.new = walk.number[last] >= walk.first_new_node
+    return fold_of, summaries
 
 
-def _chains(walk: ForwardWalk) -> list[list[int]]:
+def _chains(walk: ForwardWalk) -> list[np.ndarray]:
     """Straight chains of at least MIN_REPEATS ops, each op's output read only by the next.
 
     Chains never merge: where several ops feed one op (`x @ w.T`: the previous layer and
-    the transpose), only the earliest links to it, as in the full walk (build.py).
+    the transpose), only the earliest links to it, as in the full walk (build.py). Each
+    chain is an array of its ops in order; chains come in the order of their first ops.
     """
     n_ops = len(walk.ops)
     # numpy for the per-op steps: 100,000 ops are a few array operations
     # an output used once (and not a root) links its op to the op using it
-    single = np.array(walk.uses, dtype=np.intp) == 1
+    single = walk.uses == 1
     if walk.root_out:
         single[list(walk.root_out)] = False
-    user = np.array(walk.user, dtype=np.intp)
+    user = walk.user
     # of the ops linking to one op, the earliest keeps its link
     sources = np.flatnonzero(single)
     _, first = np.unique(user[sources], return_index=True)
     single[:] = False
     single[sources[first]] = True
-    linked_to = np.where(single, user, -1)
-    has_pred = np.zeros(n_ops, dtype=bool)
-    has_pred[linked_to[single]] = True
-    link = linked_to.tolist()
-    chains = []
-    for start in np.flatnonzero(single & ~has_pred).tolist():
-        chain = [start]
-        k = link[start]
-        while k >= 0:
-            chain.append(k)
-            k = link[k]
-        if len(chain) >= MIN_REPEATS:
-            chains.append(chain)
-    return chains
+    linked, targets = np.flatnonzero(single), user[single]
+    # each op's chain is named by its first op: start from the op linking to it (or itself)
+    # and jump twice as far each round (17 rounds of array operations for 100,000 ops)
+    head = np.arange(n_ops)
+    head[targets] = linked
+    while True:
+        further = head[head]
+        if (further == head).all():
+            break
+        head = further
+    in_chain = single.copy()  # linked to another op, or linked from one
+    in_chain[targets] = True
+    length = np.bincount(head[in_chain], minlength=n_ops)
+    members = np.flatnonzero(in_chain & (length[head] >= MIN_REPEATS))
+    # a link goes to a later op, so a chain's ops in creation order are the chain in order
+    members = members[np.argsort(head[members], kind="stable")]
+    return np.split(members, np.flatnonzero(np.diff(head[members])) + 1) if len(members) else []
 
 
 def _group_sizes(walk: ForwardWalk) -> np.ndarray:
     """Nodes in op k's group: constants and first-seen leaves, the op, its output."""
     # pos[k] - pos[k - 1]: the whole group (pos[-1] + 2 == 0 starts the first)
-    size = np.diff(np.array(walk.pos, dtype=np.intp), prepend=-2)
+    size = np.diff(walk.pos_array, prepend=-2)
     if walk.root_out:
         size[list(walk.root_out)] -= 1  # a root output stays visible: not in any fold
     return size
@@ -185,11 +201,11 @@ class _Absorbed:
 
 
 def _materialise(
-    walk: ForwardWalk, fold_of: list[int], leaf_unit: _Absorbed, holders: set[int], raw: Any
+    walk: ForwardWalk, visible: list[int], fold_of: list[int], leaf_unit: _Absorbed, raw: Any
 ) -> list[int]:
-    """RawGraph entries for the visible nodes; returns their raw positions."""
+    """RawGraph entries for the nodes of the `visible` ops; returns their raw positions."""
     ops, root_out = walk.ops, walk.root_out
-    leaf_of, leaf_pos = walk.leaf_of, walk.leaf_pos
+    leaf_number, leaf_pos = walk.leaf_number, walk.leaf_pos
     shown: list[int] = []
 
     def add(i: int, kind: str, obj: Any, op: Any, slot: int, module: tuple, new: bool, num: int):
@@ -197,9 +213,6 @@ def _materialise(
         raw.module[i], raw.new[i], raw.num[i], raw.root[i] = module, new, num, False
         shown.append(i)
 
-    visible = [k for k, f in enumerate(fold_of) if f < 0]
-    if len(visible) < len(ops):
-        visible = sorted({*visible, *root_out, *holders})
     for k in visible:
         op = ops[k]
         folded = fold_of[k] >= 0
@@ -212,7 +225,7 @@ def _materialise(
                     add(r, "tensor", None, op, slot, m, new, r + 1 - k)
                 r += 1
             elif type(nxt) is AccumulateGrad:
-                j = leaf_of[nxt]
+                j = leaf_number(nxt)
                 if leaf_pos[j] == r:  # first seen here
                     if j not in leaf_unit:
                         v = walk.leaf(j)
@@ -252,8 +265,8 @@ def _unit_edges(
     `replay`: the ops in order, leaving out folded ops whose inputs all come from their
     own fold (its absorbed leaves, its constants, the op before them in the chain).
     """
-    pos, index, root_out, edges = walk.pos, walk.index, walk.root_out, walk.edges
-    leaf_of, leaf_pos = walk.leaf_of, walk.leaf_pos
+    pos, op_number, root_out, edges = walk.pos, walk.op_number, walk.root_out, walk.edges
+    leaf_number, leaf_pos = walk.leaf_number, walk.leaf_pos
     acc = AccumulateGrad
     out: dict[tuple[int, int, int], None] = {}
     for k in replay:
@@ -267,12 +280,12 @@ def _unit_edges(
                     out[(r - 1, dst, slot)] = None
                 continue
             if type(nxt) is acc:
-                j = leaf_of[nxt]
+                j = leaf_number(nxt)
                 if leaf_pos[j] == r:
                     r += 1
                 src = leaf_unit.get(j, leaf_pos[j])
             else:
-                j = index[nxt]
+                j = op_number(nxt)
                 h = fold_of[j]
                 src = pos[j] + 1 if h < 0 or j in root_out else n + h
             if src != dst:

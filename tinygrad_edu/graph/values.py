@@ -79,6 +79,17 @@ def _mean_std(a: np.ndarray) -> tuple[float, float]:
     return float(mean), math.sqrt(np.add.reduce(deviation * deviation) / n)
 
 
+_DTYPE_TEXT: dict = {}  # dtype -> its name, made once: numpy's str(dtype) is slow Python code
+
+
+def dtype_text(dtype: Any) -> str:
+    """`"float64"`: the dtype's name, as `str(dtype)` (labels name about 100 a drawing)."""
+    text = _DTYPE_TEXT.get(dtype)
+    if text is None:
+        text = _DTYPE_TEXT[dtype] = str(dtype)
+    return text
+
+
 def shape_text(shape: tuple | None) -> str:
     """`(3, 2)` / `()` for a scalar / `""` when unknown."""
     if shape is None:

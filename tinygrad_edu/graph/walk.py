@@ -3,9 +3,16 @@
 Every forward consumer works from what this walk records. The op-level summary
 (opwalk.py) decides folds and the cap on its per-op lists; the full RawGraph, one entry
 per tensor and op (build.py's `full_raw_graph`), is laid out from the same lists; the time
-steps of a module called in a loop are numbered here, once (time_steps.py). Each op's node
-view (`next_functions`, `creation_number`, `module_path`) is read exactly once: those
-are properties, and at 100,000 ops every extra pass over them costs tens of ms.
+steps of a module called in a loop are numbered here, once (time_steps.py).
+
+Why it is written the way it is: at 100,000 ops the time goes into *touching* core
+objects, not into arithmetic. Each node, its dict and its edge tuples sit somewhere in a
+heap far bigger than the CPU's caches, so every pass that reads an attribute of every
+node costs about as much as a whole Python loop. So each op's node view
+(`next_functions`, `creation_number`, `module_path`, `op`) is read exactly once, in the
+walk itself, and every edge is turned into a number there (the node it comes from, as
+the walk met it); what follows (creation order, raw positions, uses, leaves) is
+arithmetic on those numbers, done by numpy.
 
 Raw positions, shared by every consumer: op k's group is [its constants and first-seen
 leaves, in slot order], the op, its output; the root tensors that are in no op's inputs
@@ -17,6 +24,7 @@ Graph layer: imports tinygrad_edu.core, numpy and the standard library only.
 from __future__ import annotations
 
 import operator
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -25,32 +33,37 @@ from ..core.function import AccumulateGrad
 from .time_steps import STEP, call_numbers
 
 NEVER = 1 << 62  # a creation number no node reaches: nothing is new without a watermark
+CONSTANT = -1  # an edge's source code for an input that needs no grad (`(None, 0)`)
+# other source codes: k >= 0 is the k-th op the walk met, -2 - j the j-th leaf it met
 
 
 class ForwardWalk:
     """The forward graph behind `roots` ((tensor, name) pairs), op by op.
 
-    Per op k (creation order): `ops[k]`, `edges[k]` (its `next_functions`), `number[k]`
-    (creation number), `scope[k]` (module path) and `module[k]` (the path drawn: with
-    its time step, `("rnncell", "t=3")`, when the module was called in a loop),
-    `pos[k]` (raw position; the output is at `pos[k] + 1`), `uses[k]` and `user[k]`
+    Per op k (creation order): `ops[k]`, `edges[k]` (its `next_functions`), `names[k]`
+    (its `op`), `number[k]` (creation number), `scope[k]` (module path) and `module[k]`
+    (the path drawn: with its time step, `("rnncell", "t=3")`, when the module was called
+    in a loop), `pos[k]` (raw position; the output is at `pos[k] + 1`; `pos_array` is the
+    same as a numpy array). numpy arrays, for numpy consumers: `uses[k]` and `user[k]`
     (how often, and by which op last, its output is read), `op_inputs[k]` (inputs that
-    are other ops' outputs). Per leaf j (first-seen order, then the root tensors in no
-    op's inputs): `accs[j]` (its AccumulateGrad node, None for those roots),
-    `leaf_pos[j]`, `first_op[j]` and `more[j]` (the ops using it).
+    are other ops' outputs). `ops`, `edges` and `accs` are indexed and iterated like
+    lists. Per leaf j (first-seen order, then the root tensors in no op's inputs):
+    `accs[j]` (its AccumulateGrad node, None for those roots), `leaf_pos[j]`,
+    `first_op[j]` and `more[j]` (the ops using it). `op_number(node)` and
+    `leaf_number(node)` give k and j of a core node.
     """
 
     def __init__(self, roots: list, since: Any) -> None:
         # nodes made after the `since` watermark are flagged new (the live view's cell)
         self.first_new_node = since.node if since is not None else NEVER
         self.first_new_tensor = since.tensor if since is not None else NEVER
-        self.ops, self.edges, self.number = _collect_ops(roots)
-        self.scope = list(map(_module_path, self.ops))
+        met = _walk(roots)
+        self._code = met.code
+        self._lay_out(met)
         self.module = self.scope
         self.steps = False
         if any(self.scope):
             self._number_steps()
-        self._lay_out()
         self._find_roots(roots)
 
     def _number_steps(self) -> None:
@@ -64,50 +77,71 @@ class ForwardWalk:
             for m, run in zip(self.scope, runs)
         ]
 
-    def _lay_out(self) -> None:
-        """Raw positions, output uses and leaves, in one loop over the recorded edges."""
-        acc = AccumulateGrad
-        index = self.index = dict(zip(self.ops, range(len(self.ops))))
-        uses = self.uses = [0] * len(self.ops)
-        user = self.user = [-1] * len(self.ops)
-        pos: list[int] = []
-        op_inputs: list[int] = []
-        # a leaf is known by its AccumulateGrad node (core makes one per leaf, once)
-        first_pos: dict[Any, int] = {}  # leaf's node -> raw position, in first-seen order
-        first_op: list[int] = []  # the op that first used each leaf
-        again: list[tuple[Any, int]] = []  # (leaf's node, op) for every later use
-        seen, add_first, add_again = first_pos.setdefault, first_op.append, again.append
-        add_pos, add_inputs = pos.append, op_inputs.append
-        r = -1  # raw position of the last node so far
-        # the hot loop: one step per input, no per-node entries
-        for k, edges in enumerate(self.edges):
-            n_in = 0
-            for nxt, _ in edges:
-                if nxt is None:  # a constant input: a node of this op's group
-                    r += 1
-                elif type(nxt) is acc:
-                    if seen(nxt, r + 1) > r:  # first seen: a node of this op's group
-                        r += 1
-                        add_first(k)
-                    else:
-                        add_again((nxt, k))
-                else:
-                    j = index[nxt]
-                    uses[j] += 1
-                    user[j] = k
-                    n_in += 1
-            r += 1
-            add_pos(r)
-            add_inputs(n_in)
-            r += 1
-        self.pos, self.op_inputs, self.first_op = pos, op_inputs, first_op
-        self.accs: list = list(first_pos)
-        self.leaf_pos = list(first_pos.values())
-        self.leaf_of = dict(zip(self.accs, range(len(self.accs))))
+    def _lay_out(self, met: _Met) -> None:
+        """Creation order, raw positions, output uses and leaves, from the walk's numbers."""
+        order = self._put_in_order(met)
+        source, owner = _edges_in_order(met, order)
+        self._count_uses(source, owner)
+        self._place(met, source, owner)
+
+    def _put_in_order(self, met: _Met) -> np.ndarray:
+        """Ops in creation order (numbers are unique, so any sort gives the same order)."""
+        numbers = np.fromiter(met.numbers, dtype=np.int64, count=len(met.ops))
+        order = np.argsort(numbers)
+        self._rank = np.empty(len(order), dtype=np.intp)  # op met m -> its creation order
+        self._rank[order] = np.arange(len(order))
+        in_order = order.tolist()
+        # ops and edges are read through the order, not copied: a copy touches every op
+        self.ops = InOrder(met.ops, in_order)
+        self.edges = InOrder(met.edges, in_order)
+        pick = _picker(in_order)  # names and module paths are a few shared objects: copied
+        self.names = pick(met.names)
+        self.scope = pick(met.scopes)
+        self.number = numbers[order].tolist()
+        return order
+
+    def _count_uses(self, source: np.ndarray, owner: np.ndarray) -> None:
+        """How often each op's output is read, by which op last, and each op's op inputs."""
+        n = len(self.ops)
+        from_op = source >= 0
+        read = self._rank[source[from_op]]
+        reader = owner[from_op]
+        self.uses = np.bincount(read, minlength=n)
+        self.user = np.full(n, -1, dtype=np.intp)
+        np.maximum.at(self.user, read, reader)  # ops come in order: the last reader is the largest
+        self.op_inputs = np.bincount(reader, minlength=n)
+
+    def _place(self, met: _Met, source: np.ndarray, owner: np.ndarray) -> None:
+        """Raw positions of the ops and their first-seen leaves; the leaves' users."""
+        n = len(self.ops)
+        # a leaf's first use puts it in that op's group; later uses only read it.
+        # `np.unique` finds each leaf's first edge; sorted, they are in first-seen order
+        leaf_edges = np.flatnonzero(source <= -2)
+        leaf_met = -2 - source[leaf_edges]
+        _, first = np.unique(leaf_met, return_index=True)
+        first.sort()
+        first_edge = leaf_edges[first]
+        # a group's nodes: its constants and first-seen leaves, in slot order, then the op
+        # and its output; so an edge's raw position counts those before it, plus 2 per op
+        takes = source == CONSTANT
+        takes[first_edge] = True
+        at = np.cumsum(takes) - 1 + 2 * owner
+        pos = np.cumsum(np.bincount(owner[takes], minlength=n)) + 2 * np.arange(n)
+        self.pos_array, self.pos = pos, pos.tolist()
+        self.n_groups = int(pos[-1]) + 2 if n else 0  # raw positions taken by the op groups
+
+        first_met = leaf_met[first]
+        self.accs = InOrder(met.leaves, first_met.tolist())  # (not copied either)
+        self._leaf_rank = leaf_rank = np.empty(len(met.leaves), dtype=np.intp)  # -> first-seen j
+        leaf_rank[first_met] = np.arange(len(first_met))
+        self.leaf_pos = at[first_edge].tolist()
+        self.first_op = owner[first_edge].tolist()
         self.more: dict[int, list[int]] = {}  # leaf -> the ops using it after its first
-        for a, k in again:
-            self.more.setdefault(self.leaf_of[a], []).append(k)
-        self.n_groups = r + 1  # raw positions taken by the op groups
+        again = np.ones(len(leaf_edges), dtype=bool)
+        again[first] = False
+        later = leaf_edges[again]
+        for j, k in zip(leaf_rank[-2 - source[later]].tolist(), owner[later].tolist()):
+            self.more.setdefault(j, []).append(k)
 
     def _find_roots(self, roots: list) -> None:
         """Roots: an op's output, a leaf, or a tensor in no op's inputs (placed last)."""
@@ -117,10 +151,10 @@ class ForwardWalk:
         extra_of: dict[int, int] = {}  # id(tensor) -> leaf number, for those
         for t, _ in roots:
             if t.grad_fn is not None:
-                self.root_out[self.index[t.grad_fn]] = t
+                self.root_out[self.op_number(t.grad_fn)] = t
                 continue
             node = t.grad_node  # a leaf: its AccumulateGrad node, if a graph used it
-            j = self.leaf_of.get(node) if node is not None else None
+            j = self.leaf_number(node) if node is not None else None
             if j is None:
                 j = extra_of.get(id(t))
             if j is None:
@@ -130,6 +164,25 @@ class ForwardWalk:
                 self.extra.append(t)
             self.root_leaf[j] = t
         self.total = self.n_groups + len(self.extra)
+
+    def op_number(self, node: Any) -> int:
+        """k of an op the walk met (its place in creation order)."""
+        return int(self._rank[self._code[node]])
+
+    def leaf_number(self, node: Any) -> int | None:
+        """j of a leaf's AccumulateGrad node the walk met (first-seen order), else None."""
+        code = self._code.get(node, 0)
+        return int(self._leaf_rank[-2 - code]) if code <= -2 else None
+
+    @cached_property
+    def index(self) -> dict:
+        """Op node -> k, for consumers that look up every edge (build.full_raw_graph)."""
+        return dict(zip(self.ops, range(len(self.ops))))
+
+    @cached_property
+    def leaf_of(self) -> dict:
+        """AccumulateGrad node -> leaf number j (first-seen order)."""
+        return {a: j for j, a in enumerate(self.accs) if a is not None}
 
     def users(self, j: int) -> list[int]:
         """The ops using leaf j, one entry per use, in order."""
@@ -158,37 +211,92 @@ class ForwardWalk:
         return self.pos[k - 1] + 2 if k else 0
 
 
-def _collect_ops(roots: list) -> tuple[list, list, list[int]]:
-    """The ops behind `roots` in creation order, their `next_functions` and creation numbers.
+class _Met:
+    """What the walk read, in the order it met the ops (not yet creation order)."""
 
-    AccumulateGrad nodes (leaves) are not entered; each op's edges are read once, here.
-    """
+    def __init__(self) -> None:
+        self.ops: list = []  # op nodes
+        self.edges: list = []  # their next_functions
+        self.counts: list[int] = []  # how many (len(next_functions), read while at hand)
+        self.numbers: list[int] = []  # creation numbers
+        self.scopes: list[tuple] = []  # module paths
+        self.names: list[str] = []  # op names ("Mul")
+        self.leaves: list = []  # AccumulateGrad nodes
+        self.sources: list[int] = []  # per edge, op by op: the source code (see CONSTANT)
+        self.code: dict = {None: CONSTANT}  # core node -> its source code
+
+
+# one C call reads all a walk needs of a node (the node is in the cache just then)
+_NODE_VIEW = operator.attrgetter("next_functions", "creation_number", "module_path", "op")
+
+
+def _walk(roots: list) -> _Met:
+    """Read the ops behind `roots` once each, breadth first; AccumulateGrad nodes are not entered."""
+    met = _Met()
+    ops, code, leaves = met.ops, met.code, met.leaves
+    add_op, add_leaf, add_source = ops.append, leaves.append, met.sources.append
+    add_edges, add_count, add_number = met.edges.append, met.counts.append, met.numbers.append
+    add_scope, add_name = met.scopes.append, met.names.append
     acc = AccumulateGrad
-    # a tensor asked for twice starts the walk once (dict: in order, no repeats)
-    starts = list(dict.fromkeys(t.grad_fn for t, _ in roots if t.grad_fn is not None))
-    seen = set(starts)  # nodes hash by identity: no id() call per node
-    add = seen.add
-    nodes: list = []
-    edges: list = []
-    add_node, add_edges = nodes.append, edges.append
-    stack = list(starts)
-    push, pop = stack.append, stack.pop
-    while stack:
-        node = pop()
-        node_edges = node.next_functions
-        add_node(node)
-        add_edges(node_edges)
-        for nxt, _ in node_edges:
-            if nxt is not None and nxt not in seen and type(nxt) is not acc:
-                add(nxt)
-                push(nxt)
-    numbers = list(map(_creation_number, nodes))
-    if len(nodes) < 2:
-        return nodes, edges, numbers
-    # numpy sorts 100,000 numbers in a blink; itemgetter then picks in that order, in C
-    order = operator.itemgetter(*np.argsort(np.array(numbers), kind="stable").tolist())
-    return list(order(nodes)), list(order(edges)), list(order(numbers))
+    for t, _ in roots:
+        node = t.grad_fn
+        if node is not None and node not in code:  # a tensor asked for twice starts once
+            code[node] = len(ops)
+            add_op(node)
+    # NOTE: `ops` grows while the loop runs over it: each op met is read in its turn
+    for node in ops:
+        edges, number, scope, name = _NODE_VIEW(node)
+        add_edges(edges), add_count(len(edges)), add_number(number)
+        add_scope(scope), add_name(name)
+        for nxt, _ in edges:
+            source = code.get(nxt)
+            if source is None:  # met for the first time
+                if type(nxt) is acc:
+                    source = code[nxt] = -2 - len(leaves)
+                    add_leaf(nxt)
+                else:
+                    source = code[nxt] = len(ops)
+                    add_op(nxt)
+            add_source(source)
+    return met
 
 
-_creation_number = operator.attrgetter("creation_number")
-_module_path = operator.attrgetter("module_path")
+def _edges_in_order(met: _Met, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every edge in creation order (op by op, slots in order): its source code and its op."""
+    counts = np.fromiter(met.counts, dtype=np.intp, count=len(order))
+    n_in = counts[order]
+    starts = np.cumsum(counts) - counts  # where op m's edges start, in walk order
+    # the edges of the k-th op in creation order are those of op order[k], moved
+    reorder = np.repeat(starts[order] - (np.cumsum(n_in) - n_in), n_in)
+    reorder += np.arange(len(reorder))
+    source = np.fromiter(met.sources, dtype=np.intp, count=len(reorder))[reorder]
+    owner = np.repeat(np.arange(len(order)), n_in)  # the op (creation order) each edge feeds
+    return source, owner
+
+
+class InOrder:
+    """`items` (in the order the walk met them) read in creation order: `ops[k]`, `len`, `for`."""
+
+    def __init__(self, items: list, order: list[int]) -> None:
+        self.items, self.order = items, order
+
+    def __getitem__(self, k: int) -> Any:
+        return self.items[self.order[k]]
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def __iter__(self) -> Any:
+        return map(self.items.__getitem__, self.order)
+
+    def append(self, item: Any) -> None:
+        self.order.append(len(self.items))
+        self.items.append(item)
+
+
+def _picker(order: list[int]) -> Any:
+    """`pick(items)`: the items at `order`, as a list (itemgetter picks in C)."""
+    if len(order) < 2:  # itemgetter of one index returns the item, not a tuple
+        return lambda items: [items[k] for k in order]
+    getter = operator.itemgetter(*order)
+    return lambda items: list(getter(items))
