@@ -384,115 +384,86 @@ class Function(Node):
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run the op on Tensors (or constants) and record a node if grad is needed."""
-        # NOTE: this is the hot path of every op; it is written out flat (no helper calls,
-        # no generators) because each Python call here costs as much as a small numpy op
+        # NOTE: every op a learner runs comes through here, so each Python step costs as much
+        # as a small numpy op: the node's bookkeeping is in `_record`, run only for a node
         ctx = _new(cls)
-        arrays, needs, edges, meta = [], [], [], []
-        any_grad = False
+        arrays, needs = [], []
         for a in args:
             if isinstance(a, _Tensor):
                 if a._view is not None and a._view.version != a._vc[0]:
                     _views.refresh(a)  # a view whose base changed in place: recut its grad_fn
-                arr = a._data
-                arrays.append(arr)
-                m = (arr.shape, arr.dtype)
-                meta.append(_intern(m, m))
-                if a._requires_grad:
-                    any_grad = True
-                    needs.append(True)
-                    node = a._grad_fn
-                    if node is None:  # a leaf: its AccumulateGrad node, made once
-                        node = a._accumulator
-                        if node is None:
-                            node = a._accumulator = AccumulateGrad(a)
-                    edges.append((node, 0))
-                    continue
-            else:
+                arrays.append(a._data)
+                needs.append(a._requires_grad)
+            else:  # a constant: a number or an array
                 arrays.append(a)
-                meta.append(
-                    (a.shape, a.dtype)
-                    if type(a) is np.ndarray
-                    else (getattr(a, "shape", None), getattr(a, "dtype", None))
-                )
-            needs.append(False)
-            edges.append(_NO_EDGE)
-        if any_grad and _state.enabled:
-            needs = tuple(needs)
-            ctx.needs_input_grad = _intern(needs, needs)
-        else:
-            any_grad = False
-            ctx.needs_input_grad = (False,) * len(args)
+                needs.append(False)
+        record = _state.enabled and True in needs  # a node only if some input wants a gradient
+        needs = tuple(needs) if record else (False,) * len(args)
+        ctx.needs_input_grad = _intern(needs, needs)
         try:
             data = cls.forward(ctx, *arrays, **kwargs)
         except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
             raise cls._explain(e, arrays, kwargs) from None
-        raw = data  # numpy returns scalars for 0-d results; `save_for_backward` saw this one
-        if type(data) is not np.ndarray:
-            data = np.asarray(data)
-        if data.dtype.kind != "f":
-            any_grad = False  # integer and boolean results never require grad (as in PyTorch)
-        out = _new(_Tensor)
-        out._data = data
-        out._grad = out._grad_fn = out.name = out._accumulator = out._hooks = out._view = None
-        out._retains_grad = False
-        out._vc = [0, None]
-        out._id = next(_Tensor_ids)
-        if data.base is not None or not cls._fresh_output:
-            # a view op's result shares its input's storage (core/views.py); any other op's
-            # result must have storage of its own, or changing it in place would change an input
-            src = args[0]
-            if cls._is_view and isinstance(src, _Tensor) and _views.shares(data, src._data):
-                _views.track(out, src, cls, kwargs)
-            elif any(np.may_share_memory(data, x) for x in arrays if type(x) is np.ndarray):
-                out._data = data = data.copy()
-        if any_grad:
-            ctx._inputs_meta = tuple(meta)
-            ctx._next = tuple(edges)
-            # inline `source.capture`: the first frame outside the package built this node
-            f = _getframe(1)
-            while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
-                f = f.f_back
-            if f is not None:
-                site = (f.f_code.co_filename, f.f_lineno)
-                ctx._site = _intern(site, site)
-            ctx._id = next(_node_ids)
-            scope = _local.scope
-            if scope:
-                ctx._scope = tuple(scope)
-            saved = ctx._to_save
-            if saved:
-                entries = []
-                for x in saved:
-                    if x is None:
-                        entries.append(_NOTHING)
-                    elif x is raw or x is data:  # the output: rebuilt lazily when needed
-                        entries.append((data, _OUTPUT, out._vc, 0))
-                    else:
-                        for a in args:
-                            if isinstance(a, _Tensor) and a._data is x:
-                                vc = a._vc
-                                entries.append((x, a, vc, vc[0]))
-                                break
-                        else:
-                            entries.append((x, None, None, None))
-                ctx._saved = tuple(entries)
-                ctx._to_save = ()
-            m = (data.shape, data.dtype)
-            ctx._out_meta = _intern(m, m)
-            ctx._out_ref = out if _config["retain_outputs"] else _weakref(out)
-            out._requires_grad = True
-            out._grad_fn = ctx
-            if _local.saved_hooks and saved:
-                _pack(ctx, out)  # the output is whole now: the hook may look at it
-        else:
-            out._requires_grad = False
-            if ctx._to_save:
-                ctx._to_save = ()
-        observers = _local.observers
-        if observers:
-            for obs in tuple(observers):
-                obs.on_op(ctx if any_grad else None, cls, args, kwargs, out)
+        out = _Tensor._make(data)  # numpy gives scalars for 0-d results: made arrays here
+        if out._data.base is not None or not cls._fresh_output:
+            _own_storage(out, cls, args, arrays, kwargs)
+        if record and out._data.dtype.kind == "f":  # int and bool results need no gradient
+            ctx._record(args, arrays, data, out)
+        elif ctx._to_save:
+            ctx._to_save = ()  # no node, so nothing to keep for a backward
+        if _local.observers:  # debug tools and static tracing watch ops here
+            for obs in tuple(_local.observers):
+                obs.on_op(ctx if out._grad_fn is ctx else None, cls, args, kwargs, out)
         return out
+
+    def _record(self, args: tuple, arrays: list, result: Any, out: Any) -> None:
+        """Make this ctx the node behind `out`: what backward and the graph views read."""
+        # per input: an edge toward the node that made it (a leaf's AccumulateGrad), and the
+        # shape the engine fits its gradient to (it may have broadcast in forward)
+        edges, metas = [], []
+        for a, x, need in zip(args, arrays, self.needs_input_grad):
+            edges.append((_node_of(a), 0) if need else _NO_EDGE)
+            metas.append((x.shape, x.dtype) if type(x) is np.ndarray else _meta(x))
+        self._next, self._inputs_meta = tuple(edges), tuple(metas)
+        data = out._data
+        self._out_meta = (data.shape, data.dtype)
+        # where the learner built it: the first frame outside this package. Kept as code and
+        # bytecode offset; turned into a line only when shown (`f_lineno` reads a line table)
+        f = _getframe(2)
+        while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+            f = f.f_back
+        if f is not None:
+            self._site = (f.f_code, f.f_lasti)
+        self._id = next(_node_ids)
+        if _local.scope:
+            self._scope = tuple(_local.scope)
+        if self._to_save:
+            self._saved = self._saved_entries(args, result, out)
+        # a weak reference, so the graph does not keep every intermediate tensor alive
+        self._out_ref = out if _config["retain_outputs"] else _weakref(out)
+        out._requires_grad = True
+        out._grad_fn = self
+        if _local.saved_hooks and self._saved:
+            _pack(self, out)  # the output is whole now: the hook may look at it
+
+    def _saved_entries(self, args: tuple, result: Any, out: Any) -> tuple:
+        """What `save_for_backward` kept, each as `(array, tensor, version counter, version)`:
+        backward refuses a value changed in place since (the counter moved on)."""
+        entries = []
+        for x in self._to_save:
+            if x is None:
+                entries.append(_NOTHING)
+            elif x is result or x is out._data:  # the output: rebuilt lazily when needed
+                entries.append((out._data, _OUTPUT, out._vc, 0))
+            else:
+                for a in args:
+                    if isinstance(a, _Tensor) and a._data is x:  # an input tensor's array
+                        entries.append((x, a, a._vc, a._vc[0]))
+                        break
+                else:  # a constant, or computed in forward: nothing can change it
+                    entries.append((x, None, None, None))
+        self._to_save = ()
+        return tuple(entries)
 
     @classmethod
     def _explain(cls, err: Exception, arrays: list, kwargs: dict) -> Exception:
@@ -555,14 +526,34 @@ def _modified_message(node: Function, vc: list, version: int) -> str:
 
 
 def _edge(a: Any) -> tuple:
+    """`(node, 0)`: where a gradient for `a` goes; `(None, 0)` if `a` needs none."""
     if not isinstance(a, _Tensor) or not a.requires_grad:
-        return (None, 0)
-    if a._grad_fn is not None:
-        return (a._grad_fn, 0)
-    acc = a._accumulator
-    if acc is None:
-        acc = a._accumulator = AccumulateGrad(a)
-    return (acc, 0)
+        return _NO_EDGE
+    return (_node_of(a), 0)
+
+
+def _node_of(t: Any) -> Node:
+    """The node a gradient for tensor `t` goes to: its grad_fn, or a leaf's AccumulateGrad."""
+    if t._grad_fn is not None:
+        return t._grad_fn
+    if t._accumulator is None:  # made once per leaf, so every path to it meets there
+        t._accumulator = AccumulateGrad(t)
+    return t._accumulator
+
+
+def _meta(x: Any) -> tuple:
+    """`(shape, dtype)` of an input that is not an ndarray (a number: `(None, None)`)."""
+    return (getattr(x, "shape", None), getattr(x, "dtype", None))
+
+
+def _own_storage(out: Any, cls: type, args: tuple, arrays: list, kwargs: dict) -> None:
+    """A view op's result shares its input's storage (core/views.py); any other op's result
+    gets storage of its own, or changing it in place would change an input."""
+    src = args[0]
+    if cls._is_view and isinstance(src, _Tensor) and _views.shares(out._data, src._data):
+        _views.track(out, src, cls, kwargs)
+    elif any(np.may_share_memory(out._data, x) for x in arrays if type(x) is np.ndarray):
+        out._data = out._data.copy()
 
 
 _OUTPUT = object()  # marks the op's own output among its saved values
@@ -591,8 +582,7 @@ def _pack(ctx: Function, out: Any) -> None:
 _NOTHING = (None, None, None, None)  # a saved None
 _NO_EDGE = (None, 0)  # an input that needs no gradient
 _new = object.__new__
-# NOTE: small immutable tuples that recur (shapes with dtypes, creation sites, needs_input_grad)
-# are shared, so a long graph holds fewer objects for the cyclic GC to scan
+# needs_input_grad tuples recur (a few patterns of True/False): one shared copy of each
 _interned: dict = {}
 _intern = _interned.setdefault
 _getframe = sys._getframe

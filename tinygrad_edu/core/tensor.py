@@ -1106,10 +1106,11 @@ def _operand(other: Any, like: Tensor) -> Any:
         dt = like._data.dtype
         if dt.kind != "f":  # int or bool tensors: ints stay whole, floats take the default
             dt = (dt if dt.kind in "iu" else _INT64) if type(other) is int else _default_dtype[0]
-        # NOTE: 0.0 == -0.0, yet 1 / -0.0 is -inf: zeros are keyed by their text as well
-        key = (other, dt) if other else (other, dt, str(other))
+        # NOTE: 0.0 == -0.0, yet 1 / -0.0 is -inf: zeros are keyed by their text as well.
+        # Keyed by the dtype's id (hashing a dtype costs more than the op), checked on a hit
+        key = (other, id(dt)) if other else (other, id(dt), str(other))
         const = _constants.get(key)
-        if const is None:  # np.asarray costs as much as the op itself on small tensors
+        if const is None or const.dtype is not dt:  # np.asarray costs as much as the op
             if len(_constants) > 1000:
                 _constants.clear()
             const = np.asarray(other, dtype=dt)
