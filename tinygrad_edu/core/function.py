@@ -385,20 +385,26 @@ class Function(Node):
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run the op on Tensors (or constants) and record a node if grad is needed."""
         # NOTE: every op a learner runs comes through here, so each Python step costs as much
-        # as a small numpy op: the node's bookkeeping is in `_record`, run only for a node
+        # as a small numpy op: one pass over the inputs; the rest of a node's bookkeeping is
+        # in `_record`, run only when there is a node
         ctx = _new(cls)
-        arrays, needs = [], []
+        recording = _state.enabled  # off inside `tg.no_grad()`
+        # per input: its array, an edge toward the node that made it (a leaf's
+        # AccumulateGrad) if it wants a gradient, and the shape and dtype that gradient
+        # must have (the engine sums it back there where forward broadcast)
+        arrays, needs, edges, metas = [], [], [], []
         for a in args:
             if isinstance(a, _Tensor):
                 if a._view is not None and a._view.version != a._vc[0]:
                     _views.refresh(a)  # a view whose base changed in place: recut its grad_fn
-                arrays.append(a._data)
-                needs.append(a._requires_grad)
+                x, need = a._data, recording and a._requires_grad
             else:  # a constant: a number or an array
-                arrays.append(a)
-                needs.append(False)
-        record = _state.enabled and True in needs  # a node only if some input wants a gradient
-        needs = tuple(needs) if record else (False,) * len(args)
+                x, need = a, False
+            arrays.append(x)
+            needs.append(need)
+            edges.append((_node_of(a), 0) if need else _NO_EDGE)
+            metas.append((x.shape, x.dtype) if type(x) is np.ndarray else _meta(x))
+        needs = tuple(needs)
         ctx.needs_input_grad = _intern(needs, needs)
         try:
             data = cls.forward(ctx, *arrays, **kwargs)
@@ -407,8 +413,8 @@ class Function(Node):
         out = _Tensor._make(data)  # numpy gives scalars for 0-d results: made arrays here
         if out._data.base is not None or not cls._fresh_output:
             _own_storage(out, cls, args, arrays, kwargs)
-        if record and out._data.dtype.kind == "f":  # int and bool results need no gradient
-            ctx._record(args, arrays, data, out)
+        if True in needs and out._data.dtype.kind == "f":  # int, bool results need no gradient
+            ctx._record(args, edges, metas, data, out)
         elif ctx._to_save:
             ctx._to_save = ()  # no node, so nothing to keep for a backward
         if _local.observers:  # debug tools and static tracing watch ops here
@@ -416,14 +422,8 @@ class Function(Node):
                 obs.on_op(ctx if out._grad_fn is ctx else None, cls, args, kwargs, out)
         return out
 
-    def _record(self, args: tuple, arrays: list, result: Any, out: Any) -> None:
+    def _record(self, args: tuple, edges: list, metas: list, result: Any, out: Any) -> None:
         """Make this ctx the node behind `out`: what backward and the graph views read."""
-        # per input: an edge toward the node that made it (a leaf's AccumulateGrad), and the
-        # shape the engine fits its gradient to (it may have broadcast in forward)
-        edges, metas = [], []
-        for a, x, need in zip(args, arrays, self.needs_input_grad):
-            edges.append((_node_of(a), 0) if need else _NO_EDGE)
-            metas.append((x.shape, x.dtype) if type(x) is np.ndarray else _meta(x))
         self._next, self._inputs_meta = tuple(edges), tuple(metas)
         data = out._data
         self._out_meta = (data.shape, data.dtype)

@@ -176,21 +176,15 @@ class Tensor(torch_api.TorchMethods):
         tensor([2., 4.])
     """
 
-    # `_view`: a views.ViewOf for a view of another tensor's storage, else None
-    __slots__ = (
-        "_data",
-        "_grad",
-        "_requires_grad",
-        "_grad_fn",
-        "name",
-        "_vc",
-        "_id",
-        "_accumulator",
-        "_retains_grad",
-        "_hooks",
-        "_view",
-        "__weakref__",
-    )
+    # NOTE: a tensor is made for every op, so only what every tensor sets is a slot; the
+    # rest are class defaults, stored per tensor (in its __dict__) only when set
+    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_vc", "_id", "__dict__", "__weakref__")
+    name: str | None = None  # a label for graphs and error messages
+    _grad: Tensor | None = None
+    _accumulator: Any = None  # a leaf's AccumulateGrad node, made on first use
+    _retains_grad = False
+    _hooks: list | None = None  # a leaf's register_hook hooks
+    _view: Any = None  # a views.ViewOf for a view of another tensor's storage
     __array_priority__ = 1000
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
@@ -252,32 +246,22 @@ class Tensor(torch_api.TorchMethods):
                 )
             )
         self._data = arr
-        self._grad = None
         self._requires_grad = bool(requires_grad)
         self._grad_fn = None
-        self.name = name
         self._vc = [0, None]  # version counter shared by in-place changes: [version, site]
         self._id = next(_tensor_ids)
-        self._accumulator = None
-        self._retains_grad = False
-        self._hooks = None
-        self._view = None
+        if name is not None:
+            self.name = name
 
     @classmethod
     def _make(cls, data: Any) -> Tensor:
         """Wrap an op result without validation (the hot path)."""
         t = cls.__new__(cls)
         t._data = data if type(data) is np.ndarray else np.asarray(data)
-        t._grad = None
         t._requires_grad = False
         t._grad_fn = None
-        t.name = None
-        t._vc = [0, None]
+        t._vc = [0, None]  # version counter shared by in-place changes: [version, site]
         t._id = next(_tensor_ids)
-        t._accumulator = None
-        t._retains_grad = False
-        t._hooks = None
-        t._view = None
         return t
 
     # --- attributes ---------------------------------------------------------------------
