@@ -225,7 +225,8 @@ def _generate(program: Program, keep_all: bool, execute: Callable) -> tuple[str,
     tape_in = sorted({e.attrs["of"] for e in program.eqns if _is_plain_vjp(e)} - made)
     body.extend(f"ctx{of} = tape[{of}]" for of in tape_in)
     structured = False
-    for e in program.eqns:
+    dead_after = _last_uses(program, keep_all)
+    for i, e in enumerate(program.eqns):
         if _is_plain_vjp(e):
             body.extend(_vjp_lines(e, nm))
         elif e.fn is not None and e.op != "vjp":
@@ -235,6 +236,11 @@ def _generate(program: Program, keep_all: bool, execute: Callable) -> tuple[str,
             body.extend(
                 _structured_lines(e, nm, execute, keep_all or bool(e.outs) and e.outs[0] in read)
             )
+        dead = [nm[v] for v in dead_after.get(i, ())] + [
+            f"ctx{of}" for of in dead_after.get(("ctx", i), ())
+        ]
+        if dead:
+            body.append(f"del {', '.join(dead)}")
     if keep_all:
         body.extend(
             f"tape[{e.outs[0]}] = ctx{e.outs[0]}"
@@ -246,6 +252,48 @@ def _generate(program: Program, keep_all: bool, execute: Callable) -> tuple[str,
     args = ", ".join(["tape"] * uses_tape + [nm[v] for v in program.inputs])
     source = "\n".join([f"def replay({args}):"] + ["    " + line for line in body]) + "\n"
     return source, nm.namespace, uses_tape
+
+
+def _last_uses(program: Program, keep_all: bool) -> dict:
+    """Equation index -> the values (and, under `("ctx", i)`, the contexts) it reads last.
+
+    The generated code drops each of them right after (`del`), as a careful person would:
+    a big intermediate array's memory is then free for the next one, while still in the
+    cache, instead of every array of the step staying alive until it returns.
+    """
+    made = {v for e in program.eqns for v in e.outs}  # inputs and constants are not ours
+    kept = set(program.outputs)
+    last: dict = {}
+    for i, e in enumerate(program.eqns):
+        for v in e.ins:
+            if v in made and v not in kept and v in program.vars and _is_big(program.vars[v].shape):
+                last[v] = i
+    dead: dict = {}
+    for v, i in last.items():
+        dead.setdefault(i, []).append(v)
+    if not keep_all:  # under keep_all the contexts go on the tape at the end
+        for i, e in enumerate(program.eqns):
+            if not _is_plain_vjp(e):
+                continue
+            # what a context keeps are its op's inputs and output: big if one of those is
+            types = list(e.attrs["_in_types"]) + list(e.attrs["_out_types"])
+            if any(_is_big(shape) for shape, _ in types):
+                dead.setdefault(("ctx", i), []).append(e.attrs["of"])
+    return dead
+
+
+_BIG = 1 << 14  # elements: 128 KiB of float64, where malloc starts handing out fresh pages
+
+
+def _is_big(shape: tuple) -> bool:
+    """Worth a `del`: a value of at least `_BIG` elements (or of sizes known only at run
+    time). Small ones cost less to keep than the line that drops them."""
+    size = 1
+    for n in shape:
+        if not isinstance(n, int):
+            return True
+        size *= n
+    return size >= _BIG
 
 
 def _forward_lines(e: Eqn, nm: _Names, keep: bool) -> list[str]:
