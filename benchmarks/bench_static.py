@@ -5,7 +5,7 @@ Run: `python benchmarks/bench_static.py` (add `--quick` for fewer repeats). W1 i
 moons points (made inline with numpy). The static step is one `tg.static.trace` of
 forward + `tg.static.grad` + SGD update, replayed per step; it prints the trace time
 once and the per-step time of each variant with its ratio to the hand-written numpy
-floor. A script, not a test: the target (replay <= 1.3x numpy) is read, not asserted.
+floor. A script, not a test: the target (replay <= 1.1x numpy) is read, not asserted.
 """
 
 from __future__ import annotations
