@@ -403,7 +403,7 @@ class Function(Node):
             arrays.append(x)
             needs.append(need)
             edges.append((_node_of(a), 0) if need else _NO_EDGE)
-            metas.append((x.shape, x.dtype) if type(x) is np.ndarray else _meta(x))
+            metas.append(_meta(x))
         needs = tuple(needs)
         ctx.needs_input_grad = _intern(needs, needs)
         try:
@@ -425,15 +425,14 @@ class Function(Node):
     def _record(self, args: tuple, edges: list, metas: list, result: Any, out: Any) -> None:
         """Make this ctx the node behind `out`: what backward and the graph views read."""
         self._next, self._inputs_meta = tuple(edges), tuple(metas)
-        data = out._data
-        self._out_meta = (data.shape, data.dtype)
+        self._out_meta = _meta(out._data)
         # where the learner built it: the first frame outside this package. Kept as code and
         # bytecode offset; turned into a line only when shown (`f_lineno` reads a line table)
         f = _getframe(2)
         while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
             f = f.f_back
         if f is not None:
-            self._site = (f.f_code, f.f_lasti)
+            self._site = _site_of(f.f_code, f.f_lasti)
         self._id = next(_node_ids)
         if _local.scope:
             self._scope = tuple(_local.scope)
@@ -541,9 +540,38 @@ def _node_of(t: Any) -> Node:
     return t._accumulator
 
 
+# NOTE: shapes and creation sites recur (one line of a loop makes thousands of nodes), so a
+# long graph holds one shared tuple for each rather than one per node. Keyed by `id()` of
+# the dtype or code object, because hashing those costs more than a small op; the shared
+# tuple keeps that object alive, and `is` confirms the match.
+_shared: dict = {}
+
+
 def _meta(x: Any) -> tuple:
-    """`(shape, dtype)` of an input that is not an ndarray (a number: `(None, None)`)."""
-    return (getattr(x, "shape", None), getattr(x, "dtype", None))
+    """`(shape, dtype)` of an input or output (`(None, None)` for a number)."""
+    if type(x) is not np.ndarray:
+        return (getattr(x, "shape", None), getattr(x, "dtype", None))
+    shape, dtype = x.shape, x.dtype
+    key = (shape, id(dtype))
+    meta = _shared.get(key)
+    if meta is None or meta[1] is not dtype:
+        meta = _shared[key] = _fresh((shape, dtype))
+    return meta
+
+
+def _site_of(code: Any, offset: int) -> tuple:
+    """`(code, bytecode offset)` of the learner's call: `source.resolve` finds the line."""
+    key = (id(code), offset)
+    site = _shared.get(key)
+    if site is None or site[0] is not code:
+        site = _shared[key] = _fresh((code, offset))
+    return site
+
+
+def _fresh(pair: tuple) -> tuple:
+    if len(_shared) > 50_000:  # many shapes or lines seen: start sharing afresh
+        _shared.clear()
+    return pair
 
 
 def _own_storage(out: Any, cls: type, args: tuple, arrays: list, kwargs: dict) -> None:
