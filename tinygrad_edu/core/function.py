@@ -403,14 +403,19 @@ class Function(Node):
             arrays.append(x)
             needs.append(need)
             edges.append((_node_of(a), 0) if need else _NO_EDGE)
-            metas.append(_meta(x))
+            meta = _shared.get((x.shape, id(x.dtype))) if type(x) is np.ndarray else None
+            metas.append(meta if meta is not None and meta[1] is x.dtype else _meta(x))
         needs = tuple(needs)
         ctx.needs_input_grad = _intern(needs, needs)
         try:
             data = cls.forward(ctx, *arrays, **kwargs)
         except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
             raise cls._explain(e, arrays, kwargs) from None
-        out = _Tensor._make(data)  # numpy gives scalars for 0-d results: made arrays here
+        # the result: `Tensor._make`, written out here (a call costs as much as a small op)
+        out = _new(_Tensor)
+        out._data = data if type(data) is np.ndarray else np.asarray(data)  # 0-d: a scalar
+        out._requires_grad, out._grad_fn, out._vc = False, None, [0, None]
+        out._id = next(_Tensor_ids)
         if out._data.base is not None or not cls._fresh_output:
             _own_storage(out, cls, args, arrays, kwargs)
         if True in needs and out._data.dtype.kind == "f":  # int, bool results need no gradient
@@ -425,14 +430,18 @@ class Function(Node):
     def _record(self, args: tuple, edges: list, metas: list, result: Any, out: Any) -> None:
         """Make this ctx the node behind `out`: what backward and the graph views read."""
         self._next, self._inputs_meta = tuple(edges), tuple(metas)
-        self._out_meta = _meta(out._data)
+        meta = _shared.get((out._data.shape, id(out._data.dtype)))
+        self._out_meta = (
+            meta if meta is not None and meta[1] is out._data.dtype else _meta(out._data)
+        )
         # where the learner built it: the first frame outside this package. Kept as code and
         # bytecode offset; turned into a line only when shown (`f_lineno` reads a line table)
         f = _getframe(2)
         while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
             f = f.f_back
         if f is not None:
-            self._site = _site_of(f.f_code, f.f_lasti)
+            site = _shared.get((id(f.f_code), f.f_lasti))
+            self._site = site if site is not None and site[0] is f.f_code else _site_of(f)
         self._id = next(_node_ids)
         if _local.scope:
             self._scope = tuple(_local.scope)
@@ -548,23 +557,17 @@ _shared: dict = {}
 
 
 def _meta(x: Any) -> tuple:
-    """`(shape, dtype)` of an input or output (`(None, None)` for a number)."""
+    """A new shared `(shape, dtype)` of an array (`(None, None)` for a number); the hot
+    callers look it up in `_shared` first."""
     if type(x) is not np.ndarray:
         return (getattr(x, "shape", None), getattr(x, "dtype", None))
-    shape, dtype = x.shape, x.dtype
-    key = (shape, id(dtype))
-    meta = _shared.get(key)
-    if meta is None or meta[1] is not dtype:
-        meta = _shared[key] = _fresh((shape, dtype))
+    meta = _shared[(x.shape, id(x.dtype))] = _fresh((x.shape, x.dtype))
     return meta
 
 
-def _site_of(code: Any, offset: int) -> tuple:
+def _site_of(frame: Any) -> tuple:
     """`(code, bytecode offset)` of the learner's call: `source.resolve` finds the line."""
-    key = (id(code), offset)
-    site = _shared.get(key)
-    if site is None or site[0] is not code:
-        site = _shared[key] = _fresh((code, offset))
+    site = _shared[(id(frame.f_code), frame.f_lasti)] = _fresh((frame.f_code, frame.f_lasti))
     return site
 
 
