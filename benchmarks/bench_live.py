@@ -10,9 +10,12 @@ variables (20 graph tensors, 30 others), then times:
 - after a `no_grad` op on graph tensors (graph model rebuilt, same picture: not drawn),
 - a cell that changed the graph (graph built and drawn with dot), for scale,
 - cells that built 100 nodes: a loop (its repeats fold) and 100 different nodes (capped),
+  run as real cells (`run_cell`), timing only the callback: the time it adds to the cell,
+  and the part of it spent in this process (CPU; the rest is waiting for `dot`),
 - a whole `run_cell("n = 1")` with and without the extension,
 - with `--notebook`: a generated 50-cell notebook (`notebook_cells`) run by nbclient in a
-  fresh kernel with and without `%load_ext tinygrad_edu`, and the saved .ipynb's bytes.
+  fresh kernel without and with `%load_ext tinygrad_edu` (keeping the newest drawings,
+  the default; every drawing; the newest one), and the saved .ipynb's bytes.
 
 Usage: python benchmarks/bench_live.py [--pause SECONDS] [--notebook]
 """
@@ -30,6 +33,8 @@ import time
 from pathlib import Path
 
 from IPython.core.interactiveshell import ExecutionInfo, ExecutionResult, InteractiveShell
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package
 
 SETUP = (
     """
@@ -62,8 +67,52 @@ def timed(fn, repeat: int, pause: float = 0.0) -> tuple[float, float]:
     return statistics.median(times), statistics.quantiles(times, n=20)[-1]
 
 
+CALLBACK: list[tuple[float, float]] = []  # (wall ms, CPU ms) of each post_run_cell
+
+
+def _time_the_callback() -> None:
+    """Wrap the live graph's post_run_cell so every call's wall and CPU time is recorded."""
+    from tinygrad_edu.widgets import live
+
+    post = live._Live.post_run_cell
+
+    def timed_post(self, result=None):
+        t0, c0 = time.perf_counter(), time.process_time()
+        post(self, result)
+        CALLBACK.append(((time.perf_counter() - t0) * 1e3, (time.process_time() - c0) * 1e3))
+
+    live._Live.post_run_cell = timed_post
+
+
+def timed_cell(ip, code, repeat: int, pause: float) -> tuple[float, float, float]:
+    """Median wall, 95th-percentile wall and median CPU ms of the callback after `code`."""
+    walls, cpus = [], []
+    for k in range(repeat):
+        time.sleep(pause)
+        ip.run_cell(code.format(k=k))
+        walls.append(CALLBACK[-1][0])
+        cpus.append(CALLBACK[-1][1])
+    return statistics.median(walls), statistics.quantiles(walls, n=20)[-1], statistics.median(cpus)
+
+
+CELL_HELPERS = """
+def loop_cell(k):  # 100 new nodes, 25 repeats of MatMul -> Tanh (drawn folded)
+    h = x.reshape(1, 8) * (1 + k / 1000)
+    for _ in range(25):
+        h = (h @ w8).tanh()
+    return h
+
+def mixed_cell(k):  # 100 new nodes that do not repeat (drawn capped at MAX_NODES)
+    h = x * (1 + k / 1000)
+    for i in range(25):
+        h = [h.tanh, h.exp, h.sigmoid, h.relu, h.abs][i % 5]() * (1.0 + i / 100)
+    return h
+"""
+
+
 def main() -> None:
     ip = InteractiveShell.instance()
+    _time_the_callback()
     sink = io.StringIO()
     with contextlib.redirect_stdout(sink):
         ip.run_cell(SETUP)
@@ -123,9 +172,10 @@ def main() -> None:
         )
         callback()
         built = _new_nodes(ip, loop_cell), _new_nodes(ip, mixed_cell)
-        loop = timed(loop_cell, 20, PAUSE)
+        ip.run_cell(CELL_HELPERS)
+        loop = timed_cell(ip, "big = loop_cell({k})", 20, PAUSE)
         drawn_loop = _drawn(shown)
-        mixed = timed(mixed_cell, 20, PAUSE)
+        mixed = timed_cell(ip, "big = mixed_cell({k})", 20, PAUSE)
         drawn_mixed = _drawn(shown)
         loaded = timed(lambda: ip.run_cell("n = 1"), 200)
     graph_size = len(live._LIVE.shown or "") and len(
@@ -144,14 +194,15 @@ def main() -> None:
     print(f"post_run_cell, ops on plain tensors median {plain[0]:.3f} ms  p95 {plain[1]:.3f} ms")
     print(f"post_run_cell, no_grad op, same graph median {same[0]:.3f} ms  p95 {same[1]:.3f} ms")
     print(f"post_run_cell, graph changed+drawn median {drawn[0]:.1f} ms  p95 {drawn[1]:.1f} ms")
-    print(
-        f"post_run_cell, loop cell ({built[0]} new nodes; drawn: {drawn_loop})"
-        f" median {loop[0]:.1f} ms  p95 {loop[1]:.1f} ms  (budget 20 ms)"
-    )
-    print(
-        f"post_run_cell, mixed cell ({built[1]} new nodes; drawn: {drawn_mixed})"
-        f" median {mixed[0]:.1f} ms  p95 {mixed[1]:.1f} ms  (budget 20 ms)"
-    )
+    for label, n, drawn_text, t in (
+        ("loop", built[0], drawn_loop, loop),
+        ("mixed", built[1], drawn_mixed, mixed),
+    ):
+        print(
+            f"post_run_cell, {label} cell ({n} new nodes; drawn: {drawn_text})\n"
+            f"    median {t[0]:.1f} ms  p95 {t[1]:.1f} ms  (budget 20 ms);"
+            f" of it in this process (CPU) {t[2]:.1f} ms"
+        )
     print(f"run_cell('n = 1') without / with   {base[0]:.3f} ms / {loaded[0]:.3f} ms (median)")
 
 
@@ -231,7 +282,8 @@ def notebook_size(n: int = 50) -> None:
     print(f"{n}-cell notebook saved, budget 200 KB (run time in brackets):")
     print(f"  without the live graph          {plain / 1e3:5.0f} KB  ({t_plain:.1f} s)")
     for label, magics in (
-        ("live graph", load),
+        ("live graph (keep recent)", load),
+        ("live graph, %tg keep all", load + "\n%tg keep all"),
         ("live graph, %tg keep last", load + "\n%tg keep last"),
     ):
         size, seconds, kinds = run_notebook(cells, live=magics)

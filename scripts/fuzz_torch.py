@@ -25,38 +25,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import differential as dt  # noqa: E402
 
-# (kind, a regular expression on the mismatch's detail) -> why the difference is accepted
-KNOWN: dict[tuple[str, str], str] = {
-    (
-        "tg-raised",
-        r"InplaceError: \w+: the value being written shares some of its numbers",
-    ): "an in-place op whose operand shares some numbers with a non-contiguous target: "
-    "PyTorch checks overlap only where it is cheap (contiguous memory) and otherwise "
-    "computes in memory order; tinygrad refuses every partial overlap (an error, never "
-    "an order-dependent value)",
-    (
-        "tg-raised|error-step",
-        r"\(setitem\):? \(?InplaceError: setitem: .* is a broadcast view",
-    ): "t[index_array] = v into an expanded tensor: deprecated in PyTorch (it warns 'Use of "
-    "index_put_ on expanded tensors is deprecated', then writes, and refuses its gradient in "
-    "backward); tinygrad refuses the write",
-}
+# differences accepted on purpose, each with its reason (kept beside the comparison)
+KNOWN = dt.KNOWN
+known = dt.known
 
 
-def known(m: dt.Mismatch) -> str | None:
-    import re
-
-    for (kind, pattern), reason in KNOWN.items():
-        if re.fullmatch(kind, m.kind) and re.search(pattern, m.detail):
-            return reason
-    return None
-
-
-def _worker(first: int, n: int, inplace_only: bool) -> None:
+def _worker(first: int, n: int, inplace_only: bool, more_ops: bool = False) -> None:
     """Run programs `first` .. `first + n - 1`, one JSON line each (the parent counts)."""
     torch_lib = dt.torch_lib()
     for seed in range(first, first + n):
-        program = dt.generate(random.Random(seed), inplace_only=inplace_only)
+        program = dt.generate(random.Random(seed), inplace_only=inplace_only, more_ops=more_ops)
         m = dt.differ(program, torch_lib)
         row = {"seed": seed}
         if m is not None:
@@ -64,7 +42,7 @@ def _worker(first: int, n: int, inplace_only: bool) -> None:
         print(json.dumps(row), flush=True)
 
 
-def _programs(first: int, n: int, inplace_only: bool):
+def _programs(first: int, n: int, inplace_only: bool, more_ops: bool = False):
     """Yield each program's row from worker processes; a program that crashes the worker
     (PyTorch itself segfaults on a few) is yielded as kind 'torch-crash', then the campaign
     goes on with the next seed."""
@@ -73,6 +51,8 @@ def _programs(first: int, n: int, inplace_only: bool):
         cmd = [sys.executable, __file__, "--worker", "--seed", str(seed), "-n", str(end - seed)]
         if inplace_only:
             cmd.append("--inplace-only")
+        if more_ops:
+            cmd.append("--more-ops")
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         for line in proc.stdout:
             row = json.loads(line)
@@ -84,7 +64,9 @@ def _programs(first: int, n: int, inplace_only: bool):
                 "kind": "torch-crash",
                 "silent": False,
                 "detail": f"the process died with status {proc.returncode}",
-                "program": str(dt.generate(random.Random(seed), inplace_only=inplace_only)),
+                "program": str(
+                    dt.generate(random.Random(seed), inplace_only=inplace_only, more_ops=more_ops)
+                ),
             }
             seed += 1
 
@@ -96,12 +78,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--inplace-only", action="store_true", help="every program changes a tensor in place"
     )
+    p.add_argument(
+        "--more-ops",
+        action="store_true",
+        help="also copy_ and more views (view, flatten, movedim, unbind, chunk, t)",
+    )
     p.add_argument("--show", type=int, default=2, help="programs to print per kind of mismatch")
     p.add_argument("--progress", type=int, default=1000, help="print a line every N programs")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
-        _worker(args.seed, args.n, args.inplace_only)
+        _worker(args.seed, args.n, args.inplace_only, args.more_ops)
         return 0
 
     kinds: collections.Counter = collections.Counter()
@@ -110,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     silent = 0
     shown: collections.Counter = collections.Counter()
     start = time.time()
-    for k, row in enumerate(_programs(args.seed, args.n, args.inplace_only)):
+    for k, row in enumerate(_programs(args.seed, args.n, args.inplace_only, args.more_ops)):
         if row.get("kind") == "torch-crash":
             crashed.append(row["seed"])
             print(

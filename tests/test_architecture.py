@@ -22,6 +22,29 @@ def test_import_contracts_hold():
     assert "0 broken" in proc.stdout
 
 
+def test_graph_loads_nothing_from_the_layers_above_it():
+    # graph sits below static and the debug views: static's drawing lives in static/
+    # (program_graph.py) and registers itself with build_graph, so drawing tensors
+    # never loads the static compiler
+    code = (
+        "import sys, json, tinygrad_edu.graph; "
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith(("
+        "'tinygrad_edu.static', 'tinygrad_edu.debug', 'tinygrad_edu.render', "
+        "'tinygrad_edu.widgets', 'tinygrad_edu.nn')))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == []
+
+
+def test_a_static_graph_draws_through_its_registered_converter():
+    code = (
+        "import tinygrad_edu as tg; from tinygrad_edu.graph import build_graph; "
+        "print(build_graph(tg.static.trace(lambda x: x * 2, tg.tensor([1.0]))).summary())"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "static graph, 4 nodes (3 tensors, 1 op)"
+
+
 @pytest.mark.parametrize(
     "module",
     [

@@ -1,7 +1,9 @@
 """binder/ follows repo2docker's conventions and installs the package as README.md does."""
 
+import os
 import re
 import shlex
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,3 +66,21 @@ def test_binder_files_are_the_ones_repo2docker_reads():
     post = BINDER / "postBuild"
     assert post.stat().st_mode & 0o111, "repo2docker runs postBuild only when executable"
     assert post.read_text().startswith("#!/bin/bash\n") and "\nset -e\n" in post.read_text()
+
+
+def test_binder_start_gives_one_blas_thread_and_runs_jupyter():
+    # repo2docker runs `start` with the server's command as its arguments: it must hand on
+    # to them (exec "$@"), or Binder never starts JupyterLab
+    start = BINDER / "start"
+    assert start.stat().st_mode & 0o111, "repo2docker runs start only when executable"
+    text = start.read_text()
+    assert text.startswith("#!/bin/bash\n") and text.rstrip().endswith('exec "$@"')
+    env = subprocess.run(
+        ["bash", str(start), "env"],
+        env={"PATH": os.environ["PATH"]},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        assert f"{name}=1" in env

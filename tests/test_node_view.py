@@ -3,7 +3,9 @@
 docs/architecture.md ("The node view") lists what a Tensor and a grad_fn node show to
 graph, render, static, debug, widgets and nn. This test reads every module outside
 core and fails on any attribute access (or getattr/setattr/hasattr by name) of one of
-core's private fields, so a shortcut through `node._next` cannot come back.
+core's private fields, so a shortcut through `node._next` cannot come back; and on any
+private name one layer takes from another (`from ..core.grad_mode import _state`,
+`engine._root`, `Tensor._make`): each layer offers a small public accessor instead.
 """
 
 from __future__ import annotations
@@ -50,6 +52,91 @@ ALLOWED = {
     # the version counter's identity tells a tensor's detach() aliases apart from a copy
     ("static/tracer.py", "_vc"),
 }
+
+
+# (file, reach): private names taken from another layer that have no public form yet
+ALLOWED_REACHES = {
+    # backward_steps checks its loss exactly as backward() does; core/engine.py is being
+    # reworked (the reading path), and its root check gets its public name there
+    ("debug/stepping.py", "engine._root"),
+}
+
+
+def _layer(parts: list[str]) -> str:
+    """The layer a module path (inside the package) belongs to: `core`, `graph`, ..."""
+    return parts[0].removesuffix(".py") if parts else ""
+
+
+def _imported_layer(node: ast.ImportFrom | ast.alias, level: int, rel: str) -> str | None:
+    module = node.module if isinstance(node, ast.ImportFrom) else node.name
+    if level:  # relative: `from ..core import engine` in graph/build.py
+        here = rel.split("/")[:-1]
+        return _layer(here[: len(here) - level + 1] + (module.split(".") if module else []))
+    if module and module.startswith("tinygrad_edu."):
+        return _layer(module.split(".")[1:])
+    return None
+
+
+def _private_reaches(path: Path, rel: str) -> list[tuple[int, str]]:
+    """Private names this module takes from another layer: imported, or read off a module
+    or class imported from there."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    mine = _layer(rel.split("/"))
+    foreign: set[str] = set()  # names bound to another layer's modules and classes
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            layer = _imported_layer(node, node.level, rel)
+            if layer is None or layer == mine:
+                continue
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append((node.lineno, f"import {alias.name}"))
+                foreign.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                layer = _imported_layer(alias, 0, rel)
+                if layer is not None and layer != mine:
+                    foreign.add(alias.asname or alias.name.split(".")[0])
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in foreign
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        ):
+            found.append((node.lineno, f"{node.value.id}.{node.attr}"))
+    return sorted(found)
+
+
+def test_no_layer_takes_another_layers_private_names():
+    offences = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel.startswith("core/"):
+            continue
+        for line, reach in _private_reaches(path, rel):
+            if (rel, reach) not in ALLOWED_REACHES:
+                offences.append(f"tinygrad_edu/{rel}:{line}: {reach}")
+    assert offences == [], "add a public accessor in the owning layer:\n" + "\n".join(offences)
+
+
+def test_the_checker_finds_a_private_reach(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "from ..core.grad_mode import _state\n"
+        "from ..core import engine\n"
+        "from ..core.tensor import Tensor\n"
+        "from .describe import _ASSIGN\n"  # the same layer: its own business
+        "root = engine._root(t)\n"
+        "t = Tensor._make(a)\n"
+    )
+    assert _private_reaches(bad, "debug/bad.py") == [
+        (1, "import _state"),
+        (5, "engine._root"),
+        (6, "Tensor._make"),
+    ]
 
 
 def _private_reads(path: Path) -> list[tuple[int, str]]:

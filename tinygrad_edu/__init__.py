@@ -30,7 +30,7 @@ _LAZY = {
     "watch": ("tinygrad_edu.widgets", "watch"),
     "live_panel": ("tinygrad_edu.widgets", "live_panel"),
     "GraphView": ("tinygrad_edu.widgets", "GraphView"),
-    "BackwardStepper": ("tinygrad_edu.widgets.stepper", "BackwardStepper"),
+    "BackwardStepper": ("tinygrad_edu.widgets.stepper_view", "BackwardStepper"),
 }
 
 

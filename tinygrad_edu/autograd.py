@@ -52,7 +52,7 @@ def backward(
 
 
 def _wrap(x: Any) -> Any:
-    return Tensor._make(x) if isinstance(x, np.ndarray) else x
+    return Tensor.wrap(x) if isinstance(x, np.ndarray) else x
 
 
 def _unwrap(x: Any, keep_tensors: bool) -> Any:

@@ -29,6 +29,8 @@ _settings = settings(
 def _check(program: dt.Program) -> None:
     torch_lib = dt.torch_lib()
     m = dt.differ(program, torch_lib)
+    if m is not None and dt.known(m):  # a documented difference (docs/pytorch_differences.md)
+        return
     assert m is None, f"{m.kind}{' (silently wrong)' if m.silent else ''}: {m.detail}\n{program}"
 
 
@@ -45,7 +47,7 @@ def test_random_programs_match_pytorch(rng):
 @given(st.randoms(use_true_random=False))
 def test_random_inplace_programs_match_pytorch(rng):
     pytest.importorskip("torch")
-    _check(dt.generate(rng, inplace_only=True))
+    _check(dt.generate(rng, inplace_only=True, more_ops=True))  # copy_, unbind, chunk, ...
 
 
 @settings(max_examples=40, deadline=None, derandomize=True)
@@ -93,6 +95,32 @@ def test_the_campaign_script_runs(seed, capsys):
     out = capsys.readouterr().out
     assert "5 programs" in out and "silently wrong: " in out
     assert status == (0 if "mismatches: 0" in out else 1)
+
+
+@pytest.mark.torch
+def test_the_sign_of_a_zero_from_matmul_depends_on_pytorchs_kernel():
+    # why "matmul-signed-zero" is a KNOWN difference and not a rule to copy: the same
+    # numbers give -0.0 as a 2-D product and +0.0 as a batched one in PyTorch
+    torch = pytest.importorskip("torch")
+    a = torch.tensor([[-0.5], [2.0]], dtype=torch.float64)
+    b = torch.tensor([[0.0, 1.5]], dtype=torch.float64)
+    assert torch.signbit((a @ b)[0, 0]) and not torch.signbit((a[None] @ b[None])[0, 0, 0])
+    assert not np.signbit(np.matmul(a.numpy(), b.numpy())[0, 0])  # numpy: +0.0
+
+
+@pytest.mark.torch
+def test_a_signed_zero_from_matmul_is_told_apart_from_a_wrong_value(monkeypatch):
+    # seed 92223 of the in-place campaign: -1.5 / (x @ w) with a zero product, -inf here
+    # and +inf in PyTorch; with matmul's zeros made +0.0 on both sides they agree
+    pytest.importorskip("torch")
+    program = dt.seeded(92223, inplace_only=True)
+    m = dt.differ(program, dt.torch_lib())
+    assert m.kind == "matmul-signed-zero" and "inf" in m.detail
+    assert dt.known(m) is not None
+    # a matmul that gets a number wrong is still a plain mismatch
+    monkeypatch.setattr(dt.TG, "matmul", staticmethod(lambda a, b: (a @ b) * 1.001))
+    m = dt.differ(program, dt.torch_lib())
+    assert m.kind in ("forward", "grad") and dt.known(m) is None
 
 
 def test_programs_are_reproducible_from_a_seed():

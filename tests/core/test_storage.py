@@ -257,6 +257,32 @@ def zero_an_expanded_view_in_a_graph(lib):
     (y * 3).sum().backward()
 
 
+def change_a_piece_of_unbind_in_place(lib):
+    x = leaf(lib, [1.0, 2.0, 3.0]) * 1
+    first, _, _ = x.unbind()
+    first.add_(1.0)  # PyTorch never rebases the views unbind/split/chunk return
+
+
+def write_into_a_chunk(lib):
+    x = leaf(lib, [1.0, 2.0, 3.0, 4.0]) * 1
+    x.chunk(2)[1][0] = 5.0  # a view of a piece is a piece too
+
+
+def use_a_piece_after_its_base_changed(lib):
+    x = leaf(lib, [1.0, 2.0, 3.0]) * 1
+    second = x.unbind()[1]
+    x.mul_(2.0)
+    return second * 2.0
+
+
+def use_a_piece_changed_under_no_grad(lib):
+    x = leaf(lib, [1.0, 2.0, 3.0, 4.0]) * 1
+    left, _ = x.split(2)
+    with lib.no_grad():
+        left.zero_()  # allowed (nothing is recorded), but the piece's graph is now stale
+    return left * 2.0
+
+
 REFUSED = {
     zero_an_expanded_view_in_a_graph: (
         "CopySlices.backward: a broadcast view (from expand or broadcast_to) was filled in place"
@@ -292,7 +318,37 @@ REFUSED = {
     saved_view_then_base_changed: (
         "MulBackward.backward: a tensor this op saved for backward was modified in place at "
     ),
+    change_a_piece_of_unbind_in_place: (
+        "add_: this tensor (shape ()) is one of the views unbind() returned (or a view of one), "
+        "and PyTorch does not let those change in place"
+    ),
+    write_into_a_chunk: (
+        "setitem: this tensor (shape (2,)) is one of the views split() returned (or a view of "
+        "one), and PyTorch does not let those change in place"
+    ),
+    use_a_piece_after_its_base_changed: (
+        "unbind: this tensor (shape ()) is one of the views unbind() returned (or a view of "
+        "one), and its base was changed in place since; as in PyTorch, such a view cannot "
+        "follow the change"
+    ),
+    use_a_piece_changed_under_no_grad: (
+        "split: this tensor (shape (2,)) is one of the views split() returned (or a view of "
+        "one), and its base was changed in place since"
+    ),
 }
+
+
+def test_pieces_of_a_tensor_outside_the_graph_change_in_place_as_any_view():
+    x = tg.tensor([1.0, 2.0, 3.0])  # needs no grad: nothing to rebase, as in PyTorch
+    first, second, _ = x.unbind()
+    first.add_(10.0)
+    x.mul_(2.0)
+    np.testing.assert_array_equal(x.numpy(), [22.0, 4.0, 6.0])
+    assert (second * 1).item() == 4.0
+    with tg.no_grad():
+        y = tg.tensor([1.0, 2.0], requires_grad=True) * 1
+    y.chunk(2)[0].zero_()  # made with grad mode off: an ordinary view
+    np.testing.assert_array_equal(y.numpy(), [0.0, 2.0])
 
 
 @pytest.mark.parametrize("program", list(REFUSED), ids=lambda f: f.__name__)

@@ -1,5 +1,6 @@
 """Fixtures for the end-to-end suite: one JupyterLab server and one headless Chromium per
-session, a fresh page per test, screenshots under build/e2e/.
+test process (each pytest-xdist worker has its own), a fresh page per test, screenshots
+under build/e2e/.
 
 Without /usr/bin/chromium or the playwright package the suite is skipped with the reason,
 unless the CI environment variable is set: then every e2e test fails, because CI must
@@ -11,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import nbformat
@@ -22,6 +24,10 @@ from labserver import LabServer
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
 SHOTS = REPO / "build" / "e2e"
+# when this worker collected the tests: older screenshots are from an earlier run (under
+# pytest-xdist the other workers' screenshots of this run are newer, and stay)
+RUN_STARTED = time.time()
+WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # gw0, gw1, ... under pytest-xdist
 
 # TG_E2E_SABOTAGE=svg runs every notebook with the SVG renderer replaced by one that returns
 # an empty SVG (a widget whose picture is never set). The suite must then fail: this is how
@@ -62,9 +68,10 @@ def lab_server(_browser_available, tmp_path_factory):
     """A JupyterLab server serving an empty temporary folder (tests copy notebooks in)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     for old in SHOTS.glob("*.png"):  # a FAILED-*.png from an earlier run would mislead
-        old.unlink()
+        if old.stat().st_mtime < RUN_STARTED:
+            old.unlink(missing_ok=True)
     base = Path(tempfile.mkdtemp(prefix="tg-e2e-"))
-    server = LabServer(base, SHOTS / "jupyterlab.log")
+    server = LabServer(base, SHOTS / (f"jupyterlab-{WORKER}.log" if WORKER else "jupyterlab.log"))
     try:
         server.start()
         yield server
@@ -74,12 +81,11 @@ def lab_server(_browser_available, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def browser_context(_browser_available):
-    """A persistent Chromium context with a fresh user-data-dir."""
-    from playwright.sync_api import sync_playwright
-
+def browser_context(_browser_available, playwright_api):
+    """A persistent Chromium context with a fresh user-data-dir (driven by the process's
+    one Playwright: tests/conftest.py)."""
     profile = Path(tempfile.mkdtemp(prefix="tg-e2e-chromium-"))
-    pw = sync_playwright().start()
+    pw = playwright_api
     context = None
     try:
         context = pw.chromium.launch_persistent_context(
@@ -98,7 +104,6 @@ def browser_context(_browser_available):
                 context.close()
             except Exception:  # a crashed browser must not hide the test's own failure
                 pass
-        pw.stop()
         shutil.rmtree(profile, ignore_errors=True)
 
 

@@ -4,8 +4,9 @@ drawings each lesson promises appear on the page."""
 from __future__ import annotations
 
 import pytest
-from conftest import NOTEBOOKS
 from graphs import wait_for_drawing
+
+from conftest import NOTEBOOKS
 
 pytestmark = pytest.mark.e2e
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import NOTEBOOKS, SHOTS
 from graphs import wait_for_drawing
+
+from conftest import NOTEBOOKS, SHOTS
 
 pytestmark = pytest.mark.e2e
 
@@ -25,8 +26,9 @@ _MEASURE = r"""
     const vb = svg.viewBox && svg.viewBox.baseVal;
     if (!vb || !vb.width) return;
     const scale = box.width / vb.width;
+    // computed, not the attribute: render.svg.compact sets the common size on the graph
     const sizes = [...svg.querySelectorAll('text')].map((t) => parseFloat(
-      t.getAttribute('font-size') || '14'));
+      t.ownerDocument.defaultView.getComputedStyle(t).fontSize));
     drawings.push({width: box.width, text: Math.min(...sizes) * scale});
   };
   for (const frame of out.querySelectorAll('iframe.tg-frame')) {

@@ -17,7 +17,7 @@ from graphs import drawings
 pytestmark = pytest.mark.e2e
 
 CELLS = [
-    "import tinygrad_edu as tg\nfrom tinygrad_edu.widgets.stepper import BackwardStepper",
+    "import tinygrad_edu as tg\nfrom tinygrad_edu.widgets.stepper_view import BackwardStepper",
     "a = tg.tensor(2.0, requires_grad=True, name='a')\n"
     "b = tg.tensor(-3.0, requires_grad=True, name='b')\n"
     "loss = a * b + a\n"

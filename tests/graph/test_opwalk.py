@@ -102,9 +102,9 @@ def test_merging_chains_keep_the_earliest_link_and_fold_once():
     # only the data path (the earlier op) links to it, so the layers fold into one node
     net = nn.Sequential(*[nn.Sequential(nn.Linear(3, 3), nn.Tanh()) for _ in range(6)])
     y = net(tg.randn(2, 3, name="x")).sum()
-    rg = B.RawGraph.sparse()
+    raw = B.RawGraph.sparse()
     walk = B.ForwardWalk(B._roots((y,)), None)
-    assert B.summarise_forward(walk, 150, rg) is not None  # the fast path
+    assert B.summarise_forward(walk, 150, raw) is not None  # the fast path
     g = same(y)
     repeat = [n for n in g.nodes if n.role == "repeat"]
     assert [(n.detail, n.blocks) for n in repeat] == [("MatMul -> Add -> Tanh", 4)]

@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,16 @@ def test_ordinary_outputs_hold_no_machine_path(text):
         ]
     }
     assert execute.machine_paths(nb) == []
+
+
+def test_a_long_word_is_searched_in_linear_time():
+    # a saved PNG is one base64 word of ~50,000 characters with many "/": searching it from
+    # every position took lesson 10's check four minutes
+    png = "iVBORw0KGgo/AAAAN+SUhEUgAA/" * 4000
+    nb = {"cells": [{"outputs": [{"output_type": "display_data", "data": {"image/png": png}}]}]}
+    start = time.perf_counter()
+    assert execute.machine_paths(nb) == []
+    assert time.perf_counter() - start < 5.0  # about 0.01 s; the old pattern took minutes
 
 
 def test_scrub_cuts_import_roots_packages_folders_and_home():
@@ -155,3 +166,13 @@ def test_lesson_run_names_a_failing_cell_and_writes_nothing(tmp_path):
     assert "cell 2 ('y = x / 0') raised ZeroDivisionError: division by zero" in proc.stderr
     assert "nothing written" in proc.stderr
     assert path.read_text() == before
+
+
+def test_a_lesson_kernel_runs_blas_on_one_thread_unless_told_otherwise(monkeypatch):
+    for name in execute.BLAS_THREADS:
+        monkeypatch.delenv(name, raising=False)
+    assert execute.kernel_env() == dict.fromkeys(execute.BLAS_THREADS, "1")
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+    assert execute.kernel_env()["OPENBLAS_NUM_THREADS"] == "4"
+    spec = execute._kernel_manager().kernel_spec
+    assert spec.env["OPENBLAS_NUM_THREADS"] == "4" and spec.env["MKL_NUM_THREADS"] == "1"

@@ -143,6 +143,19 @@ def test_no_saved_output_holds_a_path_of_the_machine(path):
     assert found == [], f"cells with paths of the machine that ran {path.name}: {found[:5]}"
 
 
+@_lessons()
+def test_every_live_drawing_is_still_saved(path):
+    # nbval does not replay display updates: had the live graph replaced an older drawing
+    # by its summary (`%tg keep recent`, past KEEP_RECENT_BYTES), nbval would compare that
+    # cell's saved summary with a fresh drawing. A lesson that draws more starts with
+    # `%tg keep all`.
+    from tinygrad_edu.widgets.live import REPLACED_NOTE
+
+    cells = nbformat.read(path, as_version=4).cells
+    replaced = [i for i, c in enumerate(cells) if REPLACED_NOTE in _outputs_text(c)]
+    assert replaced == [], f"{path.name}: cells {replaced} lost their live drawing"
+
+
 # Issue 15: a lesson opens with what the learner will be able to do, what it assumes and
 # how long it takes (at most a 50-minute class), and closes with PyTorch's names. Lessons
 # 3, 5 and 8 are being split to fit (another branch), and lesson 13 has no Summary yet;

@@ -226,7 +226,7 @@ def test_call_records_the_module_path_on_every_node():
     net.name = "net"
     assert _scopes(net(tg.randn(4, 2)))[0] == ("TanhBackward", ("net", "1"))
     assert _scopes(Net()(tg.randn(1, 3)))[-1] == ("TransposeBackward", ("net", "encoder", "fc"))
-    assert core_function._local.scope == []
+    assert core_function.module_path_stack() == []
     assert (out * 2).grad_fn.module_path == ()  # outside any module
 
 
@@ -234,7 +234,7 @@ def test_scope_is_popped_when_forward_raises():
     net = nn.Sequential(nn.Linear(2, 3))
     with pytest.raises(tg.ShapeError):
         net(tg.randn(4, 5))
-    assert core_function._local.scope == []
+    assert core_function.module_path_stack() == []
 
 
 def test_to_changes_the_dtype_in_place():

@@ -53,12 +53,11 @@ window.ready = true;
 
 
 @pytest.fixture(scope="module")
-def page():
+def page(request):
     if not CHROMIUM.is_file():
         pytest.skip("no /usr/bin/chromium (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
+    pw = request.getfixturevalue("playwright_api")  # tests/conftest.py: one per process
     profile = tempfile.mkdtemp(prefix="tg-gv-")
-    pw = sync_api.sync_playwright().start()
     browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
     try:
         p = browser.new_page(viewport={"width": 900, "height": 700})
@@ -66,7 +65,6 @@ def page():
         yield p
     finally:
         browser.close()
-        pw.stop()
         shutil.rmtree(profile, ignore_errors=True)
 
 

@@ -44,7 +44,7 @@ CELLS = [
     # 11: back to auto
     "tg.watch()",
     # 12: the drawing itself breaks: a short note, not a traceback
-    "import tinygrad_edu.widgets.drawing as _d\n_orig = _d.live_bundle\n"
+    "import tinygrad_edu.widgets.pictures as _d\n_orig = _d.live_bundle\n"
     "_d.live_bundle = lambda *a, **k: 1 / 0\nr = y * 5",
     # 13: restore; scope all
     "_d.live_bundle = _orig\n%tg scope all",
@@ -194,8 +194,8 @@ def test_off_on_and_a_wrong_word(cells):
     assert status["text"].splitlines()[-1].startswith("live graph: on, scope cell")
     assert error["text"] == (
         "UsageError: %tg: unknown arguments 'sideways'\n"
-        "  hint: use %tg on, %tg off, %tg scope cell, %tg scope all, %tg keep last, %tg keep all"
-        " or %tg reset (%tg --help)\n"
+        "  hint: use %tg on, %tg off, %tg scope cell, %tg scope all, %tg keep recent,"
+        " %tg keep last, %tg keep all or %tg reset (%tg --help)\n"
     )
     help_text = cells[17].outputs[0]["text"]
     assert "%tg scope cell" in help_text and "%tg reset" in help_text

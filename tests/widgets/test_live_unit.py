@@ -123,3 +123,28 @@ def test_touched_and_grad_flipped_tell_what_a_cell_changed():
     after = live.watched({"x": x, "y": y, "z": z}, WatchList())[3]
     assert live.grad_flipped(after, key)  # x has a grad now, same tensor
     assert live.touched(roots, after, key, {id(z.grad_fn)}) == [x, z]  # x's grad, z backward
+
+
+def test_keep_recent_shrinks_the_oldest_drawings_past_the_budget(shell, monkeypatch):
+    shown, replaced = [], []
+    monkeypatch.setattr(live, "_show", lambda bundle, display_id=None: shown.append(display_id))
+    monkeypatch.setattr(live, "_replace", lambda display_id, b: replaced.append((display_id, b)))
+    monkeypatch.setattr(live, "KEEP_RECENT_BYTES", 250)
+    live.load_ipython_extension(shell)
+    state = live._LIVE
+    assert state.keep == "recent"  # the default
+    for k, size in enumerate([100, 100, 40, 200, 300]):
+        state.show({"text/html": "x" * size, "text/plain": f"drawing {k}"})
+    assert shown == [f"tg-live-{k}" for k in range(1, 6)]
+    # 100+100+40 fit in 250; the 200 pushes out the two oldest; the 300 is kept alone
+    assert [display_id for display_id, _ in replaced] == [f"tg-live-{k}" for k in (1, 2, 3, 4)]
+    assert replaced[0][1]["text/plain"] == "drawing 0\n" + live.REPLACED_NOTE
+    assert [entry[0] for entry in state.kept] == ["tg-live-5"]
+    state.keep = "all"
+    for _ in range(3):
+        state.show({"text/html": "x" * 300, "text/plain": "big"})
+    assert len(replaced) == 4 and len(state.kept) == 4
+    state.keep = "last"
+    state.show({"text/html": "x", "text/plain": "small"})
+    assert [display_id for display_id, _ in replaced[4:]] == [f"tg-live-{k}" for k in range(5, 9)]
+    assert [entry[0] for entry in state.kept] == ["tg-live-9"]

@@ -1,7 +1,7 @@
 import numpy as np
 
 import tinygrad_edu as tg
-from tinygrad_edu.widgets.stepper import BackwardStepper, StepperState
+from tinygrad_edu.widgets.stepper_view import BackwardStepper, StepperState
 
 
 def _graph():
@@ -60,7 +60,7 @@ def test_picture_marks_the_node_that_just_ran_and_writes_sent_gradients_on_edges
     import re
 
     import tinygrad_edu as tg
-    from tinygrad_edu.widgets.stepper import BackwardStepper
+    from tinygrad_edu.widgets.stepper_view import BackwardStepper
 
     a = tg.tensor(2.0, requires_grad=True, name="a")
     b = tg.tensor(-3.0, requires_grad=True, name="b")

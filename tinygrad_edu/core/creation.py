@@ -210,7 +210,9 @@ def randn(
     """Standard normal samples (numpy's global generator: seed it for repeatable runs)."""
     dt = _float(dtype, "randn", device)
     arr = np.asarray(
-        _rng(generator).standard_normal(_shape(shape if size is None else (size,), "randn"))
+        random_source(generator).standard_normal(
+            _shape(shape if size is None else (size,), "randn")
+        )
     )
     return _leaf(arr.astype(dt, copy=False), requires_grad, name)
 
@@ -227,7 +229,7 @@ def rand(
     """Uniform samples in [0, 1)."""
     dt = _float(dtype, "rand", device)
     arr = np.asarray(
-        _rng(generator).random_sample(_shape(shape if size is None else (size,), "rand"))
+        random_source(generator).random_sample(_shape(shape if size is None else (size,), "rand"))
     )
     return _leaf(arr.astype(dt, copy=False), requires_grad, name)
 
@@ -254,7 +256,7 @@ def normal(
     shape = _shape((size,), "normal") if size is not None else np.broadcast_shapes(m.shape, s.shape)
     like = mean if isinstance(mean, Tensor) else std if isinstance(std, Tensor) else None
     dt = _float(dtype if dtype is not None or like is None else like.dtype, "normal", device)
-    arr = np.asarray(_rng(generator).normal(m, s, shape))
+    arr = np.asarray(random_source(generator).normal(m, s, shape))
     return _leaf(arr.astype(dt, copy=False), requires_grad, None)
 
 
@@ -275,14 +277,16 @@ def randint(
         raise DataError(
             message("randint", "missing the size", source.here(), "write tg.randint(0, 10, (3,))")
         )
-    arr = np.asarray(_rng(generator).randint(low, high, size=_shape((size,), "randint")))
+    arr = np.asarray(random_source(generator).randint(low, high, size=_shape((size,), "randint")))
     return _leaf(arr.astype(_dtype(dtype, "randint"), copy=False), False, None)
 
 
 def randperm(n: int, *, dtype: Any = np.int64, device: Any = None, generator: Any = None) -> Tensor:
     """0 .. n-1 in random order."""
     check_device(device, "randperm")
-    return _leaf(_rng(generator).permutation(n).astype(_dtype(dtype, "randperm")), False, None)
+    return _leaf(
+        random_source(generator).permutation(n).astype(_dtype(dtype, "randperm")), False, None
+    )
 
 
 def arange(
@@ -401,8 +405,9 @@ class Generator:
         return self._seed
 
 
-def _rng(generator: Generator | None) -> Any:
-    """The numpy generator to draw from: the given Generator's, else numpy's global one."""
+def random_source(generator: Generator | None) -> Any:
+    """The numpy generator to draw from: the given Generator's, else numpy's global one
+    (`utils.data`'s shuffling draws from it too)."""
     return np.random if generator is None else generator._state  # the module draws globally
 
 

@@ -60,6 +60,35 @@ def add_observer(obs: Any) -> Callable[[], None]:
     return remove
 
 
+# --- small public accessors for the layers above (docs/architecture.md, "The node view") ---
+
+
+def module_path_stack() -> list[str]:
+    """This thread's module path: the live list `nn.Module.__call__` pushes its name onto
+    while it runs (`["net", "0"]`); every node made meanwhile records it (`module_path`)."""
+    return _local.scope
+
+
+def retain_outputs(keep: bool) -> bool:
+    """Nodes keep a strong reference to their output (True: drawings show every value;
+    the live view turns it on) or a weak one (False, the default: memory as in PyTorch).
+    Returns the setting before, to restore it."""
+    before = _config["retain_outputs"]
+    _config["retain_outputs"] = bool(keep)
+    return before
+
+
+def next_number(counter: Any) -> int:
+    """The number `counter` (an `itertools.count`) gives next, without using it up."""
+    # a count has no public "current value"; its repr is `count(17)`
+    return int(repr(counter)[6:-1])
+
+
+def next_node_number() -> int:
+    """The creation number the next grad_fn node gets (`graph.watermark()` reads it)."""
+    return next_number(_node_ids)
+
+
 class saved_tensors_hooks:  # noqa: N801 - PyTorch's name for a context manager
     """Hooks on every value an op saves for backward: `pack_hook(tensor)` runs when the op
     saves it (in forward), `unpack_hook(packed)` when backward reads it back, and must

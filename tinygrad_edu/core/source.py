@@ -20,6 +20,11 @@ from types import CodeType
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
+def in_package(filename: str) -> bool:
+    """Whether code in `filename` is tinygrad_edu's own (not the learner's)."""
+    return filename.startswith(_PKG_DIR)
+
+
 def capture(skip: int = 1) -> tuple[str, int] | None:
     """Return `(filename, lineno)` of the nearest caller outside tinygrad_edu."""
     f = sys._getframe(skip)

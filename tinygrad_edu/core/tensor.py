@@ -29,6 +29,11 @@ from .views import _var
 _tensor_ids = itertools.count(1)
 
 
+def next_tensor_number() -> int:
+    """The creation number the next Tensor gets (`graph.watermark()` reads it)."""
+    return _function.next_number(_tensor_ids)
+
+
 def _to_array(data: Any, dtype: Any, op: str) -> np.ndarray:
     """Convert user data to an ndarray, or raise a DataError that names the problem."""
     if dtype is not None:
@@ -264,6 +269,10 @@ class Tensor(torch_api.TorchMethods):
         t._id = next(_tensor_ids)
         return t
 
+    # the public name for layers outside core (static replays, nn buffers): an array the
+    # caller made, wrapped as a constant Tensor with no copy and no checks
+    wrap = _make
+
     # --- attributes ---------------------------------------------------------------------
 
     @property
@@ -310,7 +319,7 @@ class Tensor(torch_api.TorchMethods):
     def requires_grad(self) -> bool:
         """Whether ops on this tensor are recorded, so that backward reaches it."""
         if self._view is not None and self._view.version != self._vc[0]:
-            views.refresh(self)
+            views.refresh(self, strict=False)
         return self._requires_grad
 
     @requires_grad.setter

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import source
+from . import source, views
 from .dtypes import check_device, device
 from .errors import DataError, ShapeError, message
 from .ops.elementwise import Fill
@@ -428,7 +428,8 @@ class TorchMethods:
         )
         cuts = np.cumsum([0, *sizes])
         index = (slice(None),) * d
-        return tuple(self[(*index, slice(int(a), int(b)))] for a, b in zip(cuts[:-1], cuts[1:]))
+        parts = tuple(self[(*index, slice(int(a), int(b)))] for a, b in zip(cuts[:-1], cuts[1:]))
+        return views.pieces(parts, "split")
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple:
         n = self.shape[_dim(self, dim, "chunk")]
@@ -436,7 +437,8 @@ class TorchMethods:
 
     def unbind(self, dim: int = 0) -> tuple:
         d = _dim(self, dim, "unbind")
-        return tuple(self[(slice(None),) * d + (i,)] for i in range(self.shape[d]))
+        parts = tuple(self[(slice(None),) * d + (i,)] for i in range(self.shape[d]))
+        return views.pieces(parts, "unbind")
 
     def repeat(self, *sizes: Any) -> Any:
         """Tile the tensor `sizes[i]` times along axis i (numpy's tile), as `torch.repeat`."""
@@ -603,7 +605,7 @@ def multinomial(
         >>> tg.multinomial(tg.tensor([0.0, 1.0, 0.0]), 2, replacement=True, generator=g)
         tensor([1, 1])
     """
-    from .creation import _rng
+    from .creation import random_source
 
     p = np.asarray(probs._data if isinstance(probs, _Tensor) else probs, dtype=np.float64)
     rows = p.reshape(-1, p.shape[-1])
@@ -615,7 +617,7 @@ def multinomial(
                 source.here(),
             )
         )
-    rng = _rng(generator)
+    rng = random_source(generator)
     out = np.stack(
         [rng.choice(len(r), size=num_samples, replace=replacement, p=r / r.sum()) for r in rows]
     )

@@ -37,12 +37,15 @@ class ViewOf:
     """What a view knows about its base (a tensor's `_view`; None for a tensor that owns
     its storage)."""
 
-    __slots__ = ("base", "ops", "version")
+    __slots__ = ("base", "ops", "version", "piece_of")
 
-    def __init__(self, base: Any, ops: tuple | None, version: int) -> None:
+    def __init__(self, base: Any, ops: tuple | None, version: int, piece_of: str | None = None):
         self.base = base  # the tensor that owns the storage (never itself a view)
         self.ops = ops  # the view ops that cut it from `base`; None if made in no_grad mode
         self.version = version  # the storage version its grad_fn was cut at
+        # "unbind" / "split" for one of the views such a call returned (or a view of one),
+        # made with grad mode on: PyTorch never rebases those (see `pieces`)
+        self.piece_of = piece_of
 
 
 def shares(view: np.ndarray, arr: np.ndarray) -> bool:
@@ -60,12 +63,39 @@ def track(out: Any, src: Any, cls: type, kwargs: dict) -> None:
         out._view = ViewOf(src, ops, src._vc[0])
     else:  # a view of a view: cut from the same base, one op further
         ops = of.ops + ((cls, kwargs),) if of.ops is not None and _state.enabled else None
-        out._view = ViewOf(of.base, ops, src._vc[0])
+        out._view = ViewOf(of.base, ops, src._vc[0], of.piece_of)
 
 
-def refresh(view: Any) -> None:
-    """Cut the view's `grad_fn` again from its base's, after the base changed in place."""
+def pieces(views: tuple, fn: str) -> tuple:
+    """Mark the views that `fn` (unbind, split, chunk) returned. As in PyTorch, such a view
+    made with grad mode on can never be rebased: changing it in place is refused, and so
+    is using it once its base (or another view of the base) changed in place."""
+    if _state.enabled:
+        for v in views:
+            if v._view is not None:
+                v._view.piece_of = fn
+    return views
+
+
+def refresh(view: Any, strict: bool = True) -> None:
+    """Cut the view's `grad_fn` again from its base's, after the base changed in place.
+    `strict=False` (reading `requires_grad`) leaves a piece of unbind/split as it is,
+    instead of refusing it."""
     of = view._view
+    if of.piece_of is not None and of.ops is not None and of.base._requires_grad:
+        if not strict:
+            return
+        raise InplaceError(
+            message(
+                of.piece_of,
+                f"{view._label()} is one of the views {of.piece_of}() returned (or a view of "
+                "one), and its base was changed in place since; as in PyTorch, such a view "
+                "cannot follow the change",
+                source.here(),
+                f"call {of.piece_of}() again after the in-place change, or .clone() the "
+                "pieces when you take them",
+            )
+        )
     of.version = view._vc[0]
     if of.ops is None or not of.base._requires_grad:
         return  # a view made in no_grad mode stays out of the graph, as in PyTorch
@@ -122,6 +152,16 @@ def inplace(t: Any, op: str, fn: Callable[[Any], Any], fill: bool = False) -> An
                     "you meant",
                     source.here(),
                     "make the view and change it both inside the no_grad block, or both outside",
+                )
+            )
+        if of.piece_of is not None:
+            raise InplaceError(
+                message(
+                    op,
+                    f"{t._label()} is one of the views {of.piece_of}() returned (or a view of "
+                    "one), and PyTorch does not let those change in place",
+                    source.here(),
+                    "change a .clone() of it, or change the tensor it came from",
                 )
             )
         _rebase(t, result)

@@ -15,7 +15,7 @@ from .anomaly import AnomalyError, detect_anomaly, is_anomaly_enabled
 from .breakpoints import Breakpoint, Hit, break_on, is_interactive, last_hit
 from .log import log_grads, log_ops, log_values
 from .nodecheck import NodeCheck, NodeReport, check_nodes
-from .stepper import Step, backward_steps
+from .stepping import Step, backward_steps
 
 __all__ = [
     "AnomalyError",

@@ -18,7 +18,7 @@ from typing import Any
 from ..core import source
 from ..core.errors import message
 from ..core.function import add_observer
-from .summary import array_of, has_nonfinite, stats
+from .describe import array_of, has_nonfinite, stats
 
 
 class AnomalyError(RuntimeError):

@@ -23,7 +23,7 @@ from ..core import source
 from ..core.errors import message
 from ..core.function import Function, add_observer
 from ..core.tensor import Tensor
-from .summary import assigned_name, has_nonfinite, stats, tensor_name
+from .describe import assigned_name, has_nonfinite, stats, tensor_name
 
 _PHASES = ("forward", "backward")
 _ACTIONS = ("pdb", "raise", "record")
@@ -188,7 +188,7 @@ class break_on:  # noqa: N801 - used like a function, as `with tg.debug.break_on
         if self.nan and not any(has_nonfinite(g) for g in grads_in if g is not None):
             return
         name = tensor_name(node) or assigned_name(node)
-        g = grad_output if isinstance(grad_output, Tensor) else Tensor._make(grad_output)
+        g = grad_output if isinstance(grad_output, Tensor) else Tensor.wrap(grad_output)
         if not self._rest_matches(name, g):
             return
         self._hit(node.name, name, node.site, node, g)
@@ -230,7 +230,7 @@ class break_on:  # noqa: N801 - used like a function, as `with tg.debug.break_on
 def _assigned(site: Any) -> str | None:
     if site is None or not site.text:
         return None
-    from .summary import _ASSIGN
+    from .describe import _ASSIGN
 
     m = _ASSIGN.match(site.text)
     return m.group(1) if m else None
@@ -249,7 +249,7 @@ def _debugger_class() -> type:
 def _stop_in_learner_frame(hit: Hit) -> None:
     """Open the debugger on the learner's line (the innermost frame outside the package)."""
     frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(source._PKG_DIR):
+    while frame is not None and source.in_package(frame.f_code.co_filename):
         frame = frame.f_back
     if frame is None:
         return
@@ -260,20 +260,22 @@ def _stop_in_learner_frame(hit: Hit) -> None:
         "  tg.debug.last_hit().tensor / .node hold the values; c continues, q stops",
         flush=True,
     )
-    dbg = _debugger_class()()
-    dbg.skip = {"tinygrad_edu", "tinygrad_edu.*"}  # never step into the library itself
-    dbg.reset()
+    debugger = _debugger_class()()
+    debugger.skip = {"tinygrad_edu", "tinygrad_edu.*"}  # never step into the library itself
+    debugger.reset()
     # what Bdb.set_trace does, minus its "stop at the next line" (that would be the line
     # *after* the learner's): trace every frame so that n / s / c keep working
     f = frame
     while f is not None:
-        f.f_trace = dbg.trace_dispatch
-        dbg.botframe = f
+        f.f_trace = debugger.trace_dispatch
+        debugger.botframe = f
         f = f.f_back
-    dbg.interaction(frame, None)
-    if dbg.quitting:
+    debugger.interaction(frame, None)
+    if debugger.quitting:
         import bdb
 
         raise bdb.BdbQuit
-    if not (dbg.stopframe is dbg.botframe and dbg.stoplineno == -1):  # n, s, r: keep tracing
-        sys.settrace(dbg.trace_dispatch)
+    if not (
+        debugger.stopframe is debugger.botframe and debugger.stoplineno == -1
+    ):  # n, s, r: keep tracing
+        sys.settrace(debugger.trace_dispatch)

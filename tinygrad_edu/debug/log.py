@@ -14,7 +14,7 @@ from typing import Any
 from ..core import source
 from ..core.function import add_observer
 from ..core.tensor import Tensor
-from .summary import values
+from .describe import values
 
 
 def _named(tensors: tuple, named: dict) -> list[tuple[str, Tensor]]:

@@ -26,7 +26,7 @@ from ..core import engine
 from ..core.function import AccumulateGrad, Function, Node
 from ..core.grad_fit import fit_gradient
 from ..core.tensor import Tensor
-from .summary import array_of, label, where
+from .describe import array_of, label, where
 
 _MISSING = object()
 
@@ -150,6 +150,35 @@ def _check(
         analytic = _backward(node, args, kwargs, weights)
     except Exception as e:  # a learner's rule that crashes is a finding, not a crash here
         return NodeCheck(node, name, site, "WRONG", None, f"{type(e).__name__}: {e}")
+    worst, detail = _worst_disagreement(
+        node, args, kwargs, weights, analytic, rng, eps, atol, rtol, max_elements
+    )
+    if detail:
+        node.set_mark(
+            "gradcheck", f"backward disagrees with finite differences (error {worst:.3g})"
+        )
+        return NodeCheck(node, name, site, "WRONG", worst, detail)
+    note = ""
+    if stand_ins:  # say so: the verdict holds for the rule, at values the graph never had
+        which = " and ".join(str(i) for i in stand_ins)
+        note = f"input {which} not kept: checked with stand-in values"
+    return NodeCheck(node, name, site, "ok", worst, note)
+
+
+def _worst_disagreement(
+    node: Function,
+    args: list,
+    kwargs: dict,
+    weights: np.ndarray,
+    analytic: tuple,
+    rng: np.random.Generator,
+    eps: float,
+    atol: float,
+    rtol: float,
+    max_elements: int,
+) -> tuple[float, str]:
+    """The largest gap between backward and finite differences over the float inputs'
+    elements (at most `max_elements` each, picked by `rng`), and a sentence naming it."""
     worst, detail = 0.0, ""
     for i, (a, (nxt, _)) in enumerate(zip(args, node.next_functions)):
         if nxt is None or not _is_float(a):
@@ -177,16 +206,7 @@ def _check(
                     f"input {i} at index {idx}: backward gives {got:.6g}, "
                     f"finite differences give {numeric:.6g}"
                 )
-    if detail:
-        node.set_mark(
-            "gradcheck", f"backward disagrees with finite differences (error {worst:.3g})"
-        )
-        return NodeCheck(node, name, site, "WRONG", worst, detail)
-    note = ""
-    if stand_ins:  # say so: the verdict holds for the rule, at values the graph never had
-        which = " and ".join(str(i) for i in stand_ins)
-        note = f"input {which} not kept: checked with stand-in values"
-    return NodeCheck(node, name, site, "ok", worst, note)
+    return worst, detail
 
 
 def _central(
@@ -235,14 +255,14 @@ def _backward(node: Function, args: list, kwargs: dict, weights: np.ndarray) -> 
     if not isinstance(grads, tuple):
         grads = (grads,)
     out = []
-    for gi, a in zip(grads, args):
-        if gi is None or not isinstance(a, np.ndarray):
+    for grad_in, a in zip(grads, args):
+        if grad_in is None or not isinstance(a, np.ndarray):
             out.append(None)
             continue
-        gi = array_of(gi).astype(np.float64)
-        if gi.shape != a.shape:
-            gi = np.asarray(fit_gradient(gi, a.shape, ctx.name, ctx.site))
-        out.append(gi)
+        grad_in = array_of(grad_in).astype(np.float64)
+        if grad_in.shape != a.shape:
+            grad_in = np.asarray(fit_gradient(grad_in, a.shape, ctx.name, ctx.site))
+        out.append(grad_in)
     return out
 
 
@@ -322,11 +342,6 @@ def _stand_in(meta: tuple, i: int) -> np.ndarray | None:
     if np.dtype(dtype).kind == "b":
         return rng.random(size=shape) < 0.5
     return None  # integers are often indices: a random one would be no check at all
-
-
-def _edge_kind(edge: tuple) -> str | None:
-    nxt = edge[0]
-    return None if nxt is None else ("leaf" if type(nxt) is AccumulateGrad else "node")
 
 
 def _value_of(nxt: Node, saved: tuple, outputs: dict) -> np.ndarray | None:

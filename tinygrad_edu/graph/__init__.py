@@ -2,12 +2,12 @@
 
 `build_graph(*tensors, view=...)` walks what produced the tensors and returns a
 `Graph` of `GraphNode`s and `GraphEdge`s; `render` draws it, widgets show its
-details. `watermark()` marks a moment so later nodes can be flagged new. Other
-layers plug their own objects in with `register_converter` (e.g. static graphs).
-Graph layer: must not import graphviz, matplotlib, ipywidgets or IPython.
+details. `watermark()` marks a moment so later nodes can be flagged new. Layers
+above plug their own objects in with `register_converter` (static graphs do, in
+static/program_graph.py). Graph layer: imports the core, numpy and the standard
+library only (never static, debug, render or widgets; no drawing package).
 """
 
-from . import static_view  # noqa: F401 - registers StaticGraph drawing
 from .build import VIEWS, build_graph, register_converter, watermark
 from .model import KINDS, MARKS, Graph, GraphEdge, GraphNode, Watermark
 from .scope import this_cell

@@ -18,22 +18,22 @@ Graph layer: imports tinygrad_edu.core, numpy and the standard library only.
 
 from __future__ import annotations
 
+import contextlib
 import gc
-import importlib
 import operator
-import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
-from ..core.function import AccumulateGrad, Node
-from ..core.tensor import Tensor
+from ..core.errors import message
+from ..core.function import AccumulateGrad, Node, next_node_number
+from ..core.tensor import Tensor, next_tensor_number
 from .model import MARKS, Graph, GraphEdge, GraphNode, Watermark
 from .opwalk import summarise_forward
 from .summarise import DEFAULT_MAX_NODES, Summary, summarise
 from .values import shape_text, summarise_array
-from .walk import ForwardWalk
+from .walk import NEVER, ForwardWalk
 
 VIEWS = ("forward", "backward")
 
@@ -45,11 +45,6 @@ _CONVERTERS: list[tuple[type, Callable[..., Graph]]] = []
 def register_converter(cls: type, fn: Callable[..., Graph]) -> None:
     """Let `build_graph(obj, **options)` call `fn(obj, **options)` for objects of `cls`."""
     _CONVERTERS.append((cls, fn))
-
-
-def _peek(counter: Any) -> int:
-    # `itertools.count` has no public "current value"; its repr is `count(17)`
-    return int(re.fullmatch(r"count\((\d+)\)", repr(counter)).group(1))
 
 
 def watermark() -> Watermark:
@@ -64,10 +59,7 @@ def watermark() -> Watermark:
         >>> [n.id for n in build_graph(b, since=mark).nodes if n.new]
         ['t2', 'op1', 't3']
     """
-    # modules by name: `tinygrad_edu.core.tensor` the attribute is the function `tensor`
-    tensor_mod = importlib.import_module("tinygrad_edu.core.tensor")
-    function_mod = importlib.import_module("tinygrad_edu.core.function")
-    return Watermark(_peek(tensor_mod._tensor_ids), _peek(function_mod._node_ids))
+    return Watermark(next_tensor_number(), next_node_number())
 
 
 class RawGraph:
@@ -169,8 +161,6 @@ def _roots(tensors: tuple) -> list[tuple[Tensor, str]]:
         elif isinstance(item, Iterable) and not isinstance(item, (str, bytes)):
             stack.extend((v, "") for v in reversed(list(item)))
         else:
-            from ..core.errors import message
-
             raise TypeError(
                 message(
                     "build_graph",
@@ -239,16 +229,30 @@ def build_graph(
         >>> [n.id for n in build_graph(x * x, view="backward").nodes]
         ['acc1', 'op1', 't1']
     """
-    from ..core.errors import message
-
     if len(tensors) == 1 and not isinstance(tensors[0], (Tensor, Mapping, list, tuple)):
-        obj = tensors[0]
         options = dict(view=view, since=since, collapse=collapse, max_nodes=max_nodes)
-        for cls, fn in _CONVERTERS:
-            if isinstance(obj, cls):
-                return fn(obj, **options)
-        if hasattr(obj, "_to_graph"):
-            return obj._to_graph(**options)
+        drawn = _drawn_by_itself(tensors[0], options)
+        if drawn is not None:
+            return drawn
+    _check_view(view)
+    roots = _roots(tensors)
+    extra = _extra_marks(marks)
+    since_mark = Watermark(*since) if since is not None else None
+    with _cyclic_gc_paused():
+        return _build(roots, since_mark, view, names, extra, collapse, max_nodes, fold, expand)
+
+
+def _drawn_by_itself(obj: Any, options: dict) -> Graph | None:
+    """The Graph of an object that draws itself (a registered type, or `_to_graph`)."""
+    for cls, fn in _CONVERTERS:
+        if isinstance(obj, cls):
+            return fn(obj, **options)
+    if hasattr(obj, "_to_graph"):
+        return obj._to_graph(**options)
+    return None
+
+
+def _check_view(view: str) -> None:
     if view not in VIEWS:
         raise ValueError(
             message(
@@ -258,15 +262,16 @@ def build_graph(
                 'use view="forward" (tensors and ops) or view="backward" (grad_fn nodes)',
             )
         )
-    roots = _roots(tensors)
-    extra = _extra_marks(marks)
-    wm = Watermark(*since) if since is not None else None
+
+
+@contextlib.contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
     # the walk makes many small objects but no cycles: the cyclic GC would only rescan
     # the (possibly huge) autograd graph again and again
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
-        return _build(roots, wm, view, names, extra, collapse, max_nodes, fold, expand)
+        yield
     finally:
         if gc_was_on:
             gc.enable()
@@ -274,7 +279,7 @@ def build_graph(
 
 def _build(
     roots: list,
-    wm: Watermark | None,
+    since: Watermark | None,
     view: str,
     names: Any,
     extra: dict[int, str],
@@ -284,50 +289,69 @@ def _build(
     expand_steps: Any,
     op_level: bool = True,
 ) -> Graph:
-    picked = None
-    if view == "forward":
-        walk = ForwardWalk(roots, wm)  # the one walk every forward consumer reads
-        if op_level and fold and not collapse and expand_steps is not True:
-            rg = RawGraph.sparse()
-            picked = summarise_forward(walk, max_nodes, rg)  # None: it cannot decide
-        if picked is None:
-            rg = full_raw_graph(walk)
-    else:
-        rg = _walk_backward(roots, wm)
-    if picked is not None:
-        kept, kept_edges, hidden = picked
-    else:
-        kept, kept_edges, hidden = summarise(
-            rg, collapse=collapse, max_nodes=max_nodes, fold=fold, expand=expand_steps
-        )
-    name_of = {id(t): n for n, t in (names or {}).items() if isinstance(t, Tensor)}
-    for t, n in roots:
-        if n:
-            name_of[id(t)] = n
+    """Phase 1 picks the nodes to show (no text made); phase 2 labels only those."""
+    raw, (kept, kept_edges, hidden) = _pick_nodes(
+        roots, since, view, collapse, max_nodes, fold, expand_steps, op_level
+    )
+    name_of = _names_of(names, roots)
     nodes = [
-        (_summary_node(k) if isinstance(k, Summary) else _label(rg, k, view, name_of, extra))
+        (_summary_node(k) if isinstance(k, Summary) else _label(raw, k, view, name_of, extra))
         for k in kept
     ]
     ids = [n.id for n in nodes]
     graph_edges = [GraphEdge(ids[s], ids[d], slot) for s, d, slot in kept_edges]
-    root_ids = [ids[j] for j, k in enumerate(kept) if not isinstance(k, Summary) and rg.root[k]]
-    attrs = {"view": view, "roots": root_ids, "hidden": hidden, "total": len(rg)}
+    root_ids = [ids[j] for j, k in enumerate(kept) if not isinstance(k, Summary) and raw.root[k]]
+    attrs = {"view": view, "roots": root_ids, "hidden": hidden, "total": len(raw)}
     graph = Graph(nodes, graph_edges, attrs)
     # private, never drawn: lets a view (the backward stepper) find a core object's box
     graph._ids_by_object = {
-        id(rg.obj[k]): ids[j]
+        id(raw.obj[k]): ids[j]
         for j, k in enumerate(kept)
-        if not isinstance(k, Summary) and rg.obj[k] is not None
+        if not isinstance(k, Summary) and raw.obj[k] is not None
     }
     return graph
+
+
+def _pick_nodes(
+    roots: list,
+    since: Watermark | None,
+    view: str,
+    collapse: Any,
+    max_nodes: int | None,
+    fold: bool,
+    expand_steps: Any,
+    op_level: bool,
+) -> tuple[RawGraph, tuple[list, list[tuple[int, int, int]], int]]:
+    """The RawGraph and `(kept, edges between them, hidden count)` (see `summarise`)."""
+    if view == "backward":
+        raw = _walk_backward(roots, since)
+    else:
+        walk = ForwardWalk(roots, since)  # the one walk every forward consumer reads
+        if op_level and fold and not collapse and expand_steps is not True:
+            # the default view decides folds and the cap on ops alone (opwalk.py)
+            raw = RawGraph.sparse()
+            picked = summarise_forward(walk, max_nodes, raw)  # None: it cannot decide
+            if picked is not None:
+                return raw, picked
+        raw = full_raw_graph(walk)
+    return raw, summarise(
+        raw, collapse=collapse, max_nodes=max_nodes, fold=fold, expand=expand_steps
+    )
+
+
+def _names_of(names: Mapping[str, Any] | None, roots: list) -> dict[int, str]:
+    """id(tensor) -> the name it is drawn with when it has none of its own."""
+    name_of = {id(t): n for n, t in (names or {}).items() if isinstance(t, Tensor)}
+    for t, n in roots:
+        if n:  # a dict key the learner gave it wins over a namespace's name
+            name_of[id(t)] = n
+    return name_of
 
 
 def _extra_marks(marks: Mapping[Any, str] | None) -> dict[int, str]:
     out: dict[int, str] = {}
     for obj, kind in (marks or {}).items() if not isinstance(marks, list) else marks:
         if kind not in MARKS:
-            from ..core.errors import message
-
             raise ValueError(
                 message("build_graph", f"unknown mark {kind!r}", None, f"use one of {MARKS!r}")
             )
@@ -360,117 +384,132 @@ def _collect(starts: list[Node]) -> list[Node]:
 _by_creation = operator.attrgetter("creation_number")
 
 
-def full_raw_graph(w: ForwardWalk) -> RawGraph:
+def full_raw_graph(walk: ForwardWalk) -> RawGraph:
     """The full forward RawGraph, one entry per tensor and op, laid out from the walk.
 
     Raw positions are the walk's: op k's constants and first-seen leaves, op k, its
     output; then the roots in no op's inputs. Only tensors are read from core here (a
     leaf, an op's output): everything about the ops comes from the walk's lists.
     """
-    g = RawGraph(forward=True)
+    raw = RawGraph(forward=True)
+    _lay_out_op_groups(raw, walk)
+    n_ops = len(walk.ops)
+    for t in walk.extra:  # roots in no op's inputs come last
+        new = t.creation_number >= walk.first_new_tensor
+        raw.add("tensor", t, None, 0, (), new, len(raw.kind) + 1 - n_ops)
+    raw.root = root = [False] * len(raw.kind)
+    for k, t in walk.root_out.items():
+        raw.obj[walk.pos[k] + 1] = t
+        root[walk.pos[k] + 1] = True
+    for j in walk.root_leaf:
+        root[walk.leaf_pos[j]] = True
+    _link_chains(raw, walk)
+    return raw
+
+
+def _lay_out_op_groups(raw: RawGraph, walk: ForwardWalk) -> None:
+    """Each op's group, in op order: its constants and first-seen leaves, the op, its output."""
     # the hot loop appends to local bound methods: 100,000 ops must lay out in ~0.1 s
-    kind, obj, opl, slotl = g.kind.append, g.obj.append, g.op.append, g.slot.append
-    module, newl, num, attach = g.module.append, g.new.append, g.num.append, g.attach.append
-    edge = g.edges.append
-    leaf_ops = g.leaf_ops
-    acc = AccumulateGrad
-    pos, index, leaf_of, leaf_pos = w.pos, w.index, w.leaf_of, w.leaf_pos
-    wn, wt = w.wn, w.wt
+    add_kind, add_obj, add_op = raw.kind.append, raw.obj.append, raw.op.append
+    add_slot, add_module, add_new = raw.slot.append, raw.module.append, raw.new.append
+    add_num, add_attach, add_edge = raw.num.append, raw.attach.append, raw.edges.append
+    leaf_ops = raw.leaf_ops
+    pos, index, leaf_of, leaf_pos = walk.pos, walk.index, walk.leaf_of, walk.leaf_pos
+    first_new_node, first_new_tensor = walk.first_new_node, walk.first_new_tensor
     r = 0  # raw position of the next node
-    for k, op in enumerate(w.ops):
-        m = w.module[k]
-        new = w.number[k] >= wn
+    for k, op in enumerate(walk.ops):
+        module = walk.module[k]
+        new = walk.number[k] >= first_new_node
         at = pos[k]  # where the op goes, after its constants and first-seen leaves
-        ins = []
-        for slot, (nxt, _) in enumerate(w.edges[k]):
+        inputs = []  # (raw position, slot) of each input
+        for slot, (nxt, _) in enumerate(walk.edges[k]):
             if nxt is None:  # an input that needs no grad: a constant of this op
-                kind("tensor"), obj(None), opl(op), slotl(slot), module(m), newl(new)
-                num(r + 1 - k), attach(at)
-                ins.append((r, slot))
+                add_kind("tensor"), add_obj(None), add_op(op), add_slot(slot)
+                add_module(module), add_new(new), add_num(r + 1 - k), add_attach(at)
+                inputs.append((r, slot))
                 r += 1
-            elif type(nxt) is acc:
+            elif type(nxt) is AccumulateGrad:  # a leaf, known by its node
                 j = leaf_of[nxt]
-                p = leaf_pos[j]
-                if p == r:  # first seen here
-                    v = nxt.variable
-                    kind("tensor"), obj(v), opl(None), slotl(0), module(w.leaf_module(j))
-                    newl(v.creation_number >= wt), num(r + 1 - k), attach(-1)
+                leaf_at = leaf_pos[j]
+                if leaf_at == r:  # first seen here
+                    leaf = nxt.variable
+                    add_kind("tensor"), add_obj(leaf), add_op(None), add_slot(0)
+                    (
+                        add_module(walk.leaf_module(j)),
+                        add_new(leaf.creation_number >= first_new_tensor),
+                    )
+                    add_num(r + 1 - k), add_attach(-1)
                     r += 1
-                leaf_ops.setdefault(p, []).append(at)
-                ins.append((p, slot))
-            else:
-                ins.append((pos[index[nxt]] + 1, slot))
-        kind("op"), obj(op), opl(None), slotl(0), module(m), newl(new), num(k + 1), attach(-1)
-        for j, slot in ins:
-            edge((j, at, slot))
-        kind("tensor"), obj(op.output()), opl(op), slotl(-1), module(m), newl(new)
-        num(at + 1 - k), attach(at)
-        edge((at, at + 1, 0))
+                leaf_ops.setdefault(leaf_at, []).append(at)
+                inputs.append((leaf_at, slot))
+            else:  # another op's output sits right after that op
+                inputs.append((pos[index[nxt]] + 1, slot))
+        add_kind("op"), add_obj(op), add_op(None), add_slot(0)
+        add_module(module), add_new(new), add_num(k + 1), add_attach(-1)
+        for j, slot in inputs:
+            add_edge((j, at, slot))
+        add_kind("tensor"), add_obj(op.output()), add_op(op), add_slot(-1)
+        add_module(module), add_new(new), add_num(at + 1 - k), add_attach(at)
+        add_edge((at, at + 1, 0))
         r = at + 2
-    n_ops = len(w.ops)
-    for t in w.extra:  # roots in no op's inputs come last
-        g.add("tensor", t, None, 0, (), t.creation_number >= wt, len(g.kind) + 1 - n_ops)
-    g.root = root = [False] * len(g.kind)
-    for k, t in w.root_out.items():
-        g.obj[pos[k] + 1] = t
-        root[pos[k] + 1] = True
-    for j in w.root_leaf:
-        root[leaf_pos[j]] = True
+
+
+def _link_chains(raw: RawGraph, walk: ForwardWalk) -> None:
+    """Link each op whose output only one op reads to that op: the chains folding follows."""
     # chains must not merge (`h @ w.T`: h's op and the transpose both feed one matmul,
     # and folding both chains would count the matmul twice): the earliest input's op,
     # the data path, keeps the link
     joined: set[int] = set()
-    uses, user, root_out = w.uses, w.user, w.root_out
-    for k in range(n_ops):
+    pos, uses, user, root_out = walk.pos, walk.uses, walk.user, walk.root_out
+    for k in range(len(walk.ops)):
         if uses[k] == 1 and k not in root_out and user[k] not in joined:
-            g.link[pos[k]] = pos[user[k]]
+            raw.link[pos[k]] = pos[user[k]]
             joined.add(user[k])
-    return g
 
 
-def _walk_backward(roots: list[tuple[Tensor, str]], wm: Watermark | None) -> RawGraph:
+def _walk_backward(roots: list[tuple[Tensor, str]], since: Watermark | None) -> RawGraph:
     """All grad_fn nodes behind `roots` in creation order, then the root tensors."""
-    g = RawGraph(forward=False)
+    raw = RawGraph(forward=False)
     starts = [t.grad_node for t, _ in roots]
     nodes = _collect([s for s in starts if s is not None])
-    wn = wm.node if wm is not None else None
-    wt = wm.tensor if wm is not None else None
-    index: dict[int, int] = {}
+    # without a watermark nothing is new: NEVER is a creation number no node reaches
+    first_new_node = since.node if since is not None else NEVER
+    first_new_tensor = since.tensor if since is not None else NEVER
+    index: dict[int, int] = {}  # id(node) -> raw position
     counts = {"op": 0, "accumulate": 0}
     for node in nodes:
         kind = "accumulate" if type(node) is AccumulateGrad else "op"
         counts[kind] += 1
-        index[id(node)] = g.add(
-            kind,
-            node,
-            None,
-            0,
-            node.module_path,
-            wn is not None and node.creation_number >= wn,
-            counts[kind],
-        )
-    incoming: dict[int, list[int]] = {}
+        new = node.creation_number >= first_new_node
+        index[id(node)] = raw.add(kind, node, None, 0, node.module_path, new, counts[kind])
+    incoming: dict[int, list[int]] = {}  # raw position -> the positions sending to it
     for node in nodes:
         a = index[id(node)]
         for slot, (nxt, _) in enumerate(node.next_functions):
             if nxt is not None:
                 b = index[id(nxt)]
-                g.edges.append((a, b, slot))
+                raw.edges.append((a, b, slot))
                 incoming.setdefault(b, []).append(a)
     for n, ((t, _), start) in enumerate(zip(roots, starts), 1):
-        i = g.add("tensor", t, None, -1, (), wt is not None and t.creation_number >= wt, n)
-        g.root[i] = True
+        new = t.creation_number >= first_new_tensor
+        i = raw.add("tensor", t, None, -1, (), new, n)
+        raw.root[i] = True
         if start is not None:
             b = index[id(start)]
-            g.edges.append((i, b, 0))
+            raw.edges.append((i, b, 0))
             incoming.setdefault(b, []).append(i)
-    kinds = g.kind
+    _link_backward(raw, incoming)
+    return raw
+
+
+def _link_backward(raw: RawGraph, incoming: dict[int, list[int]]) -> None:
+    """The users of each leaf, and the straight chains folding follows, in data order."""
+    kinds = raw.kind
     for b, srcs in incoming.items():
         if kinds[b] == "accumulate":
-            g.leaf_ops[b] = srcs
+            raw.leaf_ops[b] = srcs
         if len(srcs) == 1 and kinds[b] == "op" and kinds[srcs[0]] == "op":
-            g.link[b] = srcs[0]  # b made a's only input: b comes first in data order
-    return g
+            raw.link[b] = srcs[0]  # b made a's only input: b comes first in data order
 
 
 # --- phase 2: labels for the nodes that are shown --------------------------------------------
@@ -479,17 +518,17 @@ _PREFIX = {"tensor": "t", "op": "op", "accumulate": "acc"}
 
 
 def _label(
-    rg: RawGraph, i: int, view: str, name_of: dict[int, str], extra: dict[int, str]
+    raw: RawGraph, i: int, view: str, name_of: dict[int, str], extra: dict[int, str]
 ) -> GraphNode:
-    kind = rg.kind[i]
+    kind = raw.kind[i]
     node = GraphNode(
-        id=f"{_PREFIX[kind]}{rg.num[i]}", kind=kind, module=".".join(rg.module[i]), new=rg.new[i]
+        id=f"{_PREFIX[kind]}{raw.num[i]}", kind=kind, module=".".join(raw.module[i]), new=raw.new[i]
     )
-    obj = rg.obj[i]
+    obj = raw.obj[i]
     marks: list[str] = []
     mark_text = ""
     if kind == "tensor":
-        _tensor_fields(node, rg, i, name_of)
+        _tensor_fields(node, raw, i, name_of)
         if obj is not None and id(obj) in extra:
             marks.append(extra[id(obj)])
     else:
@@ -521,9 +560,9 @@ def _label(
     return node
 
 
-def _tensor_fields(node: GraphNode, rg: RawGraph, i: int, name_of: dict[int, str]) -> None:
-    t = rg.obj[i]
-    op = rg.op[i]
+def _tensor_fields(node: GraphNode, raw: RawGraph, i: int, name_of: dict[int, str]) -> None:
+    t = raw.obj[i]
+    op = raw.op[i]
     if t is not None:
         node.name = t.name or name_of.get(id(t), "")
         node.shape, node.dtype = t.shape, str(t.dtype)
@@ -532,21 +571,21 @@ def _tensor_fields(node: GraphNode, rg: RawGraph, i: int, name_of: dict[int, str
         if t.grad_held is not None:
             node.grad = summarise_array(np.asarray(t.grad_held))
         if t.grad_fn is not None:
-            node.role = "output" if rg.root[i] else "intermediate"
+            node.role = "output" if raw.root[i] else "intermediate"
         else:
             node.role = "leaf" if t.requires_grad else "constant"
-    elif rg.slot[i] == -1:  # an intermediate nobody keeps: only its shape was recorded
+    elif raw.slot[i] == -1:  # an intermediate nobody keeps: only its shape was recorded
         meta = op.output_meta
         if meta is not None:
             node.shape, node.dtype = meta[0], str(meta[1])
         node.requires_grad = True
         node.role = "intermediate"
     else:  # an input that needs no grad (data, a number): only its shape was recorded
-        shape, dtype = op.input_meta[rg.slot[i]]
+        shape, dtype = op.input_meta[raw.slot[i]]
         node.shape = tuple(shape) if shape is not None else None
         node.dtype = str(dtype) if dtype is not None else ""
         node.role = "constant"
-        t = _saved_constant(op, rg.slot[i])
+        t = _saved_constant(op, raw.slot[i])
         if t is not None:  # the op kept it for backward: show its name and value too
             node.name = t.name or name_of.get(id(t), "")
             node.value = summarise_array(np.asarray(t))

@@ -60,6 +60,14 @@ class GraphNode:
     blocks: int = 0  # "repeat" summaries: how many identical blocks were folded
     detail: str = ""  # summary nodes: what is folded, e.g. "Mul -> Add"
 
+    def display_name(self) -> str:
+        """How texts name this node: a tensor's name (or id), an op's name, a summary's title."""
+        if self.kind == "tensor":
+            return self.name or ("const" if self.role == "constant" else self.id)
+        if self.kind == "accumulate":
+            return f"AccumulateGrad({self.detail})" if self.detail else "AccumulateGrad"
+        return self.name or self.op or self.id
+
 
 @dataclass
 class GraphEdge:

@@ -23,88 +23,58 @@ from .walk import NEVER, ForwardWalk
 
 
 def summarise_forward(
-    g: ForwardWalk, max_nodes: int | None, rg: Any
+    walk: ForwardWalk, max_nodes: int | None, raw: Any
 ) -> tuple[list, list[tuple[int, int, int]], int] | None:
-    """`summarise(full_raw_graph(g), fold=True)` with no collapse; fills the sparse RawGraph `rg`.
+    """`summarise(full_raw_graph(walk), fold=True)` with no collapse; fills the sparse RawGraph `raw`.
 
-    `rg` gets entries for the visible nodes only (dicts keyed by raw position) and
-    `rg.total`, the node count of the full graph. Returns None when two folds would
+    `raw` gets entries for the visible nodes only (dicts keyed by raw position) and
+    `raw.total`, the node count of the full graph. Returns None when two folds would
     share ops (see `_fold`), or when a module was called in a loop (summarise.py folds
     its steps on the full RawGraph): the caller then lays out the full RawGraph.
     """
-    if g.steps:
+    if walk.steps:
         return None
-    n = g.total
-    folded = _fold(g, n)
+    n = walk.total
+    folded = _fold(walk, n)
     if folded is None:
         return None
     fold_of, summaries = folded
-    leaf_unit, holders, readers = _absorb_leaves(g, fold_of, summaries, n)
-    units = _materialise(g, fold_of, leaf_unit, holders, rg)
+    leaf_unit, holders, readers = _absorb_leaves(walk, fold_of, summaries, n)
+    units = _materialise(walk, fold_of, leaf_unit, holders, raw)
     for f in range(len(summaries)):
         units.append(n + f)
     # folded ops whose edges all stay inside their fold add no unit edge: skip them. A
     # fold's ops after its first read the previous op's output: that input is inside
     firsts = {f.pos for f in summaries}
-    pos, op_inputs, root_out = g.pos, g.op_inputs, g.root_out
+    pos, op_inputs, root_out = walk.pos, walk.op_inputs, walk.root_out
     replay = [
         k
         for k, f in enumerate(fold_of)
         if f < 0 or op_inputs[k] > (pos[k] not in firsts) or k in readers or k in root_out
     ]
-    uedges = _unit_edges(g, replay, fold_of, leaf_unit, n)
-    roots_u = sorted(i for i in rg.kind if rg.root[i])
-    rg.total = n
-    return finish(n, units, uedges, roots_u, rg.new, summaries, True, max_nodes)
+    unit_edges = _unit_edges(walk, replay, fold_of, leaf_unit, n)
+    roots_u = sorted(i for i in raw.kind if raw.root[i])
+    raw.total = n
+    return finish(n, units, unit_edges, roots_u, raw.new, summaries, True, max_nodes)
 
 
-def _fold(g: ForwardWalk, n: int) -> tuple[list[int], list[Summary]] | None:
+def _fold(walk: ForwardWalk, n: int) -> tuple[list[int], list[Summary]] | None:
     """Fold chains of repeated ops: `fold_of[k]` is op k's summary number or -1.
 
-    Chains never merge: where several ops feed one op (`x @ w.T`: the previous layer and
-    the transpose), only the earliest links to it, as in the full walk. Should two folds
-    still claim one op, this returns None and the full walk decides.
+    Should two folds claim one op, this returns None and the full walk decides.
     """
-    ops, root_out = g.ops, g.root_out
-    n_ops = len(ops)
-    # numpy for the per-op steps: 100,000 ops are a few array operations
-    # an output used once (and not a root) links its op to the op using it
-    single = np.array(g.uses, dtype=np.intp) == 1
-    if root_out:
-        single[list(root_out)] = False
-    user = np.array(g.user, dtype=np.intp)
-    # chains must not merge: of the ops linking to one op, the earliest keeps its link
-    # (as build.py's full walk decides)
-    sources = np.flatnonzero(single)
-    _, first = np.unique(user[sources], return_index=True)
-    single[:] = False
-    single[sources[first]] = True
-    link_a = np.where(single, user, -1)
-    has_pred = np.zeros(n_ops, dtype=bool)
-    has_pred[link_a[single]] = True
-    link = link_a.tolist()
-    fold_of = np.full(n_ops, -1)
+    fold_of = np.full(len(walk.ops), -1)
     summaries: list[Summary] = []
     size = None
-    for s in np.flatnonzero(single & ~has_pred).tolist():
-        chain = [s]
-        k = link[s]
-        while k >= 0:
-            chain.append(k)
-            k = link[k]
-        if len(chain) < MIN_REPEATS:
-            continue
+    ops = walk.ops
+    for chain in _chains(walk):
         names = [ops[k].op for k in chain]
         for i, p, reps in repeats(names):
+            # keep the first and the last block visible, fold the blocks between
             members = chain[i + p : i + (reps - 1) * p]
             text = " -> ".join(names[i : i + p])
-            f = Summary(
-                "repeat",
-                text,
-                module=".".join(g.module[members[0]]),
-                detail=text,
-                pos=g.pos[members[0]],
-            )
+            first = members[0]
+            f = Summary("repeat", text, ".".join(walk.module[first]), text, pos=walk.pos[first])
             f.blocks = reps - 2
             at = np.array(members)
             if (fold_of[at] >= 0).any():
@@ -112,25 +82,60 @@ def _fold(g: ForwardWalk, n: int) -> tuple[list[int], list[Summary]] | None:
             fold_of[at] = len(summaries)
             summaries.append(f)
             if size is None:
-                size = _group_sizes(g)
+                size = _group_sizes(walk)
             # an op, its constants and its output (unless a root); the op's first-seen
             # leaves are counted here too and taken back in _absorb_leaves if they stay
             f.count = int(size[at].sum())
-            f.new = g.number[max(members)] >= g.wn  # numbers grow with k: the last is newest
+            # creation numbers grow with k: the last member is the newest
+            f.new = walk.number[max(members)] >= walk.first_new_node
     return fold_of.tolist(), summaries
 
 
-def _group_sizes(g: ForwardWalk) -> np.ndarray:
+def _chains(walk: ForwardWalk) -> list[list[int]]:
+    """Straight chains of at least MIN_REPEATS ops, each op's output read only by the next.
+
+    Chains never merge: where several ops feed one op (`x @ w.T`: the previous layer and
+    the transpose), only the earliest links to it, as in the full walk (build.py).
+    """
+    n_ops = len(walk.ops)
+    # numpy for the per-op steps: 100,000 ops are a few array operations
+    # an output used once (and not a root) links its op to the op using it
+    single = np.array(walk.uses, dtype=np.intp) == 1
+    if walk.root_out:
+        single[list(walk.root_out)] = False
+    user = np.array(walk.user, dtype=np.intp)
+    # of the ops linking to one op, the earliest keeps its link
+    sources = np.flatnonzero(single)
+    _, first = np.unique(user[sources], return_index=True)
+    single[:] = False
+    single[sources[first]] = True
+    linked_to = np.where(single, user, -1)
+    has_pred = np.zeros(n_ops, dtype=bool)
+    has_pred[linked_to[single]] = True
+    link = linked_to.tolist()
+    chains = []
+    for start in np.flatnonzero(single & ~has_pred).tolist():
+        chain = [start]
+        k = link[start]
+        while k >= 0:
+            chain.append(k)
+            k = link[k]
+        if len(chain) >= MIN_REPEATS:
+            chains.append(chain)
+    return chains
+
+
+def _group_sizes(walk: ForwardWalk) -> np.ndarray:
     """Nodes in op k's group: constants and first-seen leaves, the op, its output."""
     # pos[k] - pos[k - 1]: the whole group (pos[-1] + 2 == 0 starts the first)
-    size = np.diff(np.array(g.pos, dtype=np.intp), prepend=-2)
-    if g.root_out:
-        size[list(g.root_out)] -= 1  # a root output stays visible: not in any fold
+    size = np.diff(np.array(walk.pos, dtype=np.intp), prepend=-2)
+    if walk.root_out:
+        size[list(walk.root_out)] -= 1  # a root output stays visible: not in any fold
     return size
 
 
 def _absorb_leaves(
-    g: ForwardWalk, fold_of: list[int], summaries: list[Summary], n: int
+    walk: ForwardWalk, fold_of: list[int], summaries: list[Summary], n: int
 ) -> tuple[_Absorbed, set[int], set[int]]:
     """A leaf only one fold uses goes into it (a layer's own weight).
 
@@ -140,13 +145,13 @@ def _absorb_leaves(
     stay: set[int] = set()  # leaves first used in a fold that stay visible
     holders: set[int] = set()
     readers: set[int] = set()
-    absorbed = _Absorbed(fold_of, g.first_op, stay, n)
+    absorbed = _Absorbed(fold_of, walk.first_op, stay, n)
     if not summaries:
         return absorbed, holders, readers
-    root_leaf = g.root_leaf
+    root_leaf = walk.root_leaf
     # a leaf used once, not a root, goes with its op; only the others need a look
-    for j in {*g.more, *root_leaf}:
-        users = g.users(j)
+    for j in {*walk.more, *root_leaf}:
+        users = walk.users(j)
         if not users:
             continue
         f = fold_of[users[0]]
@@ -157,11 +162,11 @@ def _absorb_leaves(
             holders.add(users[0])
             stay.add(j)
         readers.update(k for k in users if fold_of[k] >= 0)
-    if g.wt < NEVER:  # a watermark: a fold is new if a leaf it took is
-        for j in range(len(g.first_op)):
+    if walk.first_new_tensor < NEVER:  # a watermark: a fold is new if a leaf it took is
+        for j in range(len(walk.first_op)):
             if j in absorbed:
-                f = summaries[fold_of[g.first_op[j]]]
-                if not f.new and g.leaf(j).creation_number >= g.wt:
+                f = summaries[fold_of[walk.first_op[j]]]
+                if not f.new and walk.leaf(j).creation_number >= walk.first_new_tensor:
                     f.new = True
     return absorbed, holders, readers
 
@@ -180,18 +185,18 @@ class _Absorbed:
 
 
 def _materialise(
-    g: ForwardWalk, fold_of: list[int], leaf_unit: _Absorbed, holders: set[int], rg: Any
+    walk: ForwardWalk, fold_of: list[int], leaf_unit: _Absorbed, holders: set[int], raw: Any
 ) -> list[int]:
     """RawGraph entries for the visible nodes; returns their raw positions."""
-    ops, root_out = g.ops, g.root_out
-    leaf_of, leaf_pos = g.leaf_of, g.leaf_pos
+    ops, root_out = walk.ops, walk.root_out
+    leaf_of, leaf_pos = walk.leaf_of, walk.leaf_pos
     shown: list[int] = []
 
     def add(
         i: int, kind: str, obj: Any, op: Any, slot: int, module: tuple, new: bool, num: int
     ) -> None:
-        rg.kind[i], rg.obj[i], rg.op[i], rg.slot[i] = kind, obj, op, slot
-        rg.module[i], rg.new[i], rg.num[i], rg.root[i] = module, new, num, False
+        raw.kind[i], raw.obj[i], raw.op[i], raw.slot[i] = kind, obj, op, slot
+        raw.module[i], raw.new[i], raw.num[i], raw.root[i] = module, new, num, False
         shown.append(i)
 
     visible = [k for k, f in enumerate(fold_of) if f < 0]
@@ -200,10 +205,10 @@ def _materialise(
     for k in visible:
         op = ops[k]
         folded = fold_of[k] >= 0
-        m = g.module[k]
-        new = g.number[k] >= g.wn
-        r = g.start(k)
-        for slot, (nxt, _) in enumerate(g.edges[k]):
+        m = walk.module[k]
+        new = walk.number[k] >= walk.first_new_node
+        r = walk.start(k)
+        for slot, (nxt, _) in enumerate(walk.edges[k]):
             if nxt is None:
                 if not folded:
                     add(r, "tensor", None, op, slot, m, new, r + 1 - k)
@@ -212,10 +217,10 @@ def _materialise(
                 j = leaf_of[nxt]
                 if leaf_pos[j] == r:  # first seen here
                     if j not in leaf_unit:
-                        v = g.leaf(j)
-                        new_leaf = v.creation_number >= g.wt
-                        add(r, "tensor", v, None, 0, g.leaf_module(j), new_leaf, r + 1 - k)
-                        rg.root[r] = j in g.root_leaf
+                        v = walk.leaf(j)
+                        new_leaf = v.creation_number >= walk.first_new_tensor
+                        add(r, "tensor", v, None, 0, walk.leaf_module(j), new_leaf, r + 1 - k)
+                        raw.root[r] = j in walk.root_leaf
                     r += 1
         if not folded:
             add(r, "op", op, None, 0, m, new, k + 1)
@@ -224,25 +229,25 @@ def _materialise(
             if out is None:
                 out = op.output()
             add(r + 1, "tensor", out, op, -1, m, new, r + 2 - (k + 1))
-            rg.root[r + 1] = k in root_out
+            raw.root[r + 1] = k in root_out
     n_ops = len(ops)
-    for e, t in enumerate(g.extra):  # roots in no op's inputs come last
-        i = leaf_pos[len(g.accs) - len(g.extra) + e]
-        add(i, "tensor", t, None, 0, (), t.creation_number >= g.wt, i + 1 - n_ops)
-        rg.root[i] = True
+    for e, t in enumerate(walk.extra):  # roots in no op's inputs come last
+        i = leaf_pos[len(walk.accs) - len(walk.extra) + e]
+        add(i, "tensor", t, None, 0, (), t.creation_number >= walk.first_new_tensor, i + 1 - n_ops)
+        raw.root[i] = True
     return shown
 
 
 def _unit_edges(
-    g: ForwardWalk, replay: list[int], fold_of: list[int], leaf_unit: _Absorbed, n: int
+    walk: ForwardWalk, replay: list[int], fold_of: list[int], leaf_unit: _Absorbed, n: int
 ) -> Any:
     """Unit edges in raw-edge order (edges inside a fold dropped, the rest merged).
 
     `replay`: the ops in order, leaving out folded ops whose inputs all come from their
     own fold (its absorbed leaves, its constants, the op before them in the chain).
     """
-    pos, index, root_out, edges = g.pos, g.index, g.root_out, g.edges
-    leaf_of, leaf_pos = g.leaf_of, g.leaf_pos
+    pos, index, root_out, edges = walk.pos, walk.index, walk.root_out, walk.edges
+    leaf_of, leaf_pos = walk.leaf_of, walk.leaf_pos
     acc = AccumulateGrad
     out: dict[tuple[int, int, int], None] = {}
     for k in replay:

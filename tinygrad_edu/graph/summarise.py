@@ -7,12 +7,12 @@ text is made, so hidden nodes cost almost nothing):
    summary node named after the module;
 2. fold repeats: runs of collapsed sibling modules with the same ops (`layers.0` ...
    `layers.9`), the steps of a module called in a loop (`rnncell.t=1` ... `t=10`, see
-   steps.py), and long chains of the same ops (`x = x * w + b` in a Python loop),
+   time_steps.py), and long chains of the same ops (`x = x * w + b` in a Python loop),
    become one node "x 10" that keeps the first and last block visible;
 3. cap: beyond `max_nodes`, the nodes farthest from the outputs are replaced by
    "N more nodes" markers, one per place where the cut was made.
 
-Graph layer: the standard library and steps.py only.
+Graph layer: the standard library and time_steps.py only.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from .steps import STEP, step_of, wanted_open
+from .time_steps import STEP, step_of, wanted_open
 
 DEFAULT_MAX_NODES = 150  # dot lays out ~150 nodes in well under 100 ms
 MIN_REPEATS = 4  # a block must repeat this often before it is folded
@@ -46,9 +46,9 @@ class Summary:
     members: list[int] = field(default_factory=list, repr=False)
 
 
-def _prefixes(rg: Any, collapse: Any) -> list[tuple]:
+def _prefixes(raw: Any, collapse: Any) -> list[tuple]:
     if collapse is True:
-        return list(dict.fromkeys(m[:1] for m in rg.module if m))
+        return list(dict.fromkeys(m[:1] for m in raw.module if m))
     if not collapse:
         return []
     if isinstance(collapse, str):
@@ -57,7 +57,7 @@ def _prefixes(rg: Any, collapse: Any) -> list[tuple]:
 
 
 def summarise(
-    rg: Any,
+    raw: Any,
     collapse: Any = (),
     max_nodes: int | None = DEFAULT_MAX_NODES,
     fold: bool = True,
@@ -65,64 +65,67 @@ def summarise(
 ) -> tuple[list, list[tuple[int, int, int]], int]:
     """Pick the nodes to show: returns (kept, edges between them, hidden count).
 
-    `rg` is build.py's RawGraph. Kept entries are raw node indices (int) or `Summary`
+    `raw` is build.py's RawGraph. Kept entries are raw node indices (int) or `Summary`
     objects, in drawing order; edges are `(src, dst, slot)` positions in that list.
     `expand` names time steps to keep open (build_graph's argument).
     """
-    n = len(rg)
+    n = len(raw)
     opened = wanted_open(expand)
     if opened is True:
         fold = False  # everything open: no folded steps, blocks or chains
     unit = list(range(n))  # raw index -> unit: itself, or n + index of its summary
     summaries: list[Summary] = []
-    prefixes = _prefixes(rg, collapse)
+    prefixes = _prefixes(raw, collapse)
     if prefixes:
-        by_prefix: dict[tuple, int] = {}
-        for i, m in enumerate(rg.module):
-            if not m or rg.root[i]:
-                continue
-            for p in prefixes:
-                if m[: len(p)] == p:
-                    k = by_prefix.get(p)
-                    if k is None:
-                        k = by_prefix[p] = len(summaries)
-                        summaries.append(
-                            Summary("module", ".".join(p), module=".".join(p[:-1]), pos=i)
-                        )
-                    summaries[k].members.append(i)
-                    unit[i] = n + k
-                    break
-        for s in summaries:
-            s.count = len(s.members)
-            s.detail = _signature_text([rg.obj[i].op for i in s.members if rg.kind[i] == "op"])
-            s.new = any(rg.new[i] for i in s.members)
+        _collapse_modules(raw, prefixes, unit, summaries, n)
         if fold:
-            _fold_modules(rg, summaries, unit, n)
-    if fold and rg.forward:
-        _fold_steps(rg, unit, summaries, n, opened)
-    if fold and rg.link:
-        _fold_chains(rg, unit, summaries, n)
-
-    uedges: Any
+            _fold_modules(raw, summaries, unit, n)
+    if fold and raw.forward:
+        _fold_steps(raw, unit, summaries, n, opened)
+    if fold and raw.link:
+        _fold_chains(raw, unit, summaries, n)
     if not summaries:
         units = list(range(n))  # nothing grouped: the raw nodes and edges as they are
-        uedges = rg.edges
+        unit_edges: Any = raw.edges
     else:
         units = list(dict.fromkeys(unit))
         # (src, dst, slot); edges into or out of a summary are merged whatever the slot
-        uedges = dict.fromkeys(
+        unit_edges = dict.fromkeys(
             (us, ud, slot if us < n and ud < n else 0)
-            for us, ud, slot in ((unit[s], unit[d], slot) for s, d, slot in rg.edges)
+            for us, ud, slot in ((unit[s], unit[d], slot) for s, d, slot in raw.edges)
             if us != ud
         )
-    roots = [unit[i] for i in itertools.compress(range(n), rg.root)]
-    return finish(n, units, uedges, roots, rg.new, summaries, rg.forward, max_nodes)
+    roots = [unit[i] for i in itertools.compress(range(n), raw.root)]
+    return finish(n, units, unit_edges, roots, raw.new, summaries, raw.forward, max_nodes)
+
+
+def _collapse_modules(
+    raw: Any, prefixes: list[tuple], unit: list[int], summaries: list[Summary], n: int
+) -> None:
+    """One summary node per collapsed module path, standing for every node built inside it."""
+    by_prefix: dict[tuple, int] = {}
+    for i, m in enumerate(raw.module):
+        if not m or raw.root[i]:  # a root stays visible: the learner asked for it
+            continue
+        for p in prefixes:
+            if m[: len(p)] == p:
+                k = by_prefix.get(p)
+                if k is None:
+                    k = by_prefix[p] = len(summaries)
+                    summaries.append(Summary("module", ".".join(p), module=".".join(p[:-1]), pos=i))
+                summaries[k].members.append(i)
+                unit[i] = n + k
+                break
+    for s in summaries:
+        s.count = len(s.members)
+        s.detail = _signature_text([raw.obj[i].op for i in s.members if raw.kind[i] == "op"])
+        s.new = any(raw.new[i] for i in s.members)
 
 
 def finish(
     n: int,
     units: list[int],
-    uedges: Any,
+    unit_edges: Any,
     roots: list[int],
     new: Any,
     summaries: list[Summary],
@@ -131,13 +134,13 @@ def finish(
 ) -> tuple[list, list[tuple[int, int, int]], int]:
     """Cap and order the units: raw indices (< n) and `n + k` for `summaries[k]`.
 
-    `uedges` are unit edges in raw-edge order (that order decides ties in the cap),
+    `unit_edges` are unit edges in raw-edge order (that order decides ties in the cap),
     `roots` the units of the root tensors in raw order, `new[i]` the flag of raw node i.
     Shared by `summarise` and the op-level pass (opwalk.py), which skips hidden nodes.
     """
     hidden = 0
     if max_nodes is not None and len(units) > max_nodes:
-        units, uedges, hidden = _cap(uedges, roots, new, summaries, forward, n, max_nodes)
+        units, unit_edges, hidden = _cap(unit_edges, roots, new, summaries, forward, n, max_nodes)
 
     def pos(u: int) -> int:
         return u if u < n else summaries[u - n].pos
@@ -151,7 +154,7 @@ def finish(
     where = {u: i for i, u in enumerate(units)}
     kept = [u if u < n else summaries[u - n] for u in units]
     out_edges = sorted(
-        (where[s], where[d], slot) for (s, d, slot) in uedges if s in where and d in where
+        (where[s], where[d], slot) for (s, d, slot) in unit_edges if s in where and d in where
     )
     return kept, out_edges, hidden
 
@@ -164,7 +167,7 @@ def _signature_text(names: list[str]) -> str:
     return f"{', '.join(names[:3])}, ..."
 
 
-def _fold_modules(rg: Any, summaries: list[Summary], unit: list[int], n: int) -> None:
+def _fold_modules(raw: Any, summaries: list[Summary], unit: list[int], n: int) -> None:
     """Fold runs of >= MIN_REPEATS sibling modules with the same ops into one node."""
     run: list[Summary] = []
 
@@ -188,7 +191,7 @@ def _fold_modules(rg: Any, summaries: list[Summary], unit: list[int], n: int) ->
                 s.members.extend(m.members)
                 m.members = []
             s.count = len(s.members)
-            s.new = any(rg.new[i] for i in s.members)
+            s.new = any(raw.new[i] for i in s.members)
         run.clear()
 
     for s in list(summaries):
@@ -199,11 +202,11 @@ def _fold_modules(rg: Any, summaries: list[Summary], unit: list[int], n: int) ->
 
 
 def _fold_steps(
-    rg: Any, unit: list[int], summaries: list[Summary], n: int, opened: set[str]
+    raw: Any, unit: list[int], summaries: list[Summary], n: int, opened: set[str]
 ) -> None:
     """Fold the middle steps of a long unroll into one node, keeping the steps asked for."""
     steps: dict[str, dict[int, list[int]]] = {}  # module -> step -> its raw nodes
-    for i, m in enumerate(rg.module):
+    for i, m in enumerate(raw.module):
         t = step_of(m)
         if t is not None and unit[i] == i:
             steps.setdefault(m[0], {}).setdefault(t, []).append(i)
@@ -219,7 +222,7 @@ def _fold_steps(
                 run.append(t)
                 continue
             if len(run) >= 2:
-                ops = [rg.obj[i].op for i in by_step[run[0]] if rg.kind[i] == "op"]
+                ops = [raw.obj[i].op for i in by_step[run[0]] if raw.kind[i] == "op"]
                 s = Summary(
                     "repeat",
                     f"{top}.{STEP}{run[0]} ... {STEP}{run[-1]}",
@@ -234,13 +237,13 @@ def _fold_steps(
                         unit[i] = n + len(summaries) - 1
                     s.members.extend(by_step[step])
                 s.count = len(s.members)
-                s.new = any(rg.new[i] for i in s.members)
+                s.new = any(raw.new[i] for i in s.members)
             run = []
 
 
-def _fold_chains(rg: Any, unit: list[int], summaries: list[Summary], n: int) -> None:
+def _fold_chains(raw: Any, unit: list[int], summaries: list[Summary], n: int) -> None:
     """Fold long straight chains of one repeated op sequence (a Python loop) into one node."""
-    link = {a: b for a, b in rg.link.items() if unit[a] == a and unit[b] == b}
+    link = {a: b for a, b in raw.link.items() if unit[a] == a and unit[b] == b}
     has_pred = set(link.values())
     before = len(summaries)
     for start in sorted(a for a in link if a not in has_pred):
@@ -248,47 +251,47 @@ def _fold_chains(rg: Any, unit: list[int], summaries: list[Summary], n: int) -> 
         while chain[-1] in link:
             chain.append(link[chain[-1]])
         if len(chain) >= MIN_REPEATS:
-            _fold_chain(rg, chain, unit, summaries, n)
+            _fold_chain(raw, chain, unit, summaries, n)
     if len(summaries) == before:
         return
     # outputs and constants go with their op (an output sits right after its op, the
     # op's constants right before it); so does a leaf only one fold uses (a layer's own
     # weight), while a leaf used elsewhere too (an RNN's shared weight) stays visible
-    attach, root = rg.attach, rg.root
+    attach, root = raw.attach, raw.root
     for s in summaries[before:]:
         u = unit[s.members[0]]
         for o in list(s.members):
             t = o + 1
-            if rg.forward and t < n and attach[t] == o and not root[t]:
+            if raw.forward and t < n and attach[t] == o and not root[t]:
                 unit[t] = u
                 s.members.append(t)
             t = o - 1  # back to the previous op's output: this op's constants and new leaves
-            while t >= 0 and rg.kind[t] == "tensor" and rg.slot[t] != -1:
+            while t >= 0 and raw.kind[t] == "tensor" and raw.slot[t] != -1:
                 if attach[t] == o:
                     unit[t] = u
                     s.members.append(t)
                 t -= 1
-    for leaf, users in rg.leaf_ops.items():
+    for leaf, users in raw.leaf_ops.items():
         u = unit[users[0]]
         if u >= n and unit[leaf] == leaf and not root[leaf] and all(unit[x] == u for x in users):
             unit[leaf] = u
             summaries[u - n].members.append(leaf)
     for s in summaries[before:]:
         s.count = len(s.members)
-        s.new = any(rg.new[i] for i in s.members)
+        s.new = any(raw.new[i] for i in s.members)
 
 
 def _fold_chain(
-    rg: Any, chain: list[int], unit: list[int], summaries: list[Summary], n: int
+    raw: Any, chain: list[int], unit: list[int], summaries: list[Summary], n: int
 ) -> None:
-    names = [rg.obj[i].op for i in chain]
+    names = [raw.obj[i].op for i in chain]
     for i, p, reps in repeats(names):
         # keep the first and the last block visible, fold the blocks between
         ops = chain[i + p : i + (reps - 1) * p]
         s = Summary(
             "repeat",
             " -> ".join(names[i : i + p]),
-            module=".".join(rg.module[ops[0]]),
+            module=".".join(raw.module[ops[0]]),
             detail=" -> ".join(names[i : i + p]),
             pos=ops[0],
         )
@@ -334,7 +337,7 @@ def repeats(names: list[str]) -> list[tuple[int, int, int]]:
 
 
 def _cap(
-    uedges: Any,
+    unit_edges: Any,
     roots: list[int],
     new: Any,
     summaries: list[Summary],
@@ -344,15 +347,43 @@ def _cap(
 ) -> tuple[list[int], dict, int]:
     """Keep the `max_nodes` units nearest the outputs; mark each cut with "N more nodes"."""
     # unit -> units one step further from the outputs (a dict: units may be sparse)
-    up: dict[int, list[int]] = {}
+    further: dict[int, list[int]] = {}
     if forward:
-        for s, d, _ in uedges:
-            up.setdefault(d, []).append(s)
+        for s, d, _ in unit_edges:
+            further.setdefault(d, []).append(s)
     else:
-        for s, d, _ in uedges:
-            up.setdefault(s, []).append(d)
-    no: list[int] = []
-    budget = max(1, max_nodes - 1)
+        for s, d, _ in unit_edges:
+            further.setdefault(s, []).append(d)
+    kept = _nearest(roots, further, max(1, max_nodes - 1))  # one place left for a marker
+    markers: dict[int, int] = {}  # kept unit -> unit index of its marker
+    for unit, owner in _cut_owners(kept, further).items():
+        summarised = unit >= n  # a hidden unit may itself be a summary (a fold)
+        marker = markers.get(owner)
+        if marker is None:
+            summaries.append(
+                Summary("more", "", pos=summaries[unit - n].pos if summarised else unit)
+            )
+            marker = markers[owner] = n + len(summaries) - 1
+        more = summaries[marker - n]
+        more.count += max(1, summaries[unit - n].count) if summarised else 1
+        more.pos = min(more.pos, summaries[unit - n].pos if summarised else unit)
+        more.new = more.new or (summaries[unit - n].new if summarised else new[unit])
+    hidden = 0
+    kept_edges = {e: None for e in unit_edges if e[0] in kept and e[1] in kept}
+    for owner, marker in markers.items():
+        more = summaries[marker - n]
+        hidden += more.count
+        more.name = f"{more.count} more node{'s' if more.count != 1 else ''}"
+        kept_edges[(marker, owner, 0) if forward else (owner, marker, 0)] = None
+        kept[marker] = None
+    return list(kept), kept_edges, hidden
+
+
+_NONE: tuple[int, ...] = ()  # no unit further out
+
+
+def _nearest(roots: list[int], further: dict[int, list[int]], budget: int) -> dict[int, None]:
+    """The first `budget` units met going out from the roots, breadth first (in order)."""
     kept: dict[int, None] = {}
     queue = deque(dict.fromkeys(roots))
     while queue and len(kept) < budget:
@@ -360,38 +391,23 @@ def _cap(
         if u in kept:
             continue
         kept[u] = None
-        queue.extend(v for v in up.get(u, no) if v not in kept)
-    # each hidden unit belongs to the marker of the first kept unit whose cut reaches it
+        queue.extend(v for v in further.get(u, _NONE) if v not in kept)
+    return kept
+
+
+def _cut_owners(kept: dict[int, None], further: dict[int, list[int]]) -> dict[int, int]:
+    """Hidden unit -> the kept unit whose cut reaches it first: its "N more nodes" marker."""
     owner: dict[int, int] = {}
     frontier: deque[tuple[int, int]] = deque()
-    for u in kept:
-        for v in up.get(u, no):
-            if v not in kept and v not in owner:
-                owner[v] = u
-                frontier.append((v, u))
-    while frontier:
-        v, o = frontier.popleft()
-        for w in up.get(v, no):
-            if w not in kept and w not in owner:
-                owner[w] = o
-                frontier.append((w, o))
-    markers: dict[int, int] = {}  # kept unit -> unit index of its marker
-    for v, o in owner.items():
-        m = markers.get(o)
-        if m is None:
-            summaries.append(Summary("more", "", pos=v if v < n else summaries[v - n].pos))
-            m = markers[o] = n + len(summaries) - 1
-        s = summaries[m - n]
-        s.count += 1 if v < n else max(1, summaries[v - n].count)
-        vp = v if v < n else summaries[v - n].pos
-        s.pos = min(s.pos, vp)
-        s.new = s.new or (new[v] if v < n else summaries[v - n].new)
-    hidden = 0
-    new_edges = {e: None for e in uedges if e[0] in kept and e[1] in kept}
-    for o, m in markers.items():
-        s = summaries[m - n]
-        hidden += s.count
-        s.name = f"{s.count} more node{'s' if s.count != 1 else ''}"
-        new_edges[(m, o, 0) if forward else (o, m, 0)] = None
-        kept[m] = None
-    return list(kept), new_edges, hidden
+    for unit in kept:
+        for hidden in further.get(unit, _NONE):
+            if hidden not in kept and hidden not in owner:
+                owner[hidden] = unit
+                frontier.append((hidden, unit))
+    while frontier:  # breadth first: each hidden unit goes to the nearest cut
+        hidden, cut_at = frontier.popleft()
+        for beyond in further.get(hidden, _NONE):
+            if beyond not in kept and beyond not in owner:
+                owner[beyond] = cut_at
+                frontier.append((beyond, cut_at))
+    return owner

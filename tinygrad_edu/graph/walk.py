@@ -3,7 +3,7 @@
 Every forward consumer works from what this walk records. The op-level summary
 (opwalk.py) decides folds and the cap on its per-op lists; the full RawGraph, one entry
 per tensor and op (build.py's `full_raw_graph`), is laid out from the same lists; the time
-steps of a module called in a loop are numbered here, once (steps.py). Each op's node
+steps of a module called in a loop are numbered here, once (time_steps.py). Each op's node
 view (`next_functions`, `creation_number`, `module_path`) is read exactly once: those
 are properties, and at 100,000 ops every extra pass over them costs tens of ms.
 
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..core.function import AccumulateGrad
-from .steps import STEP, call_numbers
+from .time_steps import STEP, call_numbers
 
 NEVER = 1 << 62  # a creation number no node reaches: nothing is new without a watermark
 
@@ -40,9 +40,10 @@ class ForwardWalk:
     `leaf_pos[j]`, `first_op[j]` and `more[j]` (the ops using it).
     """
 
-    def __init__(self, roots: list, wm: Any) -> None:
-        self.wn = wm.node if wm is not None else NEVER
-        self.wt = wm.tensor if wm is not None else NEVER
+    def __init__(self, roots: list, since: Any) -> None:
+        # nodes made after the `since` watermark are flagged new (the live view's cell)
+        self.first_new_node = since.node if since is not None else NEVER
+        self.first_new_tensor = since.tensor if since is not None else NEVER
         self.ops, self.edges, self.number = _collect_ops(roots)
         self.scope = list(map(_module_path, self.ops))
         self.module = self.scope
@@ -53,7 +54,7 @@ class ForwardWalk:
         self._find_roots(roots)
 
     def _number_steps(self) -> None:
-        """Give each call of a module called in a loop its own path, `t=<call>` (steps.py)."""
+        """Give each call of a module called in a loop its own path, `t=<call>` (time_steps.py)."""
         runs, repeated = call_numbers(self.ops, self.scope, self.edges)
         if not repeated:
             return

@@ -25,7 +25,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from . import execute, notebook, strip, template
 
@@ -425,18 +425,31 @@ def build_parser() -> argparse.ArgumentParser:
             "tinygrad-edu lesson grade submissions/*.ipynb --json",
         ),
     )
-    lsub = lesson.add_subparsers(dest="action", metavar="ACTION")
+    actions = lesson.add_subparsers(dest="action", metavar="ACTION")
+    for add_action in (_add_new, _add_run, _add_check, _add_strip, _add_grade):
+        add_action(actions)
+    _add_lessons_command(sub)
+    lesson.set_defaults(func=lambda a: _usage(lesson))
+    parser.set_defaults(func=lambda a: _usage(parser))
+    return parser
 
-    def add(name: str, help_text: str, description: str, *examples: str):
-        return lsub.add_parser(
-            name,
-            help=help_text,
-            formatter_class=_Formatter,
-            description=_describe(description),
-            epilog=_examples(*examples),
-        )
 
-    new = add(
+def _add_action(
+    actions: Any, name: str, help_text: str, description: str, *examples: str
+) -> argparse.ArgumentParser:
+    """One `tinygrad-edu lesson ACTION`, with its help, description and examples."""
+    return actions.add_parser(
+        name,
+        help=help_text,
+        formatter_class=_Formatter,
+        description=_describe(description),
+        epilog=_examples(*examples),
+    )
+
+
+def _add_new(actions: Any) -> None:
+    cmd = _add_action(
+        actions,
         "new",
         "create a lesson notebook from the template",
         "Create NN_NAME.ipynb from the lesson template: title, setup cell (seeded, live "
@@ -446,13 +459,16 @@ def build_parser() -> argparse.ArgumentParser:
         "underscores. Never overwrites an existing file.",
         "tinygrad-edu lesson new 12_attention --dir notebooks",
     )
-    new.add_argument("name", metavar="NAME", help="file name without .ipynb, e.g. 12_attention")
-    new.add_argument(
+    cmd.add_argument("name", metavar="NAME", help="file name without .ipynb, e.g. 12_attention")
+    cmd.add_argument(
         "--dir", default="notebooks", help="folder to create it in (default: notebooks)"
     )
-    new.set_defaults(func=_new)
+    cmd.set_defaults(func=_new)
 
-    rn = add(
+
+def _add_run(actions: Any) -> None:
+    cmd = _add_action(
+        actions,
         "run",
         "run notebooks top to bottom and save their outputs",
         "Run each notebook top to bottom in a fresh kernel of this Python (in the "
@@ -461,17 +477,20 @@ def build_parser() -> argparse.ArgumentParser:
         "raises-exception tag stops the run, and the file is left as it was.",
         "tinygrad-edu lesson run notebooks/12_attention.ipynb",
     )
-    rn.add_argument("paths", metavar="PATH", nargs="+", help="notebooks to run")
-    rn.add_argument(
+    cmd.add_argument("paths", metavar="PATH", nargs="+", help="notebooks to run")
+    cmd.add_argument(
         "--timeout",
         type=float,
         default=300.0,
         metavar="S",
         help="seconds one cell may take (default: 300)",
     )
-    rn.set_defaults(func=_run)
+    cmd.set_defaults(func=_run)
 
-    ch = add(
+
+def _add_check(actions: Any) -> None:
+    cmd = _add_action(
+        actions,
         "check",
         "check saved outputs are fresh, then run nbval as CI does",
         "First the saved outputs: a notebook never executed, a cell that never ran, or "
@@ -488,26 +507,29 @@ def build_parser() -> argparse.ArgumentParser:
         "tinygrad-edu lesson check --student student/12_attention.ipynb",
         "tinygrad-edu lesson check notebooks/ -- -x -q",
     )
-    ch.add_argument("paths", metavar="PATH", nargs="+", help="notebooks or folders")
-    ch.add_argument(
+    cmd.add_argument("paths", metavar="PATH", nargs="+", help="notebooks or folders")
+    cmd.add_argument(
         "--student", action="store_true", help="check student copies instead (see above)"
     )
-    ch.add_argument(
+    cmd.add_argument(
         "--timeout",
         type=float,
         default=120.0,
         metavar="S",
         help="seconds one cell may take with --student (default: 120)",
     )
-    ch.add_argument(
+    cmd.add_argument(
         "--sanitize-with",
         metavar="CFG",
         default=None,
         help=f"nbval sanitize file (default: {sanitize_config()})",
     )
-    ch.set_defaults(func=_check)
+    cmd.set_defaults(func=_check)
 
-    st = add(
+
+def _add_strip(actions: Any) -> None:
+    cmd = _add_action(
+        actions,
         "strip",
         "write the student copy without solutions",
         "Copy SRC to DEST with every ### BEGIN SOLUTION ... ### END SOLUTION region "
@@ -518,12 +540,15 @@ def build_parser() -> argparse.ArgumentParser:
         "over SRC.",
         "tinygrad-edu lesson strip notebooks/12_attention.ipynb student/",
     )
-    st.add_argument("src", metavar="SRC", help="the instructor notebook (with solutions)")
-    st.add_argument("dest", metavar="DEST", help="where to write the student notebook")
-    st.add_argument("--force", action="store_true", help="overwrite DEST if it exists (never SRC)")
-    st.set_defaults(func=_strip)
+    cmd.add_argument("src", metavar="SRC", help="the instructor notebook (with solutions)")
+    cmd.add_argument("dest", metavar="DEST", help="where to write the student notebook")
+    cmd.add_argument("--force", action="store_true", help="overwrite DEST if it exists (never SRC)")
+    cmd.set_defaults(func=_strip)
 
-    gr = add(
+
+def _add_grade(actions: Any) -> None:
+    cmd = _add_action(
+        actions,
         "grade",
         "run submitted notebooks and report points per exercise",
         "Run each submitted notebook top to bottom in a fresh kernel (errors allowed, "
@@ -536,29 +561,32 @@ def build_parser() -> argparse.ArgumentParser:
         "tinygrad-edu lesson grade submissions/*/12_attention.ipynb",
         "tinygrad-edu lesson grade submissions/ --source notebooks/12_attention.ipynb --json",
     )
-    gr.add_argument(
+    cmd.add_argument(
         "submissions",
         metavar="SUBMISSION",
         nargs="+",
         help="submitted notebooks or folders of them",
     )
-    gr.add_argument(
+    cmd.add_argument(
         "--source",
         metavar="NOTEBOOK",
         default=None,
         help="the instructor's notebook: its check cells replace the learner's",
     )
-    gr.add_argument(
+    cmd.add_argument(
         "--timeout",
         type=float,
         default=60.0,
         metavar="S",
         help="seconds one cell may take (default: 60)",
     )
-    gr.add_argument("--json", action="store_true", help="print the results as JSON")
-    gr.set_defaults(func=_grade)
+    cmd.add_argument("--json", action="store_true", help="print the results as JSON")
+    cmd.set_defaults(func=_grade)
 
-    ls = sub.add_parser(
+
+def _add_lessons_command(commands: Any) -> None:
+    """`tinygrad-edu lessons`: a learner's own copies of the lessons."""
+    cmd = commands.add_parser(
         "lessons",
         help="write your own copies of the lessons (no solutions) and open them",
         formatter_class=_Formatter,
@@ -570,26 +598,24 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         epilog=_examples("tinygrad-edu lessons", "tinygrad-edu lessons course --no-open"),
     )
-    ls.add_argument(
+    cmd.add_argument(
         "dest",
         metavar="DEST",
         nargs="?",
         default=STUDENT_FOLDER,
         help=f"folder for your copies (default: {STUDENT_FOLDER})",
     )
-    ls.add_argument(
+    cmd.add_argument(
         "--from",
         dest="source",
         metavar="FOLDER",
         default=None,
         help="the instructor lessons (default: ./notebooks, else the checkout's notebooks/)",
     )
-    ls.add_argument("--no-open", action="store_true", help="write the copies, do not start Jupyter")
-    ls.set_defaults(func=_lessons)
-
-    lesson.set_defaults(func=lambda a: _usage(lesson))
-    parser.set_defaults(func=lambda a: _usage(parser))
-    return parser
+    cmd.add_argument(
+        "--no-open", action="store_true", help="write the copies, do not start Jupyter"
+    )
+    cmd.set_defaults(func=_lessons)
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

@@ -162,7 +162,7 @@ def one_hot(target: Any, num_classes: int = -1) -> Tensor:
     """Class indices -> rows of zeros with a 1 at the class (int64, as in PyTorch)."""
     t = np.asarray(target).astype(np.int64)
     n = int(t.max()) + 1 if num_classes < 0 else num_classes
-    return Tensor._make((t[..., None] == np.arange(n)).astype(np.int64))
+    return Tensor.wrap((t[..., None] == np.arange(n)).astype(np.int64))
 
 
 def dropout(x: Any, p: float = 0.5, training: bool = True) -> Tensor:
@@ -343,23 +343,36 @@ def _class_indices(x: Tensor, target: Any, op: str = "cross_entropy") -> np.ndar
     # .numpy(), not .data: the class indices become part of the op (which numbers are
     # picked), and a static trace or capture must hear that they left the graph
     t = np.asarray(target.numpy() if isinstance(target, Tensor) else target)
+    _check_target_shape(x, t, op)
+    _check_whole_numbers(t, op)
+    t = t.astype(np.intp)
+    _check_in_range(t, x.shape[-1], op)
+    return t
+
+
+def _check_target_shape(x: Tensor, t: np.ndarray, op: str) -> None:
     want = x.shape[:1] if x.ndim == 2 else ()
-    if t.shape != want:
-        if t.shape == x.shape and x.ndim == 2:
-            hint = "cross_entropy takes class indices, not one-hot rows: pass y.argmax(axis=1)"
-        elif t.size == int(np.prod(want)):
-            hint = "flatten it: target.reshape(-1)" if want else "pass one class index: target[0]"
-        else:
-            hint = "pass one class index per row of the logits"
-        raise ShapeError(
-            message(
-                op,
-                f"expected target of shape {want!r} (one class index per row of logits "
-                f"{x.shape!r}), got {t.shape!r}",
-                source.here(),
-                hint,
-            )
+    if t.shape == want:
+        return
+    if t.shape == x.shape and x.ndim == 2:
+        hint = "cross_entropy takes class indices, not one-hot rows: pass y.argmax(axis=1)"
+    elif t.size == int(np.prod(want)):
+        hint = "flatten it: target.reshape(-1)" if want else "pass one class index: target[0]"
+    else:
+        hint = "pass one class index per row of the logits"
+    raise ShapeError(
+        message(
+            op,
+            f"expected target of shape {want!r} (one class index per row of logits "
+            f"{x.shape!r}), got {t.shape!r}",
+            source.here(),
+            hint,
         )
+    )
+
+
+def _check_whole_numbers(t: np.ndarray, op: str) -> None:
+    """Class indices may come as floats (`tensor([0., 2.])`), but only whole ones."""
     if t.dtype.kind == "f":
         frac = t != np.round(t)
         if frac.any():
@@ -377,8 +390,9 @@ def _class_indices(x: Tensor, target: Any, op: str = "cross_entropy") -> np.ndar
         raise ValueError(
             message(op, f"target must hold class indices, got {t.dtype} data", source.here())
         )
-    t = t.astype(np.intp)
-    classes = x.shape[-1]
+
+
+def _check_in_range(t: np.ndarray, classes: int, op: str) -> None:
     bad = (t < 0) | (t >= classes)
     if bad.any():
         pos = tuple(int(i) for i in np.argwhere(bad)[0]) if t.ndim else ()
@@ -392,7 +406,6 @@ def _class_indices(x: Tensor, target: Any, op: str = "cross_entropy") -> np.ndar
                 "class indices start at 0; check out_features of the last layer",
             )
         )
-    return t
 
 
 def cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:  # noqa: A002

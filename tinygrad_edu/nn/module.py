@@ -2,7 +2,7 @@
 
 A Module registers every `Parameter` and `Module` assigned to it as an attribute, in
 assignment order, so `parameters()` and `named_parameters()` are deterministic. While a
-module runs (`module(x)`), its name is on `core.function._local.scope`, so every node built
+module runs (`module(x)`), its name is on `core.function.module_path_stack()`, so every node built
 inside records the module path (e.g. `("net", "0")`) and the graph view can cluster it.
 Core layer: numpy, the standard library and `tinygrad_edu.core` only.
 """
@@ -14,10 +14,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..core import function as _function
 from ..core import source, views
 from ..core.dtypes import check_device, device
 from ..core.errors import ShapeError, message
+from ..core.function import module_path_stack
 from ..core.grad_mode import no_grad
 from ..core.tensor import Tensor
 
@@ -313,7 +313,7 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} must define forward(...)")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        scope = _function._local.scope
+        scope = module_path_stack()
         if scope:
             name = self._key if self._key is not None else type(self).__name__.lower()
         else:
@@ -332,7 +332,7 @@ class Module:
         Rules: the values are copies outside the graph (PyTorch's share the parameters'
         storage, so that a saved "best" state changes as training goes on; here it does not).
         """
-        return {name: Tensor._make(np.array(t)) for name, t in self._named_state()}
+        return {name: Tensor.wrap(np.array(t)) for name, t in self._named_state()}
 
     def _named_state(self) -> Iterator[tuple[str, Tensor]]:
         """Parameters and buffers, module by module (PyTorch's state_dict order)."""

@@ -44,9 +44,9 @@ class _BatchNorm(Module):
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if track_running_stats:
-            self.register_buffer("running_mean", Tensor._make(np.zeros(num_features, dt)))
-            self.register_buffer("running_var", Tensor._make(np.ones(num_features, dt)))
-            self.register_buffer("num_batches_tracked", Tensor._make(np.asarray(0, np.int64)))
+            self.register_buffer("running_mean", Tensor.wrap(np.zeros(num_features, dt)))
+            self.register_buffer("running_var", Tensor.wrap(np.ones(num_features, dt)))
+            self.register_buffer("num_batches_tracked", Tensor.wrap(np.asarray(0, np.int64)))
         else:
             self.running_mean = self.running_var = None
 

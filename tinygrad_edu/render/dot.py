@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..graph.model import MARKS, Graph, GraphNode
+from ..core.errors import message
+from ..graph.model import MARKS, Graph, GraphEdge, GraphNode
 from ..graph.values import shape_text
 
 FAST_LAYOUT_NODES = 120  # above this many nodes, straight edges and short optimisation
@@ -154,9 +155,24 @@ def to_dot(
         >>> print(to_dot(build_graph(a.tanh())).splitlines()[4])
           t1 [id="node-t1", class="tg-node tg-tensor tg-leaf", shape=record, label="{a|data 2.0000}", fillcolor="#e3f2fd", tooltip="a  (t1, leaf tensor)\nshape: () float64\nvalue: 2.0000\ngrad: none yet"]
     """
-    if rankdir not in ("LR", "TB", "RL", "BT"):
-        from ..core.errors import message
+    _check_rankdir(rankdir)
+    backward = graph.attrs.get("view") == "backward"
+    order = _step_order(graph)
+    lines = ["digraph G {", *_defaults(rankdir, len(graph.nodes), bool(order), backward)]
+    highlighted = set(highlight)
+    node_lines = {
+        n.id: _node_line(n, show_values, show_grads, n.id in highlighted) for n in graph.nodes
+    }
+    _emit_nodes(graph, node_lines, lines)
+    lines.extend(_edge_line(e, backward) for e in graph.edges)
+    lines.extend(f"  {a} -> {b} [style=invis]" for a, b in order)
+    _legend(graph, lines)
+    lines.append("}")
+    return "\n".join(lines) + "\n"
 
+
+def _check_rankdir(rankdir: str) -> None:
+    if rankdir not in ("LR", "TB", "RL", "BT"):
         raise ValueError(
             message(
                 "to_dot",
@@ -165,43 +181,36 @@ def to_dot(
                 'use "LR" (left to right) or "TB" (top to bottom)',
             )
         )
-    hl = set(highlight)
-    backward = graph.attrs.get("view") == "backward"
-    big = len(graph.nodes) > FAST_LAYOUT_NODES
-    lines = ["digraph G {"]
-    gattrs = [
+
+
+def _defaults(rankdir: str, n_nodes: int, has_steps: bool, backward: bool) -> list[str]:
+    """The graph, node and edge attribute lines every drawing starts with."""
+    graph_attrs = [
         f"rankdir={rankdir}",
         f'fontname="{FONT}"',
         "bgcolor=white",
         "nodesep=0.25",
         "ranksep=0.35",
     ]
-    order = _step_order(graph)
-    if big:  # newrank: the same layout for our big graphs in half the time (graphviz 2.43)
-        gattrs += ["splines=line", "mclimit=0.1", "nslimit=1", "nslimit1=1", "newrank=true"]
-    elif order:  # ranks across clusters: without it the steps' boxes are ranked apart
-        gattrs.append("newrank=true")
-    lines.append(f"  graph [{', '.join(gattrs)}]")
-    lines.append(
-        f'  node [fontname="{FONT}", fontsize=11, color="{INK}", fontcolor="#111111", '
-        'style=filled, penwidth=1, margin="0.08,0.04", height=0.3]'
-    )
+    if n_nodes > FAST_LAYOUT_NODES:
+        # newrank: the same layout for our big graphs in half the time (graphviz 2.43)
+        graph_attrs += ["splines=line", "mclimit=0.1", "nslimit=1", "nslimit1=1", "newrank=true"]
+    elif has_steps:  # ranks across clusters: without it the steps' boxes are ranked apart
+        graph_attrs.append("newrank=true")
     edge_colour = "#b23b3b" if backward else "#555555"
-    lines.append(f'  edge [color="{edge_colour}", arrowsize=0.7, penwidth=1]')
-    node_lines = {n.id: _node_line(n, show_values, show_grads, n.id in hl) for n in graph.nodes}
-    _emit_nodes(graph, node_lines, lines)
-    for e in graph.edges:
-        label = f', label={quote(e.label)}, fontsize=10, fontcolor="#b23b3b"' if e.label else ""
-        if backward:  # same ranks as the forward picture, arrows the way gradients go
-            lines.append(
-                f'  {e.dst} -> {e.src} [id="edge-{e.src}-{e.dst}-{e.slot}", dir=back{label}]'
-            )
-        else:
-            lines.append(f'  {e.src} -> {e.dst} [id="edge-{e.src}-{e.dst}-{e.slot}"{label}]')
-    lines.extend(f"  {a} -> {b} [style=invis]" for a, b in order)
-    _legend(graph, lines)
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    return [
+        f"  graph [{', '.join(graph_attrs)}]",
+        f'  node [fontname="{FONT}", fontsize=11, color="{INK}", fontcolor="#111111", '
+        'style=filled, penwidth=1, margin="0.08,0.04", height=0.3]',
+        f'  edge [color="{edge_colour}", arrowsize=0.7, penwidth=1]',
+    ]
+
+
+def _edge_line(e: GraphEdge, backward: bool) -> str:
+    label = f', label={quote(e.label)}, fontsize=10, fontcolor="#b23b3b"' if e.label else ""
+    if backward:  # same ranks as the forward picture, arrows the way gradients go
+        return f'  {e.dst} -> {e.src} [id="edge-{e.src}-{e.dst}-{e.slot}", dir=back{label}]'
+    return f'  {e.src} -> {e.dst} [id="edge-{e.src}-{e.dst}-{e.slot}"{label}]'
 
 
 def _step_order(graph: Graph) -> list[tuple[str, str]]:
@@ -288,48 +297,54 @@ def _classes(n: GraphNode, highlighted: bool) -> str:
 
 def _node_line(n: GraphNode, show_values: bool, show_grads: bool, highlighted: bool) -> str:
     attrs = [f'id="node-{n.id}"', f'class="{_classes(n, highlighted)}"']
+    attrs += _shape_and_label(n, show_values, show_grads)
+    attrs += _colours(n, highlighted)
+    if n.earlier and n.kind == "tensor":  # made by an earlier cell: a dashed input, not expanded
+        attrs.append('style="filled,dashed"')
+    tip = _tooltip(n)
+    if tip:
+        attrs.append(f"tooltip={quote(tip)}")
+    return f"{n.id} [{', '.join(attrs)}]"
+
+
+def _shape_and_label(n: GraphNode, show_values: bool, show_grads: bool) -> list[str]:
+    """micrograd's shapes: a record per tensor, a small ellipse per op, boxes for the rest."""
     if n.kind == "tensor":
-        attrs += ["shape=record", f"label={_tensor_label(n, show_values, show_grads)}"]
-    elif n.kind == "op":
-        if n.name.endswith("Backward"):
-            attrs += ['shape=box, style="rounded,filled"', f"label={quote(n.name)}"]
-        else:
-            attrs += ["shape=ellipse, width=0.45, height=0.3", f"label={quote(op_symbol(n.op))}"]
-    elif n.kind == "accumulate":
+        return ["shape=record", f"label={_tensor_label(n, show_values, show_grads)}"]
+    if n.kind == "op" and n.name.endswith("Backward"):  # a grad_fn, as PyTorch names it
+        return ['shape=box, style="rounded,filled"', f"label={quote(n.name)}"]
+    if n.kind == "op":
+        return ["shape=ellipse, width=0.45, height=0.3", f"label={quote(op_symbol(n.op))}"]
+    if n.kind == "accumulate":
         text = "AccumulateGrad"
         leaf = " ".join(x for x in (n.detail, shape_text(n.shape) if n.shape else "") if x)
         if leaf:
             text += f"\n{leaf}"
         if show_grads and n.grad:
             text += f"\ngrad {n.grad}"
-        attrs += ['shape=box, style="rounded,filled"', f"label={quote(text)}"]
-    else:
-        attrs += ['shape=box, style="rounded,dashed,filled"', f"label={quote(_summary_text(n))}"]
+        return ['shape=box, style="rounded,filled"', f"label={quote(text)}"]
+    return ['shape=box, style="rounded,dashed,filled"', f"label={quote(_summary_text(n))}"]
+
+
+def _colours(n: GraphNode, highlighted: bool) -> list[str]:
+    """Fill by role, yellow when new; a mark's colours over both; a thick highlight border."""
     fill = FILL.get(n.role if n.kind == "tensor" else n.kind, "#ffffff")
     border = ""
     width = 1.0
     if n.new:
         fill = NEW_FILL
-    for m in n.marks:  # the first mark in MARKS order wins: anomaly over breakpoint ...
-        border, fill = MARK_STYLE[m]
+    if n.marks:  # the first mark in MARKS order wins: anomaly over breakpoint ...
+        border, fill = MARK_STYLE[n.marks[0]]
         width = 2.0
-        break
     if highlighted:
         width = 3.0
         border = border or "#1565c0"
-    attrs.append(f'fillcolor="{fill}"')
+    attrs = [f'fillcolor="{fill}"']
     if border:
         attrs.append(f'color="{border}"')
     if width != 1.0:
         attrs.append(f"penwidth={width:g}")
-    if (
-        n.earlier and n.kind == "tensor"
-    ):  # made by an earlier cell: drawn as a dashed input, not expanded
-        attrs.append('style="filled,dashed"')
-    tip = _tooltip(n)
-    if tip:
-        attrs.append(f"tooltip={quote(tip)}")
-    return f"{n.id} [{', '.join(attrs)}]"
+    return attrs
 
 
 def _tensor_label(n: GraphNode, show_values: bool, show_grads: bool) -> str:
@@ -425,7 +440,7 @@ def node_details(n: GraphNode) -> str:
             lines.append(f"folded: {n.detail}")
         lines.append(_how_to_open(n))
     elif n.kind == "tensor":
-        lines = [f"{_display_name(n)}  ({n.id}, {n.role + ' ' if n.role else ''}tensor)"]
+        lines = [f"{n.display_name()}  ({n.id}, {n.role + ' ' if n.role else ''}tensor)"]
         lines.append(f"shape: {shape_text(n.shape)} {n.dtype}".rstrip())
         if n.value:
             lines.append(f"value: {n.value}")
@@ -433,7 +448,7 @@ def node_details(n: GraphNode) -> str:
             lines.append(f"grad: {n.grad or 'none yet'}")
     else:
         what = "op" if n.kind == "op" else "gradient accumulator"
-        lines = [f"{_display_name(n)}  ({n.id}, {what})"]
+        lines = [f"{n.display_name()}  ({n.id}, {what})"]
         if n.op and n.op != n.name:
             lines.append(f"op: {n.op}")
         lines.append(f"output shape: {shape_text(n.shape)} {n.dtype}".rstrip())
@@ -465,11 +480,3 @@ def _how_to_open(n: GraphNode) -> str:
         first = n.name.split(" ...")[0]
         return f'draw one step in full: tg.draw(..., expand="{first}"), or expand=True'
     return "draw every block: tg.draw(..., expand=True)"
-
-
-def _display_name(n: GraphNode) -> str:
-    if n.kind == "tensor":
-        return n.name or ("const" if n.role == "constant" else n.id)
-    if n.kind == "accumulate":
-        return f"AccumulateGrad({n.detail})" if n.detail else "AccumulateGrad"
-    return n.name or n.op or n.id

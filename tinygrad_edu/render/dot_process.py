@@ -1,27 +1,51 @@
 """A layout program started ahead of time, so a drawing does not wait for it to start.
 
 Starting Graphviz's `dot` costs 12-25 ms before it reads a byte (it loads its plugins),
-more than laying out a 20-node graph, and the live view draws after every cell. So
-after each drawing the next process is started at once and left waiting on its input:
-by the time the learner has run the next cell it is ready, and the drawing costs the
-layout alone.
+and the first label it measures costs 15-25 ms more (Pango reads the whole fontconfig
+setup): more than laying out a 60-node graph, and the live view draws after every cell.
+So after each drawing the next process is started at once and left waiting on its
+input; by the time the learner has run the next cell it is ready, and the drawing
+costs the layout alone. Most graphs go to a process that has also drawn a one-box
+warm-up graph in the drawings' font, so it has measured text already.
 
-Rules: each graph still gets a fresh process of its own, reading one graph up to the
-end of its input, exactly as a single run: one `dot` fed graph after graph carries
-state from one to the next (clusters come out in another order), which would make a
-drawing depend on what was drawn before it. Works the same for graphviz-pure and on
-Windows. The waiting processes are stopped at interpreter exit.
+Rules: a drawing never depends on what was drawn before it. Each graph gets a fresh
+process of its own (one `dot` fed graph after graph carries state between them), and
+only the fixed warm-up graph comes before it, and only when that changes nothing:
+- Graphviz 2.43 orders a graph's named subgraphs by where their names sit in memory,
+  which is the same in every fresh process but not after Pango's setup; so a graph
+  with two or more (module clusters, time steps) goes to a process without warm-up.
+  One subgraph (the legend) or none comes out as a single run draws it (checked on
+  every lesson's drawings, tests/render/test_dot_process.py);
+- Graphviz 2.43 numbers the second graph's page (`id="page0,1_graph0"`): written back;
+- a graph dot refuses is laid out again alone, so its error names the line as a
+  single run would.
+The next process is started by a helper thread, so its fork and exec (1-15 ms) stay
+off the cell's clock too. Works the same for graphviz-pure and on Windows. The waiting
+processes are stopped at interpreter exit.
 Render layer: standard library only.
 """
 
 from __future__ import annotations
 
 import atexit
+import os
+import re
 import subprocess
 import threading
 
-_WAITING: dict[tuple, subprocess.Popen] = {}  # command -> a process started ahead
+from .dot import FONT
+
+# one box with a two-line record label in the drawings' font and size: what dot does
+# once per process (load the text plugin, read fontconfig, open the font) happens here
+WARM_UP = (
+    f'digraph warm_up {{ node [fontname="{FONT}", fontsize=11, shape=record] '
+    'w [label="{w|1.5}"] }\n'
+).encode()
+_NAMED_SUBGRAPH = re.compile(rb'\bsubgraph\s+(?:"|[A-Za-z_])')
+_PAGE_PREFIX = re.compile(rb' id="page\d+,\d+_')
+_WAITING: dict[tuple, subprocess.Popen] = {}  # (command, warmed up) -> a process started ahead
 _LOCK = threading.Lock()
+_STARTER: list[threading.Thread] = []  # the thread starting the next process, while it runs
 
 
 def run(cmd: list[str], source: bytes, timeout: float, env: dict) -> tuple[int, bytes, bytes]:
@@ -31,31 +55,47 @@ def run(cmd: list[str], source: bytes, timeout: float, env: dict) -> tuple[int, 
         subprocess.TimeoutExpired: no answer within `timeout` seconds (the process is killed).
         OSError: the program cannot be started (e.g. FileNotFoundError).
     """
-    key = tuple(cmd)
+    warm = len(_NAMED_SUBGRAPH.findall(source)) <= 1
+    key = (tuple(cmd), warm)
     with _LOCK:
         proc = _WAITING.pop(key, None)
     if proc is None or proc.poll() is not None:  # the first drawing, or it went away
-        proc = _start(cmd, env)
+        proc = _start(cmd, env, warm)
     try:
         out, err = proc.communicate(source, timeout=timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()
         raise
-    finally:
-        _start_ahead(key, cmd, env)  # the next drawing's process, starting while we return
-    return proc.returncode, out, err
+    finally:  # the next drawing's process, started while we return
+        starter = threading.Thread(target=_start_ahead, args=(key, cmd, env), daemon=True)
+        _STARTER[:] = [starter]
+        starter.start()
+    if not warm:
+        return proc.returncode, out, err
+    warm_up = out.find(b"<title>warm_up</title>")
+    if proc.returncode != 0 or warm_up < 0:  # refused (or not a dot): say it as alone
+        alone = subprocess.run(cmd, input=source, capture_output=True, timeout=timeout, env=env)
+        return alone.returncode, alone.stdout, alone.stderr
+    drawing = out[out.index(b"</svg>", warm_up) + len(b"</svg>") :].lstrip(b"\r\n")
+    return 0, _PAGE_PREFIX.sub(b' id="', drawing), err
 
 
-def _start(cmd: list[str], env: dict) -> subprocess.Popen:
-    return subprocess.Popen(
+def _start(cmd: list[str], env: dict, warm: bool) -> subprocess.Popen:
+    proc = subprocess.Popen(
         cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
     )
+    if warm:
+        try:  # a few hundred bytes each way: fits the pipes, never blocks; unbuffered, so
+            os.write(proc.stdin.fileno(), WARM_UP)  # nothing is left to flush if it failed
+        except OSError:  # it exited already: run() lays the graph out alone
+            pass
+    return proc
 
 
 def _start_ahead(key: tuple, cmd: list[str], env: dict) -> None:
     try:
-        proc = _start(cmd, env)
+        proc = _start(cmd, env, warm=key[1])
     except OSError:  # the program went away: the next drawing reports it
         return
     with _LOCK:
@@ -69,9 +109,16 @@ def _stop(proc: subprocess.Popen) -> None:
     proc.communicate()
 
 
+def settle() -> None:
+    """Wait until the next drawing's process has been started (tests look at it)."""
+    for starter in list(_STARTER):
+        starter.join()
+
+
 @atexit.register
 def stop_all() -> None:
     """Stop the processes waiting for a next drawing (at exit, and in tests)."""
+    settle()  # a process still being started would outlive us
     with _LOCK:
         waiting = list(_WAITING.values())
         _WAITING.clear()

@@ -502,7 +502,7 @@ def results(path: Path, env: dict) -> Any:
             vals.append(v)
         elif v in env:
             x = env[v]
-            vals.append(x if isinstance(x, Tensor) else Tensor._make(x))
+            vals.append(x if isinstance(x, Tensor) else Tensor.wrap(x))
         else:  # a tensor the function made without ops: a fresh copy each call
-            vals.append(Tensor._make(np.array(path.consts[v])))
+            vals.append(Tensor.wrap(np.array(path.consts[v])))
     return vals[0] if path.structure == "single" else tuple(vals)

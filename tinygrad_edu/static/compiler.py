@@ -225,7 +225,7 @@ class CompiledFn:
         env: dict = {}
         for vid, a in zip(tree.paths[0].inputs, arrays):
             if with_grad:
-                env[vid] = a if isinstance(a, Tensor) else Tensor._make(np.asarray(a))
+                env[vid] = a if isinstance(a, Tensor) else Tensor.wrap(np.asarray(a))
             else:
                 env[vid] = np.asarray(a)
         for vid, t in tree.lifted.items():
@@ -267,7 +267,7 @@ class CompiledFn:
         call_args, arg_vars = list(args), []
         for i, a in enumerate(args):
             if _is_array(a):  # arrays and numpy numbers are passed as tensors, as in function
-                t = a if isinstance(a, Tensor) else Tensor._make(np.array(a))
+                t = a if isinstance(a, Tensor) else Tensor.wrap(np.array(a))
                 arg_vars.append(tr.add_input(t, names[i]))
                 call_args[i] = t
         with tr:

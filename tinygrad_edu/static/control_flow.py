@@ -43,7 +43,7 @@ def _truth(x: Any, op: str) -> bool:
 
 
 def _tensors(values: Any) -> list:
-    return [v if isinstance(v, Tensor) else Tensor._make(np.asarray(v)) for v in values]
+    return [v if isinstance(v, Tensor) else Tensor.wrap(np.asarray(v)) for v in values]
 
 
 def _site() -> str | None:
@@ -64,7 +64,7 @@ def _sub_trace(parent: Tracer, fn: Callable, carry: list, names: list) -> tuple:
     child = Tracer(parent=parent)
     args = []
     for t, nm in zip(carry, names):
-        a = Tensor._make(np.asarray(t))
+        a = Tensor.wrap(np.asarray(t))
         a.name = nm
         child.add_input(a, nm)
         args.append(a)
@@ -105,7 +105,7 @@ def _emit(tr: Tracer, eqn: Eqn, structure: str) -> Any:
     tr.program.eqns.append(eqn)
     outs = []
     for vid in eqn.outs:
-        t = Tensor._make(env[vid])
+        t = Tensor.wrap(env[vid])
         tr._bind(t, vid)
         if depends:
             tr.depends.add(vid)
@@ -287,7 +287,7 @@ def inline(tr: Tracer, program: Program, args: list) -> list:
     """Copy `program`'s equations into the trace `tr` (a StaticGraph called in a trace)."""
     rename: dict[int, int] = {}
     for vid, a in zip(program.inputs, args):
-        rename[vid] = tr.lookup(a if isinstance(a, Tensor) else Tensor._make(np.asarray(a)))
+        rename[vid] = tr.lookup(a if isinstance(a, Tensor) else Tensor.wrap(np.asarray(a)))
     for vid, arr in program.consts.items():
         v = program.vars[vid]
         rename[vid] = tr._new_var(v.shape, v.dtype, v.name)
@@ -321,7 +321,7 @@ def inline(tr: Tracer, program: Program, args: list) -> list:
         )
     outs = []
     for o in program.outputs:
-        t = Tensor._make(env[o])
+        t = Tensor.wrap(env[o])
         tr._bind(t, rename[o])
         outs.append(t)
     return outs

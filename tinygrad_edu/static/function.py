@@ -263,7 +263,7 @@ class StaticFunction:
         examples = []
         for i in dynamic:
             a = args[i]
-            examples.append(Tensor._make(np.array(a)))
+            examples.append(Tensor.wrap(np.array(a)))
         tr = Tracer(strict=self.strict)
         tr.lift = lift
         fname = getattr(self.fn, "__name__", None) or type(self.fn).__name__.lower()
@@ -293,7 +293,7 @@ class StaticFunction:
         if is_grad_enabled() and any(isinstance(a, Tensor) and a.requires_grad for a in inputs):
             return _with_grad(t, inputs)
         arrays = g._check(tuple(_as_data(a) for a in inputs), {})
-        outs = [Tensor._make(o) for o in g.run_arrays(arrays)]
+        outs = [Tensor.wrap(o) for o in g.run_arrays(arrays)]
         return outs[0] if g.structure == "single" else tuple(outs)
 
     def __repr__(self) -> str:
@@ -304,7 +304,7 @@ class StaticFunction:
 def _with_grad(t: _Trace, inputs: list) -> Any:
     """Run `t` as one CompiledFunction node, then split its flat output per result."""
     outs: list = []
-    tensors = [a if isinstance(a, Tensor) else Tensor._make(np.asarray(a)) for a in inputs]
+    tensors = [a if isinstance(a, Tensor) else Tensor.wrap(np.asarray(a)) for a in inputs]
     t.graph._check(tuple(tensors), {})
     flat = CompiledFunction.apply(*tensors, trace=t, outs=outs)
     if len(outs) == 1 and outs[0].dtype.kind == "f":
@@ -312,7 +312,7 @@ def _with_grad(t: _Trace, inputs: list) -> Any:
     results, start = [], 0
     for o in outs:
         if o.dtype.kind != "f":
-            results.append(Tensor._make(o))
+            results.append(Tensor.wrap(o))
             continue
         part = flat[start : start + o.size].reshape(o.shape)
         results.append(part if o.dtype == flat.dtype else part.astype(o.dtype))

@@ -143,7 +143,17 @@ class _Writer:
 
 
 def save(graph: Any, path: str) -> None:
-    """Write `graph` to `path` (.json) and the arrays beside it (.npz); see the module doc."""
+    """Write `graph` to `path` (.json) and the arrays beside it (.npz); see the module doc.
+
+    An `ExportedProgram` (tg.static.export) is written in its own format, which keeps its
+    dynamic dims; `load` reads either.
+    """
+    from .exported import ExportedProgram
+    from .exported import save as save_export
+
+    if isinstance(graph, ExportedProgram):
+        save_export(graph, path)
+        return
     w = _Writer()
     doc = {
         "format": FORMAT,
@@ -291,7 +301,7 @@ class _Reader:
             if type(o) is not int or o not in defined:
                 raise _fail(f"{where}.outputs", f"{o!r} is not computed by the program")
         program = Program(inputs, list(outputs), consts, eqns, vars_)
-        _check_types(program, where)
+        check_types(program, where)
         return program
 
     def eqn(
@@ -430,7 +440,7 @@ class _Reader:
         return OPS.get(fwd)
 
 
-def _check_types(p: Program, where: str) -> None:
+def check_types(p: Program, where: str) -> None:
     """Every declared type must be what the program computes: run each plain op once on
     zeros of its declared input types, and compare sub-programs' types with their
     equation's. (A hand-edited file could declare anything: replaying it would give
@@ -509,6 +519,13 @@ def _list(x: Any, where: str) -> list:
     return x
 
 
+def _read_arrays(npath: str) -> dict:
+    try:
+        return read_npz(npath)
+    except NpzError as e:
+        raise _fail(npath, str(e)) from None
+
+
 def load(path: str) -> Any:
     r"""Load a StaticGraph saved with `StaticGraph.save` (JSON + .npz; never pickle).
 
@@ -543,6 +560,21 @@ def load(path: str) -> Any:
         raise _fail(jpath, "not valid JSON (not UTF-8 text)") from None
     except RecursionError:
         raise _fail(jpath, "not valid JSON for this format (nested too deeply)") from None
+    from .exported import FORMAT as EXPORT_FORMAT
+    from .exported import VERSION as EXPORT_VERSION
+    from .exported import from_doc
+
+    if isinstance(doc, dict) and doc.get("format") == EXPORT_FORMAT:
+        if doc.get("version") != EXPORT_VERSION:
+            raise _fail(
+                jpath, f"export format version {doc.get('version')!r} is not {EXPORT_VERSION}"
+            )
+        try:
+            return from_doc(doc, _read_arrays(npath), jpath)
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError) as e:
+            if isinstance(e, FormatError):
+                raise
+            raise _fail("programs", f"malformed ({type(e).__name__}: {e})") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise _fail(jpath, f'not a {FORMAT} file (the "format" field is missing or different)')
     if doc.get("version") != VERSION:
@@ -556,10 +588,7 @@ def load(path: str) -> Any:
         or not isinstance(doc["name"], str)
     ):
         raise _fail(jpath, "the top level needs format, version, name, structure and program")
-    try:
-        arrays = read_npz(npath)
-    except NpzError as e:
-        raise _fail(npath, str(e)) from None
+    arrays = _read_arrays(npath)
     try:
         program = _Reader(arrays, jpath).program(doc["program"], "program")
     except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError) as e:

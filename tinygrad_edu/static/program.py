@@ -9,6 +9,7 @@ Static layer: imports the core, numpy and the standard library only.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections import namedtuple
 from collections.abc import Callable, Sequence
@@ -72,7 +73,7 @@ def placeholder(shape: Sequence[int], name: str = "x", dtype: Any = "float64") -
                 "retrace for each new shape",
             )
         )
-    t = Placeholder._make(np.zeros(tuple(int(s) for s in shape), dtype=np.dtype(dtype)))
+    t = Placeholder.wrap(np.zeros(tuple(int(s) for s in shape), dtype=np.dtype(dtype)))
     t.__class__ = Placeholder
     t.name = name
     tr = current()
@@ -258,7 +259,7 @@ class StaticGraph:
         tr = current()
         if tr is not None and any(isinstance(a, Tensor) and tr.find(a) is not None for a in args):
             return self._inline(tr, args)
-        outs = [Tensor._make(o) for o in self.run_arrays(arrays)]
+        outs = [Tensor.wrap(o) for o in self.run_arrays(arrays)]
         return outs[0] if self.structure == "single" else tuple(outs)
 
     def _inline(self, tr: Tracer, args: tuple) -> Any:
@@ -392,7 +393,7 @@ def record(
     names = input_names(fn, len(example_inputs), example_inputs)
     args = []
     for nm, ex in zip(names, example_inputs):
-        t = Tensor._make(np.array(_as_array(ex)))
+        t = Tensor.wrap(np.array(_as_array(ex)))
         t.name = nm
         t.requires_grad = bool(getattr(ex, "requires_grad", False))
         tr.add_input(t, nm)
@@ -400,20 +401,12 @@ def record(
     quiet = any(is_placeholder(ex) for ex in example_inputs)
     # recorded with grad mode on, whatever the caller's: a `with no_grad():` inside `fn`
     # is what cuts gradients in the program (the tracer records a Detach there)
-    with tr, enable_grad(), np.errstate(all="ignore") if quiet else _Nothing():
+    with tr, enable_grad(), np.errstate(all="ignore") if quiet else contextlib.nullcontext():
         result = fn(*args)
         outs, structure = flatten_outputs(result)
         tr.program.outputs = tr.output_vars(outs)
     fname = name or getattr(fn, "__name__", "f")
     return StaticGraph(tr.program, structure, "f" if fname == "<lambda>" else fname)
-
-
-class _Nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: Any) -> None:
-        return None
 
 
 def grad(output: Tensor, inputs: Any) -> tuple:
@@ -468,7 +461,7 @@ def grad(output: Tensor, inputs: Any) -> tuple:
             tr.depends.add(o)
     out = []
     for g in gvars:
-        t = Tensor._make(env[g] if g in env else prog.consts[g])
+        t = Tensor.wrap(env[g] if g in env else prog.consts[g])
         tr._bind(t, g)
         out.append(t)
     return tuple(out)

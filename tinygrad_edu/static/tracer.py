@@ -24,7 +24,7 @@ import numpy as np
 
 from ..core import source
 from ..core.errors import TracingError, message
-from ..core.function import OPS, add_observer
+from ..core.function import add_observer
 from ..core.grad_mode import is_grad_enabled
 from ..core.ops.movement import Detach
 from ..core.tensor import Tensor
@@ -398,7 +398,7 @@ def outside_lifter(labels: dict) -> Callable[[Tensor], str | None]:
     """`lift` for a tracer: a tensor made before this call (a parameter, a closure's
     tensor) is read at every call, under its label or name; one made later is the
     function's own constant (None)."""
-    first_new = Tensor._make(np.zeros(0)).creation_number
+    first_new = Tensor.wrap(np.zeros(0)).creation_number
 
     def lift(t: Tensor) -> str | None:
         if id(t) in labels or t.creation_number < first_new:
@@ -410,10 +410,6 @@ def outside_lifter(labels: dict) -> Callable[[Tensor], str | None]:
 
 def is_placeholder(x: Any) -> bool:
     return type(x).__name__ == "Placeholder" and isinstance(x, Tensor)
-
-
-def ops_known(program: Program) -> bool:
-    return all(e.fn is None or OPS.get(e.op) is e.fn for e in program.eqns)
 
 
 def _alias_key(t: Tensor) -> tuple:

@@ -25,7 +25,7 @@ import numpy as np
 from ..core import engine, source
 from ..core.errors import message
 from ..core.function import OPS, Function, add_observer
-from ..core.grad_mode import _using_grad, is_grad_enabled
+from ..core.grad_mode import is_grad_enabled, set_grad_enabled
 from ..core.tensor import Tensor
 
 __all__ = ["checkpoint"]
@@ -57,7 +57,7 @@ def _run(fn: Any, arrays: tuple, kinds: tuple, needs: tuple) -> tuple[Any, list[
             args.append(a)
             fresh.append(a)
         elif is_tensor:
-            t = Tensor._make(a)  # shares the saved array: no copy
+            t = Tensor.wrap(a)  # shares the saved array: no copy
             t.requires_grad = bool(need)
             args.append(t)
             fresh.append(t)
@@ -106,7 +106,7 @@ class Checkpoint(Function):
         if ctx.rng_state is not None:  # the same random numbers as the first run
             np.random.set_state(ctx.rng_state)
         try:
-            with _using_grad(True):  # record this time: this graph is backpropagated
+            with set_grad_enabled(True):  # record this time: this graph is backpropagated
                 result, fresh = _run(ctx.fn, arrays, ctx.kinds, needs)
         finally:
             np.random.set_state(current)
@@ -131,7 +131,7 @@ class Checkpoint(Function):
         grads = engine.grad(
             result,
             wrt,
-            grad_outputs=grad_output if create_graph else Tensor._make(grad_output),
+            grad_outputs=grad_output if create_graph else Tensor.wrap(grad_output),
             create_graph=create_graph,
             allow_unused=True,
         )
@@ -206,7 +206,7 @@ def checkpoint(
     observer = _CapturedTensors()
     remove = add_observer(observer)
     try:
-        with _using_grad(False):
+        with set_grad_enabled(False):
             result, _ = _run(fn, arrays, kinds, (False,) * len(args))
     finally:
         remove()

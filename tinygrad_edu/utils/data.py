@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..core import source
-from ..core.creation import Generator, _rng, stack
+from ..core.creation import Generator, random_source, stack
 from ..core.errors import ShapeError, message
 from ..core.tensor import Tensor
 
@@ -98,7 +98,7 @@ def random_split(dataset: Any, lengths: Sequence[Any], generator: Generator | No
                 source.here(),
             )
         )
-    order = _rng(generator).permutation(n).tolist()
+    order = random_source(generator).permutation(n).tolist()
     out, start = [], 0
     for k in lengths:
         out.append(Subset(dataset, order[start : start + k]))
@@ -185,7 +185,7 @@ class DataLoader:
 
     def _batches(self) -> list:
         n = len(self.dataset)
-        order = _rng(self.generator).permutation(n) if self.shuffle else np.arange(n)
+        order = random_source(self.generator).permutation(n) if self.shuffle else np.arange(n)
         size = self.batch_size or 1
         cuts = [order[i : i + size] for i in range(0, n, size)]
         if self.drop_last and cuts and len(cuts[-1]) < size:

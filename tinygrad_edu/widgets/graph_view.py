@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from . import drawing
+from . import pictures
 from .state import GraphViewState
 
 _HERE = Path(__file__).parent
@@ -67,7 +67,7 @@ class _ViewLogic(GraphViewState):
 
     def redraw(self) -> None:
         """Lay the graph out again with the current options (view, values, grads, collapse)."""
-        out = drawing.render_view(
+        out = pictures.render_view(
             self._tensors,
             view=self.view,
             show_values=self.show_values,
@@ -85,7 +85,7 @@ class _ViewLogic(GraphViewState):
             highlight["new"] = list(out.new_ids)
             highlight["anomaly"] = out.graph.marked().get("anomaly", [])  # set by detect_anomaly
             self.highlight = {k: v for k, v in highlight.items() if v}
-            if self.selected and not drawing.has_node(self._graph, self.selected):
+            if self.selected and not pictures.has_node(self._graph, self.selected):
                 self.selected = ""
         self._on_selected()
 
@@ -93,7 +93,7 @@ class _ViewLogic(GraphViewState):
         self.redraw()
 
     def _on_selected(self, change: Any = None) -> None:
-        self.details = drawing.node_details(self._graph, self.selected) if self.selected else ""
+        self.details = pictures.node_details(self._graph, self.selected) if self.selected else ""
 
     def __repr__(self) -> str:
         return (
@@ -186,7 +186,7 @@ def _fallback_class() -> type:
             import html
 
             self._picture.value = self.svg
-            ids = drawing.node_ids(self._graph)
+            ids = pictures.node_ids(self._graph)
             self._picker.options = [("", ""), *((i, i) for i in ids)]
             self._picker.value = self.selected if self.selected in ids else ""
             self._text.value = f"<pre>{html.escape(self.details)}</pre>" if self.details else ""

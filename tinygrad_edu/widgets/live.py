@@ -26,9 +26,11 @@ shown and what `tg.watch` pinned.
 What is drawn goes into the *current* cell's output (`display` inside
 `post_run_cell`), as the SVG inline in `text/html` plus a deterministic `text/plain`
 summary, so saved notebooks and nbval see it (docs/graphs_in_notebooks.md). Each
-drawing has a display id: `%tg keep last` replaces the previous one by its summary, so
-a notebook saved after a long session holds one drawing. The optional panel
-(`live_panel()`) is one `GraphView` per kernel that updates in place instead.
+drawing has a display id, so an older one can be replaced in place by its summary:
+by default (`%tg keep recent`) the newest drawings stay, up to KEEP_RECENT_BYTES of
+them, so a notebook saved after a long session stays small; `%tg keep last` keeps one,
+`%tg keep all` every one. The optional panel (`live_panel()`) is one `GraphView` per
+kernel that updates in place instead.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.errors import DataError, message
-from ..core.function import _config, add_observer
+from ..core.function import add_observer, retain_outputs
 from ..core.tensor import Tensor
 from . import tracebacks
 from .state import WatchList
@@ -47,6 +49,10 @@ _PANEL: Any = None  # the one GraphView of `live_panel()`, created on first call
 _PANEL_INLINE = True  # keep drawing into cells while the panel is open
 
 MAX_NODES = 60  # bigger graphs are summarised, so one cell never waits seconds for dot
+# `%tg keep recent`: the newest drawings' HTML, in characters, that a notebook keeps. About
+# ten cells' small graphs; a 50-cell session then saves to under 200 KB instead of 500 KB
+# (benchmarks/bench_live.py --notebook), and each lesson's drawings fit in it.
+KEEP_RECENT_BYTES = 120_000
 _HINT = (
     "the cell itself ran fine; tg.watch(loss) draws fewer tensors, and "
     "%unload_ext tinygrad_edu turns the live graph off"
@@ -71,7 +77,7 @@ class _ChangeFlag:
 
 
 SCOPES = ("cell", "all")
-KEEPS = ("all", "last")  # every cell keeps its drawing, or only the newest one does
+KEEPS = ("recent", "last", "all")  # the newest drawings up to a size, the newest one, all
 REPLACED_NOTE = (
     "(the drawing was replaced by a newer one to keep the notebook small; "
     "run this cell again to draw it, or %tg keep all to keep every drawing)"
@@ -85,20 +91,19 @@ class _Live:
         self.ip = ip
         self.on = True
         self.scope = "cell"
-        self.keep = "all"
-        self.last_shown: tuple[str, str] | None = None  # (display id, text) of the newest
+        self.keep = "recent"
+        self.kept: list[tuple[str, str, int]] = []  # (display id, text, size), oldest first
         self.shown_count = 0
         self.flag = _ChangeFlag()
         self.key: tuple | None = None  # watched tensors after the previous cell
         self.shown: Any = None  # fingerprint of the graph drawn last
         self.mark = _watermark()
         self._remove_observer: Any = None
-        self._retain_before = _config["retain_outputs"]
+        self._retain_before: bool | None = None  # core's setting before start()
 
     def start(self) -> None:
         # NOTE: outputs are kept alive so every intermediate value stays drawable
-        self._retain_before = _config["retain_outputs"]
-        _config["retain_outputs"] = True
+        self._retain_before = retain_outputs(True)
         self._remove_observer = add_observer(self.flag)
         self.ip.events.register("pre_run_cell", self.pre_run_cell)
         self.ip.events.register("post_run_cell", self.post_run_cell)
@@ -116,7 +121,8 @@ class _Live:
         if self._remove_observer is not None:
             self._remove_observer()
         tracebacks.uninstall(self.ip)
-        _config["retain_outputs"] = self._retain_before
+        if self._retain_before is not None:
+            retain_outputs(self._retain_before)
 
     # --- callbacks ------------------------------------------------------------------
 
@@ -153,15 +159,15 @@ class _Live:
         if not roots:
             self.shown = None
             return
-        from . import drawing
+        from . import pictures
 
         names = {**_tensor_names(self.ip.user_ns), **names}  # earlier tensors keep their names
-        graph = drawing.live_graph(roots, since=self.mark, max_nodes=MAX_NODES, names=names)
+        graph = pictures.live_graph(roots, since=self.mark, max_nodes=MAX_NODES, names=names)
         # a cell that ran backward changed grads all along its graph: then show all of it
         cut = self.scope == "cell" and not grads_changed
         if cut:
-            graph = drawing.this_cell(graph)
-        shown = (drawing.fingerprint(graph), tuple(map(str, missing)))  # a typo'd name shows
+            graph = pictures.this_cell(graph)
+        shown = (pictures.fingerprint(graph), tuple(map(str, missing)))  # a typo'd name shows
         if self.scope == "all" and shown == self.shown:
             return  # the same picture as the last one drawn: no second copy
         self.shown = shown
@@ -169,22 +175,29 @@ class _Live:
             _PANEL.show_graph(roots, since=self.mark, names=names, cell_only=cut)
             if not _PANEL_INLINE:
                 return
-        self.show(drawing.live_bundle(graph, missing))
+        self.show(pictures.live_bundle(graph, missing))
         self.flag.changed = False  # drawing may have run ops of its own
 
     def show(self, bundle: dict) -> None:
-        """Display a drawing under this cell; with `%tg keep last`, shrink the one before.
+        """Display a drawing under this cell, then shrink the oldest ones past the budget.
 
-        Each drawing is one display (a display id), so the previous one can be replaced
-        in place by its text summary and a note: the saved notebook then holds one
-        drawing, however many cells drew one.
+        Each drawing is one display (a display id), so an older one can be replaced in
+        place by its text summary and a note saying how to draw it again. `keep recent`
+        keeps the newest drawings up to KEEP_RECENT_BYTES of HTML, `keep last` only the
+        newest, `keep all` every one; the newest always stays, however big.
         """
         self.shown_count += 1
         display_id = f"tg-live-{self.shown_count}"
         _show(bundle, display_id)
-        before, self.last_shown = self.last_shown, (display_id, bundle["text/plain"])
-        if self.keep == "last" and before is not None:
-            _replace(before[0], replaced_bundle(before[1]))
+        self.kept.append((display_id, bundle["text/plain"], len(bundle["text/html"])))
+        if self.keep == "all":
+            return
+        budget = KEEP_RECENT_BYTES if self.keep == "recent" else 0
+        size = sum(entry[2] for entry in self.kept)
+        while len(self.kept) > 1 and size > budget:
+            old_id, old_text, old_size = self.kept.pop(0)
+            _replace(old_id, replaced_bundle(old_text))
+            size -= old_size
 
 
 def touched(roots: list, key: tuple, before: tuple, backward_through: set) -> list:
@@ -328,9 +341,11 @@ def tg_magic(line: str = "") -> str | None:
                           cells as dashed leaves (the default)
       %tg scope all       draw every graph tensor in the notebook, this cell's nodes yellow
       %tg reset           forget what was drawn and what tg.watch pinned; draw afresh
-      %tg keep last       keep only the newest drawing: each earlier one shrinks to its
-                          text summary (a notebook stays small however long it runs)
-      %tg keep all        every cell keeps its drawing (the default)
+      %tg keep recent     the newest drawings stay, about ten small ones (120 KB); each
+                          older one shrinks to its text summary, so a notebook stays
+                          small however long it runs (the default)
+      %tg keep last       keep only the newest drawing
+      %tg keep all        every cell keeps its drawing
       %tg --help          this text
 
     To draw fewer tensors, pin them: tg.watch("loss"); tg.watch() unpins.
@@ -362,8 +377,8 @@ def tg_magic(line: str = "") -> str | None:
                 "%tg",
                 f"unknown arguments {line.strip()!r}",
                 None,
-                "use %tg on, %tg off, %tg scope cell, %tg scope all, %tg keep last, "
-                "%tg keep all or %tg reset (%tg --help)",
+                "use %tg on, %tg off, %tg scope cell, %tg scope all, %tg keep recent, "
+                "%tg keep last, %tg keep all or %tg reset (%tg --help)",
             )
         )
     print(status())
@@ -375,7 +390,11 @@ def status() -> str:
     if _LIVE is None:
         return "live graph: not loaded (%load_ext tinygrad_edu)"
     state = "on" if _LIVE.on else "off"
-    keep = ", keeping the newest drawing only" if _LIVE.keep == "last" else ""
+    keep = {  # the default (recent) goes unsaid
+        "recent": "",
+        "last": ", keeping the newest drawing only",
+        "all": ", keeping every drawing",
+    }[_LIVE.keep]
     watching = repr(_WATCH)[len("LiveGraph(") : -1]
     return f"live graph: {state}, scope {_LIVE.scope}{keep}, {watching}"
 

@@ -8,19 +8,20 @@ drawn inside clusters (`cond@3.true`, `while_loop@5.body`) through the `module`
 field, so `tg.draw(static_graph)` shows both branches side by side. Ids come from a
 counter in program order: the same program always gives the same Graph.
 
-Graph layer: imports `tinygrad_edu.static` and the graph model; no drawing packages.
+Static layer, its drawing: imports the graph model (static sits above graph, as the
+debug views do) and registers `static_graph_to_graph` with `build_graph`; no drawing
+packages.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..static import ir
-from ..static.ir import ZERO, Program
-from ..static.program import StaticGraph
-from .build import register_converter
-from .model import Graph, GraphEdge, GraphNode
-from .values import summarise_array
+from ..graph import Graph, GraphEdge, GraphNode, register_converter, summarise_array
+from . import ir
+from .exported import ExportedProgram
+from .ir import ZERO, Program
+from .program import StaticGraph
 
 
 class _Builder:
@@ -125,3 +126,5 @@ def static_graph_to_graph(g: StaticGraph, **options: Any) -> Graph:
 
 
 register_converter(StaticGraph, static_graph_to_graph)
+# an exported program is drawn with its dynamic sizes as symbols: (s0, 2)
+register_converter(ExportedProgram, lambda ep, **o: static_graph_to_graph(ep.symbolic_graph(), **o))

@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..graph import Graph, GraphNode, build_graph, this_cell
+from ..graph import Graph, build_graph, this_cell
 
 MAX_LISTED = 12  # new nodes named in a live summary before "... and N more"
 
@@ -99,15 +99,6 @@ def short_summary(graph: Graph) -> str:
     return f"{graph.attrs.get('view', 'forward')} graph, {n} node{'' if n == 1 else 's'}"
 
 
-def node_name(node: GraphNode) -> str:
-    """How a node is named in texts: a tensor's name (or id), an op's name, a summary's title."""
-    if node.kind == "tensor":
-        return node.name or ("const" if node.role == "constant" else node.id)
-    if node.kind == "accumulate":
-        return f"AccumulateGrad({node.detail})" if node.detail else "AccumulateGrad"
-    return node.name or node.op or node.id
-
-
 def live_text(graph: Graph, missing: Any = ()) -> str:
     r"""The live graph's deterministic text/plain: the graph summary and the new nodes.
 
@@ -120,7 +111,7 @@ def live_text(graph: Graph, missing: Any = ()) -> str:
         live graph: forward graph, 3 nodes (2 tensors, 1 op)
         new in this cell: Mul, y
     """
-    new = [node_name(n) for n in graph.nodes if n.new]
+    new = [n.display_name() for n in graph.nodes if n.new]
     listed = ", ".join(new[:MAX_LISTED]) if new else "none"
     if len(new) > MAX_LISTED:
         listed += f" ... and {len(new) - MAX_LISTED} more"

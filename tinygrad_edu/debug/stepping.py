@@ -17,9 +17,9 @@ import numpy as np
 
 from ..core import engine
 from ..core.function import AccumulateGrad, Node, add_observer
-from ..core.grad_mode import _state
+from ..core.grad_mode import is_grad_enabled, set_grad_enabled
 from ..core.tensor import Tensor
-from .summary import array_of, label, values, where
+from .describe import array_of, label, values, where
 
 
 @dataclass(frozen=True, repr=False)
@@ -59,9 +59,9 @@ class Step:
             lines.append(f"  grad in: {g} = {summed} (from {len(self.parts)} paths)")
         else:
             lines.append(f"  grad in: {g}")
-        for nxt, gi in self.sends:
+        for nxt, grad_in in self.sends:
             if nxt is not None:
-                lines.append(f"  sends {values(gi, precision)} to {label(nxt)}")
+                lines.append(f"  sends {values(grad_in, precision)} to {label(nxt)}")
         if self.leaf_grad is not None:
             var = self.node.variable
             lines.append(f"  {var.name or 'leaf'}.grad is now {values(self.leaf_grad, precision)}")
@@ -159,9 +159,9 @@ def _run(root: tuple, retain_graph: bool) -> Iterator[Step]:
             sends = ()
             if type(node) is not AccumulateGrad:
                 sends = _fit(node, recorder.sent.pop(id(node), ()))
-                for nxt, gi in sends:
-                    if nxt is not None and gi is not None:
-                        arrived.setdefault(id(nxt), [nxt, []])[1].append(gi)
+                for nxt, grad_in in sends:
+                    if nxt is not None and grad_in is not None:
+                        arrived.setdefault(id(nxt), [nxt, []])[1].append(grad_in)
             leaf = None
             if type(node) is AccumulateGrad and node.variable.grad_held is not None:
                 leaf = np.array(node.variable.grad_held, copy=True)
@@ -189,8 +189,8 @@ def _own_grad_mode(inner: Iterator, recorder: Any) -> Iterator:
     run meanwhile (a stepper left half-way in a notebook) are not recorded."""
     try:
         while True:
-            outer = _state.enabled
-            _state.enabled = False  # what backward runs with (create_graph=False)
+            outer = is_grad_enabled()
+            set_grad_enabled(False)  # what backward runs with (create_graph=False)
             remove = add_observer(recorder)
             try:
                 item = next(inner)
@@ -198,17 +198,17 @@ def _own_grad_mode(inner: Iterator, recorder: Any) -> Iterator:
                 return
             finally:
                 remove()
-                _state.enabled = outer
+                set_grad_enabled(outer)
             yield item
     finally:  # closed early: the engine's `with` exit would restore *its* saved mode
-        outer = _state.enabled
+        outer = is_grad_enabled()
         inner.close()
-        _state.enabled = outer
+        set_grad_enabled(outer)
 
 
 def _fit(node: Node, grads_in: list) -> tuple:
     """Pair each gradient the node sent (the engine fitted it to its input) with its input."""
     return tuple(
-        (nxt, None if gi is None else np.array(array_of(gi), copy=True))
-        for (nxt, _), gi in zip(node.next_functions, grads_in)
+        (nxt, None if grad_in is None else np.array(array_of(grad_in), copy=True))
+        for (nxt, _), grad_in in zip(node.next_functions, grads_in)
     )

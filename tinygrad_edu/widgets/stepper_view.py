@@ -18,10 +18,10 @@ from typing import Any
 import traitlets as t
 
 from ..core.engine import toposort
-from ..debug.stepper import Step, backward_steps
-from ..debug.summary import values
+from ..debug.describe import values
+from ..debug.stepping import Step, backward_steps
 from ..graph import build_graph
-from .drawing import graph_svg
+from .pictures import graph_svg
 
 
 class StepperState(t.HasTraits):
@@ -91,11 +91,11 @@ class StepperState(t.HasTraits):
         marks = {done[-1].node: "current"} if done else None
         graph = build_graph(self.loss, view="backward", marks=marks)
         sent = {}
-        for st in done:
-            src = graph.id_of(st.node)
-            for nxt, gi in st.sends:
-                if nxt is not None and gi is not None:
-                    sent[(src, graph.id_of(nxt))] = values(gi, 3, limit=3)
+        for step in done:
+            src = graph.id_of(step.node)
+            for nxt, grad_in in step.sends:
+                if nxt is not None and grad_in is not None:
+                    sent[(src, graph.id_of(nxt))] = values(grad_in, 3, limit=3)
         for e in graph.edges:
             e.label = sent.get((e.src, e.dst), "")
         return graph_svg(graph, rankdir="TB")  # one orientation for every step
@@ -106,7 +106,7 @@ class BackwardStepper:
 
     Example:
         >>> import tinygrad_edu as tg
-        >>> from tinygrad_edu.widgets.stepper import BackwardStepper
+        >>> from tinygrad_edu.widgets.stepper_view import BackwardStepper
         >>> a = tg.tensor(3.0, requires_grad=True, name="a")
         >>> BackwardStepper(a + a)
         BackwardStepper(step 0 of 2)
