@@ -32,7 +32,8 @@ CORE_PRIVATE = {
     "_hooks",
     "_view",
     "_next",
-    "_site",
+    "_code",
+    "_offset",
     "_scope",
     "_inputs_meta",
     "_out_meta",
@@ -44,7 +45,6 @@ CORE_PRIVATE = {
     "_mark_text",
     "_pre_hooks",
     "_retained",
-    "_release",
 }
 
 # (file, field): reads that have no public form yet, each with its reason

@@ -23,9 +23,9 @@ import numpy as np
 
 from . import source
 from .errors import BackwardError, ShapeError, message
-from .function import AccumulateGrad, Node, _edge, _local
+from .function import AccumulateGrad, Node, _edge
 from .grad_fit import count_error, fit_gradient
-from .grad_mode import _using_grad
+from .grad_mode import _thread, _using_grad
 from .tensor import Tensor, _to_array
 
 
@@ -285,8 +285,8 @@ def _backward_of(node: Node, g: Any, create_graph: bool) -> list:
         elif type(gi) is not np.ndarray or gi.shape != shape or gi.dtype is not dtype:
             gi = _fit(gi, shape, dtype, node, create_graph)  # broadcast, a number, a Tensor
         fitted.append(gi)
-    if _local.observers:  # anomaly mode, breakpoints, the stepper, tracing
-        for obs in tuple(_local.observers):
+    if _thread.state.observers:  # anomaly mode, breakpoints, the stepper, tracing
+        for obs in tuple(_thread.state.observers):
             hook = getattr(obs, "on_backward", None)
             if hook is not None:
                 hook(node, g, fitted)

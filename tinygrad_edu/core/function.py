@@ -18,7 +18,6 @@ from __future__ import annotations
 import itertools
 import operator
 import sys
-import threading
 import weakref
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -27,30 +26,19 @@ import numpy as np
 
 from . import source
 from .errors import GraphFreedError, InplaceError, ShapeError, message
-from .grad_mode import _state
+from .grad_mode import _thread
 
 _node_ids = itertools.count(1)
 _attrgetter = operator.attrgetter
 OPS: dict[str, type[Function]] = {}  # op name -> class, for the static program and export
 
 
-class _PerThread(threading.local):
-    """What belongs to the thread that runs the ops, as PyTorch's modes do: a trace or an
-    anomaly check in one thread never sees the ops of another."""
-
-    def __init__(self) -> None:
-        self.observers: list[Any] = []  # objects with on_op(node_or_None, cls, args, kwargs, out)
-        self.scope: list[str] = []  # module path while an nn.Module runs, e.g. ["net", "0"]
-        self.saved_hooks: list[tuple] = []  # (pack, unpack) pairs of saved_tensors_hooks
-
-
-_local = _PerThread()
 _config = {"retain_outputs": False}  # keep outputs alive for drawing (set by the live view)
 
 
 def add_observer(obs: Any) -> Callable[[], None]:
     """Register an op observer (debug, tracing) for this thread; returns its remover."""
-    observers = _local.observers
+    observers = _thread.state.observers
     observers.append(obs)
 
     def remove() -> None:
@@ -66,7 +54,7 @@ def add_observer(obs: Any) -> Callable[[], None]:
 def module_path_stack() -> list[str]:
     """This thread's module path: the live list `nn.Module.__call__` pushes its name onto
     while it runs (`["net", "0"]`); every node made meanwhile records it (`module_path`)."""
-    return _local.scope
+    return _thread.state.scope
 
 
 def retain_outputs(keep: bool) -> bool:
@@ -112,11 +100,11 @@ class saved_tensors_hooks:  # noqa: N801 - PyTorch's name for a context manager
         self.hooks = (pack_hook, unpack_hook)
 
     def __enter__(self) -> saved_tensors_hooks:
-        _local.saved_hooks.append(self.hooks)
+        _thread.state.saved_hooks.append(self.hooks)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        _local.saved_hooks.pop()
+        _thread.state.saved_hooks.pop()
 
 
 class SavedValue(NamedTuple):
@@ -138,7 +126,8 @@ class Node:
     """
 
     _next: tuple = ()
-    _site: tuple[str, int] | None = None
+    _code: Any = None  # where the learner built it: code object and bytecode offset
+    _offset = 0
     _scope: tuple = ()  # module path while an nn.Module ran, e.g. ("net", "0")
     _id = 0  # creation counter (set by `apply` and `AccumulateGrad`)
     _inputs_meta: tuple = ()
@@ -204,7 +193,7 @@ class Node:
     @property
     def site(self) -> source.Site | None:
         """Where the learner's code built this node (cell or file, line, source)."""
-        return source.resolve(self._site)
+        return None if self._code is None else source.resolve((self._code, self._offset))
 
     @property
     def mark(self) -> str | None:
@@ -269,6 +258,11 @@ class Function(Node):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        # PyTorch's `grad_fn._saved_self`: one read-only property per name in `saved_names`.
+        # NOTE: properties, not a `__getattr__`: a class with `__getattr__` makes every
+        # attribute read on its nodes slower, and backward reads several per node
+        for i, name in enumerate(cls.__dict__.get("saved_names", ())):
+            setattr(cls, f"_saved_{name}", property(_saved_getter(i)))
         # Only the package's own ops can be looked up by name (export refuses the rest).
         if cls.__module__.startswith("tinygrad_edu."):
             OPS.setdefault(cls.__name__, cls)
@@ -367,15 +361,6 @@ class Function(Node):
     # PyTorch's names for what an op saved, in `save_for_backward` order: `y.grad_fn._saved_self`
     saved_names: tuple[str, ...] = ()
 
-    def __getattr__(self, name: str) -> Any:
-        # only reached for attributes the node does not have: PyTorch's `_saved_<name>`
-        if name.startswith("_saved_") and name[7:] in type(self).saved_names:
-            return self._saved_value(type(self).saved_names.index(name[7:]))
-        known = ", ".join(f"_saved_{n}" for n in type(self).saved_names) or "none"
-        raise AttributeError(
-            f"'{self.name}' object has no attribute '{name}' (what it saved: {known})"
-        )
-
     def _saved_value(self, i: int) -> Any:
         """One saved value as PyTorch shows it: the input tensor itself, a new tensor for the
         output, a Python number for a number, None where backward did not need it."""
@@ -398,9 +383,6 @@ class Function(Node):
     _is_view = False  # True for ops whose result is a window on their first input
     _fresh_output = False  # True for ops known to return new storage (the package's own)
 
-    def _release(self) -> None:
-        self._saved = None
-
     def keep_saved_for_replay(self) -> None:
         """Store what forward saved as plain arrays, with none of `apply`'s bookkeeping
         (no version checks): for running this ctx's backward rule outside a graph (a
@@ -413,27 +395,29 @@ class Function(Node):
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run the op on Tensors (or constants) and record a node if grad is needed."""
-        # NOTE: every op a learner runs comes through here, so each Python step costs as much
-        # as a small numpy op: one pass over the inputs; the rest of a node's bookkeeping is
-        # in `_record`, run only when there is a node
+        # NOTE: every op a learner runs comes through here, so each Python step costs about as
+        # much as a small numpy op: one pass over the inputs, and the rest of a node's
+        # bookkeeping in `_record`, run only when there is a node
         ctx = _new(cls)
-        recording = _state.enabled  # off inside `tg.no_grad()`
-        # per input: its array, an edge toward the node that made it (a leaf's
-        # AccumulateGrad) if it wants a gradient, and the shape and dtype that gradient
-        # must have (the engine sums it back there where forward broadcast)
-        arrays, needs, edges, metas = [], [], [], []
+        here = _thread.state  # this thread's grad mode, observers, module path (one lookup)
+        recording = here.enabled  # off inside `tg.no_grad()`
+        # per input: its array, and an edge toward the node that made it (a leaf's
+        # AccumulateGrad) if it wants a gradient
+        arrays, needs, edges = [], [], []
         for a in args:
             if isinstance(a, _Tensor):
                 if a._view is not None and a._view.version != a._vc[0]:
                     _views.refresh(a)  # a view whose base changed in place: recut its grad_fn
-                x, need = a._data, recording and a._requires_grad
+                arrays.append(a._data)
+                if recording and a._requires_grad:
+                    needs.append(True)
+                    node = a._grad_fn
+                    edges.append((node if node is not None else _accumulator(a), 0))
+                    continue
             else:  # a constant: a number or an array
-                x, need = a, False
-            arrays.append(x)
-            needs.append(need)
-            edges.append((_node_of(a), 0) if need else _NO_EDGE)
-            meta = _shared.get((x.shape, id(x.dtype))) if type(x) is np.ndarray else None
-            metas.append(meta if meta is not None and meta[1] is x.dtype else _meta(x))
+                arrays.append(a)
+            needs.append(False)
+            edges.append(_NO_EDGE)
         needs = tuple(needs)
         ctx.needs_input_grad = _intern(needs, needs)
         try:
@@ -448,39 +432,45 @@ class Function(Node):
         if out._data.base is not None or not cls._fresh_output:
             _own_storage(out, cls, args, arrays, kwargs)
         if True in needs and out._data.dtype.kind == "f":  # int, bool results need no gradient
-            ctx._record(args, edges, metas, data, out)
+            ctx._record(here, args, arrays, edges, data, out)
         elif ctx._to_save:
             ctx._to_save = ()  # no node, so nothing to keep for a backward
-        if _local.observers:  # debug tools and static tracing watch ops here
-            for obs in tuple(_local.observers):
+        if here.observers:  # debug tools and static tracing watch ops here
+            for obs in tuple(here.observers):
                 obs.on_op(ctx if out._grad_fn is ctx else None, cls, args, kwargs, out)
         return out
 
-    def _record(self, args: tuple, edges: list, metas: list, result: Any, out: Any) -> None:
+    def _record(
+        self, here: Any, args: tuple, arrays: list, edges: list, result: Any, out: Any
+    ) -> None:
         """Make this ctx the node behind `out`: what backward and the graph views read."""
-        self._next, self._inputs_meta = tuple(edges), tuple(metas)
-        meta = _shared.get((out._data.shape, id(out._data.dtype)))
-        self._out_meta = (
-            meta if meta is not None and meta[1] is out._data.dtype else _meta(out._data)
-        )
+        self._next = tuple(edges)
+        # the shape and dtype of each input and of the output: a gradient must have them
+        # (the engine sums it back where forward broadcast), and drawings show them
+        metas = []
+        for x in arrays:
+            meta = (x.shape, x.dtype) if type(x) is np.ndarray else _meta_of_other(x)
+            metas.append(_metas[meta])
+        self._inputs_meta = tuple(metas)
+        meta = (out._data.shape, out._data.dtype)
+        self._out_meta = _metas[meta]
         # where the learner built it: the first frame outside this package. Kept as code and
         # bytecode offset; turned into a line only when shown (`f_lineno` reads a line table)
         f = _getframe(2)
         while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
             f = f.f_back
         if f is not None:
-            site = _shared.get((id(f.f_code), f.f_lasti))
-            self._site = site if site is not None and site[0] is f.f_code else _site_of(f)
+            self._code, self._offset = f.f_code, f.f_lasti
         self._id = next(_node_ids)
-        if _local.scope:
-            self._scope = tuple(_local.scope)
+        if here.scope:
+            self._scope = tuple(here.scope)
         if self._to_save:
             self._saved = self._saved_entries(args, result, out)
         # a weak reference, so the graph does not keep every intermediate tensor alive
         self._out_ref = out if _config["retain_outputs"] else _weakref(out)
         out._requires_grad = True
         out._grad_fn = self
-        if _local.saved_hooks and self._saved:
+        if here.saved_hooks and self._saved:
             _pack(self, out)  # the output is whole now: the hook may look at it
 
     def _saved_entries(self, args: tuple, result: Any, out: Any) -> tuple:
@@ -532,6 +522,13 @@ class Function(Node):
         return ref()
 
 
+def _saved_getter(i: int) -> Callable[[Function], Any]:
+    def saved(node: Function) -> Any:
+        return node._saved_value(i)
+
+    return saved
+
+
 def broadcast_message(op: str, a_shape: tuple, b_shape: tuple) -> str:
     """`op: cannot broadcast ...` naming the first axis (from the right) that clashes."""
     axis, sa, sb = -1, None, None
@@ -566,44 +563,34 @@ def _edge(a: Any) -> tuple:
     """`(node, 0)`: where a gradient for `a` goes; `(None, 0)` if `a` needs none."""
     if not isinstance(a, _Tensor) or not a.requires_grad:
         return _NO_EDGE
-    return (_node_of(a), 0)
+    return (a._grad_fn if a._grad_fn is not None else _accumulator(a), 0)
 
 
-def _node_of(t: Any) -> Node:
-    """The node a gradient for tensor `t` goes to: its grad_fn, or a leaf's AccumulateGrad."""
-    if t._grad_fn is not None:
-        return t._grad_fn
-    if t._accumulator is None:  # made once per leaf, so every path to it meets there
-        t._accumulator = AccumulateGrad(t)
-    return t._accumulator
+def _accumulator(leaf: Any) -> AccumulateGrad:
+    """The node a gradient for a leaf goes to: made once per leaf, so every path to it
+    meets there."""
+    if leaf._accumulator is None:
+        leaf._accumulator = AccumulateGrad(leaf)
+    return leaf._accumulator
 
 
-# NOTE: shapes and creation sites recur (one line of a loop makes thousands of nodes), so a
-# long graph holds one shared tuple for each rather than one per node. Keyed by `id()` of
-# the dtype or code object, because hashing those costs more than a small op; the shared
-# tuple keeps that object alive, and `is` confirms the match.
-_shared: dict = {}
+class _Shared(dict):
+    """One copy of each `(shape, dtype)` pair: they recur (one line of a loop makes
+    thousands of nodes), so a long graph holds one tuple per shape, not one per node."""
+
+    def __missing__(self, pair: tuple) -> tuple:
+        if len(self) > 50_000:  # many shapes seen: start sharing afresh
+            self.clear()
+        self[pair] = pair
+        return pair
 
 
-def _meta(x: Any) -> tuple:
-    """A new shared `(shape, dtype)` of an array (`(None, None)` for a number); the hot
-    callers look it up in `_shared` first."""
-    if type(x) is not np.ndarray:
-        return (getattr(x, "shape", None), getattr(x, "dtype", None))
-    meta = _shared[(x.shape, id(x.dtype))] = _fresh((x.shape, x.dtype))
-    return meta
+_metas = _Shared()
 
 
-def _site_of(frame: Any) -> tuple:
-    """`(code, bytecode offset)` of the learner's call: `source.resolve` finds the line."""
-    site = _shared[(id(frame.f_code), frame.f_lasti)] = _fresh((frame.f_code, frame.f_lasti))
-    return site
-
-
-def _fresh(pair: tuple) -> tuple:
-    if len(_shared) > 50_000:  # many shapes or lines seen: start sharing afresh
-        _shared.clear()
-    return pair
+def _meta_of_other(x: Any) -> tuple:
+    """`(shape, dtype)` of an input that is not an ndarray (`(None, None)` for a number)."""
+    return (getattr(x, "shape", None), getattr(x, "dtype", None))
 
 
 def _own_storage(out: Any, cls: type, args: tuple, arrays: list, kwargs: dict) -> None:
@@ -623,9 +610,9 @@ def _pack(ctx: Function, out: Any) -> None:
     """`saved_tensors_hooks`: each saved value goes through the innermost pack hook, and
     backward gets it back through the matching unpack hook (no version check: the hooks
     own the value now, as in PyTorch)."""
-    hooks = _local.saved_hooks
+    hooks = _thread.state.saved_hooks
     pack, unpack = hooks[-1]
-    _local.saved_hooks = []  # ops inside the pack hook save without it, as in PyTorch
+    _thread.state.saved_hooks = []  # ops inside the pack hook save without it, as in PyTorch
     try:
         packed = []
         for arr, tensor, _, _ in ctx._saved:
@@ -635,7 +622,7 @@ def _pack(ctx: Function, out: Any) -> None:
             t = out if tensor is _OUTPUT else tensor if tensor is not None else _Tensor._make(arr)
             packed.append((pack(t), None, None, None))
     finally:
-        _local.saved_hooks = hooks
+        _thread.state.saved_hooks = hooks
     ctx._saved, ctx._unpack = tuple(packed), unpack
 
 

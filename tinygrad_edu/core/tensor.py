@@ -23,7 +23,7 @@ from . import function as _function
 from . import source, torch_api, views
 from .dtypes import _default as _default_dtype
 from .errors import BackwardError, DataError, ShapeError, message
-from .grad_mode import _state
+from .grad_mode import _thread
 from .views import _var
 
 _tensor_ids = itertools.count(1)
@@ -563,7 +563,7 @@ class Tensor(torch_api.TorchMethods):
         t = Tensor._make(self._data.view())
         t._vc = self._vc
         t.name = self.name
-        for obs in tuple(_function._local.observers):  # a trace records the cut (Detach)
+        for obs in tuple(_thread.state.observers):  # a trace records the cut (Detach)
             obs.on_op(None, Detach, (self,), {}, t)
         return t
 
@@ -1003,7 +1003,7 @@ class Tensor(torch_api.TorchMethods):
 
     def __getitem__(self, index: Any) -> Tensor:
         out = Index.apply(self, index=_index(index))
-        if self.name and not out.requires_grad and not _function._local.observers:
+        if self.name and not out.requires_grad and not _thread.state.observers:
             # a drawing shows a constant as a bare shape: name a slice of named data
             # (`x[t]` in an RNN loop) so the learner sees which step reads what
             out.name = _slice_name(self.name, index)
@@ -1036,7 +1036,7 @@ class Tensor(torch_api.TorchMethods):
             views.check_overlap(self, value, "setitem", region, same_ok=False)
         else:
             views.check_overlap(self, value, "setitem", region)
-        if _state.enabled and (
+        if _thread.state.enabled and (
             self.requires_grad or (isinstance(value, Tensor) and value.requires_grad)
         ):
             views.inplace(
@@ -1129,7 +1129,7 @@ def _compare(ufunc: Any, symbol: str, a: Tensor, b: Any) -> Tensor:
         out = Tensor._make(ufunc(a._data, other))
     except ValueError:
         raise ShapeError(_function.broadcast_message(symbol, a.shape, np.shape(other))) from None
-    observers = _function._local.observers
+    observers = _thread.state.observers
     if observers:  # no graph node, but a static trace must still record it
         args = (a, b if isinstance(b, Tensor) else other)
         for obs in tuple(observers):
@@ -1216,7 +1216,7 @@ def _int_index(arr: np.ndarray) -> np.ndarray:
 
 def _notify_concrete(t: Tensor, kind: str) -> None:
     """Tell observers (the tracer) that a tensor became a Python value here."""
-    for obs in tuple(_function._local.observers):
+    for obs in tuple(_thread.state.observers):
         hook = getattr(obs, "on_concrete", None)
         if hook is not None:
             hook(t, kind)
