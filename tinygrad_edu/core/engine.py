@@ -23,7 +23,7 @@ import numpy as np
 
 from . import source
 from .errors import BackwardError, ShapeError, message
-from .function import AccumulateGrad, Node, _edge
+from .function import AccumulateGrad, Node, _grad_node
 from .grad_fit import count_error, fit_gradient
 from .grad_mode import _thread, _using_grad
 from .tensor import Tensor, _to_array
@@ -43,7 +43,7 @@ def toposort(roots: Sequence[Node]) -> list[Node]:
             continue
         visited.add(node)
         stack.append((node, True))
-        for nxt, _ in reversed(node._next):
+        for nxt in reversed(node._next):
             if nxt is not None and nxt not in visited:
                 stack.append((nxt, False))
     order.reverse()
@@ -91,7 +91,7 @@ def _root(t: Tensor, gradient: Any, create_graph: bool, op: str) -> tuple[Node, 
         g = g.astype(t.dtype, copy=False)
     if create_graph:
         g = gradient if isinstance(gradient, Tensor) else Tensor._make(g)
-    node = t.grad_fn if t.grad_fn is not None else _edge(t)[0]
+    node = _grad_node(t)
     return node, g
 
 
@@ -179,7 +179,7 @@ def grad(
                     "create it with requires_grad=True, outside any `with tg.no_grad():` block",
                 )
             )
-        node = t.grad_fn if t.grad_fn is not None else _edge(t)[0]
+        node = _grad_node(t)
         targets[id(node)] = None
     captured = {}
     retain = create_graph if retain_graph is None else retain_graph
@@ -237,7 +237,7 @@ def steps(
                 continue
             # the chain rule, one step: the op turns d(loss)/d(its output) into
             # d(loss)/d(each input) ...
-            for (nxt, _), gi in zip(node._next, _backward_of(node, g, create_graph)):
+            for nxt, gi in zip(node._next, _backward_of(node, g, create_graph)):
                 if gi is not None:
                     # ... and where paths meet the gradients add up: why `a + a` gives 2
                     grads[nxt] = gi if nxt not in grads else grads[nxt] + gi
@@ -279,7 +279,7 @@ def _backward_of(node: Node, g: Any, create_graph: bool) -> list:
     if len(grads_in) != len(node._next):
         raise count_error(node.name, node.site, len(grads_in), len(node._next))
     fitted = []
-    for (nxt, _), gi, (shape, dtype) in zip(node._next, grads_in, node._inputs_meta):
+    for nxt, gi, (shape, dtype) in zip(node._next, grads_in, node._inputs_meta):
         if nxt is None or gi is None:
             gi = None
         elif type(gi) is not np.ndarray or gi.shape != shape or gi.dtype is not dtype:

@@ -20,6 +20,7 @@ import operator
 import sys
 import weakref
 from collections.abc import Callable
+from itertools import repeat as _repeat
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -125,7 +126,7 @@ class Node:
     in; docs/architecture.md ("The node view") lists them.
     """
 
-    _next: tuple = ()
+    _next: tuple = ()  # per input, the node its gradient goes to (None: it needs none)
     _code: Any = None  # where the learner built it: code object and bytecode offset
     _offset = 0
     _scope: tuple = ()  # module path while an nn.Module ran, e.g. ("net", "0")
@@ -150,12 +151,15 @@ class Node:
         """The grad_fn's name, as PyTorch prints it (`MulBackward`)."""
         return f"{self.op}Backward"
 
-    # NOTE: the three attributes every graph walk reads from each of 100,000s of nodes are
+    @property
+    def next_functions(self) -> tuple:
+        """`((node, 0), ...)`, one pair per input; `(None, 0)` where no grad is needed."""
+        # NOTE: `_next` holds the nodes alone; a pair per input would be one more object
+        # per edge for the cyclic garbage collector to scan while a long graph is built
+        return tuple(zip(self._next, _repeat(0)))
+
+    # NOTE: the two attributes every graph walk reads from each of 100,000s of nodes are
     # properties made of `attrgetter`: read-only like the others, but with no Python call
-    next_functions = property(
-        _attrgetter("_next"),
-        doc="`((node, 0), ...)`, one pair per input; `(None, 0)` where no grad is needed.",
-    )
     creation_number = property(
         _attrgetter("_id"),
         doc="Nodes are numbered in the order they were made (one counter per process).",
@@ -401,8 +405,8 @@ class Function(Node):
         ctx = _new(cls)
         here = _thread.state  # this thread's grad mode, observers, module path (one lookup)
         recording = here.enabled  # off inside `tg.no_grad()`
-        # per input: its array, and an edge toward the node that made it (a leaf's
-        # AccumulateGrad) if it wants a gradient
+        # per input: its array, and if it wants a gradient the node that gradient goes to
+        # (the node that made it, or a leaf's AccumulateGrad)
         arrays, needs, edges = [], [], []
         for a in args:
             if isinstance(a, _Tensor):
@@ -412,12 +416,12 @@ class Function(Node):
                 if recording and a._requires_grad:
                     needs.append(True)
                     node = a._grad_fn
-                    edges.append((node if node is not None else _accumulator(a), 0))
+                    edges.append(node if node is not None else _accumulator(a))
                     continue
             else:  # a constant: a number or an array
                 arrays.append(a)
             needs.append(False)
-            edges.append(_NO_EDGE)
+            edges.append(None)
         needs = tuple(needs)
         ctx.needs_input_grad = _intern(needs, needs)
         try:
@@ -559,11 +563,12 @@ def _modified_message(node: Function, vc: list, version: int) -> str:
     )
 
 
-def _edge(a: Any) -> tuple:
-    """`(node, 0)`: where a gradient for `a` goes; `(None, 0)` if `a` needs none."""
+def _grad_node(a: Any) -> Node | None:
+    """The node a gradient for `a` goes to (its grad_fn, or a leaf's AccumulateGrad); None
+    if `a` needs none."""
     if not isinstance(a, _Tensor) or not a.requires_grad:
-        return _NO_EDGE
-    return (a._grad_fn if a._grad_fn is not None else _accumulator(a), 0)
+        return None
+    return a._grad_fn if a._grad_fn is not None else _accumulator(a)
 
 
 def _accumulator(leaf: Any) -> AccumulateGrad:
@@ -627,7 +632,6 @@ def _pack(ctx: Function, out: Any) -> None:
 
 
 _NOTHING = (None, None, None, None)  # a saved None
-_NO_EDGE = (None, 0)  # an input that needs no gradient
 _new = object.__new__
 # needs_input_grad tuples recur (a few patterns of True/False): one shared copy of each
 _interned: dict = {}
