@@ -26,6 +26,7 @@ CORE_PRIVATE = {
     "_requires_grad",
     "_grad_fn",
     "_vc",
+    "_counter",
     "_id",
     "_accumulator",
     "_retains_grad",

@@ -431,7 +431,7 @@ class Function(Node):
         # the result: `Tensor._make`, written out here (a call costs as much as a small op)
         out = _new(_Tensor)
         out._data = data if type(data) is np.ndarray else np.asarray(data)  # 0-d: a scalar
-        out._requires_grad, out._grad_fn, out._vc = False, None, [0, None]
+        out._requires_grad, out._grad_fn, out._counter = False, None, None
         out._id = next(_Tensor_ids)
         if out._data.base is not None or not cls._fresh_output:
             _own_storage(out, cls, args, arrays, kwargs)
@@ -489,7 +489,8 @@ class Function(Node):
             else:
                 for a in args:
                     if isinstance(a, _Tensor) and a._data is x:  # an input tensor's array
-                        entries.append((x, a, a._vc, a._vc[0]))
+                        vc = a._vc
+                        entries.append((x, a, vc, vc[0]))
                         break
                 else:  # a constant, or computed in forward: nothing can change it
                     entries.append((x, None, None, None))

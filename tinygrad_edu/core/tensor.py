@@ -183,7 +183,15 @@ class Tensor(torch_api.TorchMethods):
 
     # NOTE: a tensor is made for every op, so only what every tensor sets is a slot; the
     # rest are class defaults, stored per tensor (in its __dict__) only when set
-    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_vc", "_id", "__dict__", "__weakref__")
+    __slots__ = (
+        "_data",
+        "_requires_grad",
+        "_grad_fn",
+        "_counter",
+        "_id",
+        "__dict__",
+        "__weakref__",
+    )
     name: str | None = None  # a label for graphs and error messages
     _grad: Tensor | None = None
     _accumulator: Any = None  # a leaf's AccumulateGrad node, made on first use
@@ -253,7 +261,7 @@ class Tensor(torch_api.TorchMethods):
         self._data = arr
         self._requires_grad = bool(requires_grad)
         self._grad_fn = None
-        self._vc = [0, None]  # version counter shared by in-place changes: [version, site]
+        self._counter = None  # the version counter, made when first needed (`_vc`)
         self._id = next(_tensor_ids)
         if name is not None:
             self.name = name
@@ -265,7 +273,7 @@ class Tensor(torch_api.TorchMethods):
         t._data = data if type(data) is np.ndarray else np.asarray(data)
         t._requires_grad = False
         t._grad_fn = None
-        t._vc = [0, None]  # version counter shared by in-place changes: [version, site]
+        t._counter = None  # the version counter, made when first needed (`_vc`)
         t._id = next(_tensor_ids)
         return t
 
@@ -325,6 +333,20 @@ class Tensor(torch_api.TorchMethods):
     @requires_grad.setter
     def requires_grad(self, flag: bool) -> None:
         self.requires_grad_(flag)
+
+    @property
+    def _vc(self) -> list:
+        """The version counter, `[version, site of the last in-place change]`: shared by
+        every view and detach()ed alias of one storage, bumped by each in-place change."""
+        # NOTE: made when first needed (an in-place change, a saved value, a view): most
+        # tensors never need one, and a long graph then holds one object fewer per op
+        if self._counter is None:
+            self._counter = [0, None]
+        return self._counter
+
+    @_vc.setter
+    def _vc(self, counter: list) -> None:
+        self._counter = counter
 
     @property
     def _version(self) -> int:
