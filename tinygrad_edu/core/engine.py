@@ -217,32 +217,33 @@ def steps(
     and leaves' `.grad` is left alone (this is `tg.grad`); otherwise every node is
     yielded after it ran (this is what `tg.debug.backward_steps` shows).
     """
-    grads: dict[Node, Any] = {}  # node -> gradient of its output, summed over paths so far
+    grads: dict[Node, Any] = {}  # node -> d(root)/d(its output), summed over paths so far
     for node, g in roots:
         grads[node] = g if node not in grads else grads[node] + g
     with _using_grad(create_graph):  # create_graph: the backward pass is recorded too
-        # toposort: a node runs only after every node that sends it a gradient has run
+        # topological order: a node runs only after every node that sends it a gradient,
+        # so the gradient it passes on is complete
         for node in toposort(list(grads)):
             g = grads.pop(node, None)
             if g is None:
-                continue  # no gradient reaches this node (it only fed a constant's branch)
+                continue  # no gradient reaches it (it only fed a branch that needs none)
             if node._pre_hooks or node._retained or type(node) is AccumulateGrad:
                 g = _received(node, g, create_graph)  # hooks and retain_grad see it first
             if capture is not None and id(node) in capture:
                 yield node, g  # tg.grad asked for this one
             if type(node) is AccumulateGrad:  # a leaf: the end of every path to it
                 if capture is None:
-                    _accumulate(node.variable, g, create_graph)
+                    _accumulate(node.variable, g, create_graph)  # leaf.grad += g
                     yield node, g
                 continue
-            # the chain rule, one step: the op turns d(loss)/d(its output) into
-            # d(loss)/d(each input) ...
+            # the chain rule, one step: the op's backward rule turns d(root)/d(its output)
+            # into d(root)/d(each input) ...
             for nxt, gi in zip(node._next, _backward_of(node, g, create_graph)):
                 if gi is not None:
-                    # ... and where paths meet the gradients add up: why `a + a` gives 2
+                    # ... and where paths meet, the gradients add up: why `a + a` gives 2
                     grads[nxt] = gi if nxt not in grads else grads[nxt] + gi
             if not retain_graph:
-                node._saved = None  # free what forward saved (a second backward explains)
+                node._saved = None  # what forward saved is used up (a second backward explains)
             if capture is None:
                 yield node, g
 

@@ -323,10 +323,12 @@ class Function(Node):
         if self._unpack is not None:
             return self._unpacked()
         if not self._as_tensors:  # the usual case: plain arrays
-            for _arr, _t, vc, version in saved:
+            arrays = []
+            for arr, _t, vc, version in saved:
                 if vc is not None and vc[0] != version:
                     raise InplaceError(_modified_message(self, vc, version))
-            return tuple([entry[0] for entry in saved])
+                arrays.append(arr)
+            return tuple(arrays)
         out = []
         as_tensors = True
         for arr, tensor, vc, version in saved:
