@@ -9,7 +9,8 @@ process per checkout (PYTHONPATH picks the package), taking turns in which goes 
 each process times every workload a few times and reports its best. The table shows,
 per checkout, the best and the median over rounds, and the median over rounds of the
 ratio between the two checkouts *in the same round* (the fairest figure: both ran within
-seconds of each other). Wall time (`time.perf_counter`), as a learner waits for it.
+seconds of each other). Wall time (`time.perf_counter`), as a learner waits for it; BLAS
+runs on one thread on both sides (numpy's matmul, so W1 and W4 are not timing its threads).
 """
 
 from __future__ import annotations
@@ -23,7 +24,11 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPEATS = 5  # timed runs per workload in one process; its best is reported
+REPEATS = 7  # timed runs per workload in one process; its best is reported
+# BLAS on one thread, in every process (set before numpy loads): on a shared machine its
+# worker threads wait for cores, which makes the matmul workloads' times swing by 5x
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 
 def _best(fn, repeats: int = REPEATS) -> float:

@@ -283,8 +283,9 @@ def check_overlap(
 
 def bump(t: Any) -> None:
     """Record that `t`'s storage changed: every op that saved it (or a view) will know."""
-    t._vc[0] += 1
-    t._vc[1] = source.capture(2)
+    counter = t._vc
+    counter[0] += 1
+    counter[1] = source.capture(2)
 
 
 def _store(t: Any, op: str, values: np.ndarray) -> None:
