@@ -455,11 +455,9 @@ class Function(Node):
         # (the engine sums it back where forward broadcast), and drawings show them
         metas = []
         for x in arrays:
-            meta = (x.shape, x.dtype) if type(x) is np.ndarray else _meta_of_other(x)
-            metas.append(_metas[meta])
+            metas.append(_metas[x.shape, x.dtype] if type(x) is np.ndarray else _meta_of_other(x))
         self._inputs_meta = tuple(metas)
-        meta = (out._data.shape, out._data.dtype)
-        self._out_meta = _metas[meta]
+        self._out_meta = _metas[out._data.shape, out._data.dtype]
         # where the learner built it: the first frame outside this package. Kept as code and
         # bytecode offset; turned into a line only when shown (`f_lineno` reads a line table)
         f = _getframe(2)
