@@ -158,8 +158,13 @@ class Node:
         # per edge for the cyclic garbage collector to scan while a long graph is built
         return tuple(zip(self._next, _repeat(0)))
 
-    # NOTE: the two attributes every graph walk reads from each of 100,000s of nodes are
+    # NOTE: the attributes every graph walk reads from each of 100,000s of nodes are
     # properties made of `attrgetter`: read-only like the others, but with no Python call
+    input_nodes = property(
+        _attrgetter("_next"),
+        doc="`(node, ...)`, one per input, None where no grad is needed: `next_functions` "
+        "without PyTorch's pairs (a graph walk's cheaper read).",
+    )
     creation_number = property(
         _attrgetter("_id"),
         doc="Nodes are numbered in the order they were made (one counter per process).",
