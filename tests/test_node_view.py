@@ -26,13 +26,15 @@ CORE_PRIVATE = {
     "_requires_grad",
     "_grad_fn",
     "_vc",
+    "_counter",
     "_id",
     "_accumulator",
     "_retains_grad",
     "_hooks",
     "_view",
     "_next",
-    "_site",
+    "_code",
+    "_offset",
     "_scope",
     "_inputs_meta",
     "_out_meta",
@@ -44,7 +46,6 @@ CORE_PRIVATE = {
     "_mark_text",
     "_pre_hooks",
     "_retained",
-    "_release",
 }
 
 # (file, field): reads that have no public form yet, each with its reason

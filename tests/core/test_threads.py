@@ -111,7 +111,7 @@ def test_anomaly_mode_is_per_thread():
         return tg.debug.is_anomaly_enabled(), bool(np.isnan(y.numpy()).all())
 
     assert _in_two_threads(inside, outside) == (True, (False, True))
-    assert function._local.observers == []
+    assert function._thread.state.observers == []
 
 
 def test_a_trace_records_only_its_own_threads_ops():

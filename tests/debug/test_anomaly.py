@@ -70,14 +70,14 @@ def test_finite_graph_passes_and_matches_plain_backward():
 
 
 def test_off_by_default_registers_nothing_and_restores_previous_mode():
-    assert not is_anomaly_enabled() and _OBSERVER not in function._local.observers
+    assert not is_anomaly_enabled() and _OBSERVER not in function._thread.state.observers
     with detect_anomaly():
-        assert is_anomaly_enabled() and function._local.observers.count(_OBSERVER) == 1
+        assert is_anomaly_enabled() and function._thread.state.observers.count(_OBSERVER) == 1
         with detect_anomaly(check_nan=False):
             assert not is_anomaly_enabled()
             tg.tensor([-1.0]).log()  # no error while switched off
         assert is_anomaly_enabled()
-    assert not is_anomaly_enabled() and _OBSERVER not in function._local.observers
+    assert not is_anomaly_enabled() and _OBSERVER not in function._thread.state.observers
 
 
 def test_restored_after_error_and_works_as_decorator():
@@ -87,6 +87,6 @@ def test_restored_after_error_and_works_as_decorator():
 
     with pytest.raises(AnomalyError, match=r"^div: produced 1 inf"):
         f(tg.tensor([1.0]))
-    assert _OBSERVER not in function._local.observers
+    assert _OBSERVER not in function._thread.state.observers
     with pytest.raises(AnomalyError, match=r"^div: produced 1 inf"):
         f(tg.tensor([1.0]))  # re-entrant: the same decorator works twice

@@ -58,7 +58,7 @@ def test_final_grads_equal_backward(fn, shapes):
         for nxt, g in s.sends:
             if nxt is not None:
                 sent.setdefault(id(nxt), []).append(g)
-    assert function._local.observers == []
+    assert function._thread.state.observers == []
 
 
 def test_a_plus_a_text_shows_accumulation():
@@ -92,9 +92,9 @@ def test_lazy_partial_run_and_leaf_grads_appear_at_their_step():
     gen = backward_steps((a * 3).sum())
     first = next(gen)
     assert isinstance(first, Step) and first.name == "SumBackward" and a.grad is None
-    assert function._local.observers == []  # it listens only while a step runs
+    assert function._thread.state.observers == []  # it listens only while a step runs
     gen.close()
-    assert function._local.observers == [] and tg.is_grad_enabled()
+    assert function._thread.state.observers == [] and tg.is_grad_enabled()
 
 
 def test_graph_is_freed_unless_retained_and_errors_match_backward():

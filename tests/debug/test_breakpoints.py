@@ -26,7 +26,7 @@ def test_not_interactive_under_pytest_so_default_records():
     ]
     assert bp.hits[0].node is y.grad_fn and bp.hits[0].tensor is y
     assert y.grad_fn.mark == "breakpoint" and last_hit() is bp.hits[0]
-    assert function._local.observers == []
+    assert function._thread.state.observers == []
 
 
 def test_raise_carries_node_and_tensor_with_house_format():

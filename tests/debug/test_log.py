@@ -35,4 +35,4 @@ def test_log_ops_with_sites(capsys):
     out = capsys.readouterr().out
     assert out.startswith("tanh (2,) -> (2,)  [tests/debug/test_log.py, line ")
     assert out.endswith(": y = x.tanh()  # noqa: F841]\n")
-    assert function._local.observers == []
+    assert function._thread.state.observers == []

@@ -56,7 +56,7 @@ def test_grads_after_backward_and_dict_names():
     g = build_graph({"d": d})
     assert g.node("t1").grad == "-3.0000" and g.node("t2").grad == "2.0000"
     assert g.node("t5").name == "d" and g.node("t5").grad == ""  # non-leaf: no grad kept
-    g2 = build_graph([d], names={"ab": d.grad_fn._next[0][0].output()})
+    g2 = build_graph([d], names={"ab": d.grad_fn.next_functions[0][0].output()})
     assert g2.node("t5").name == ""
 
 

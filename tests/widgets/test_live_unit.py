@@ -39,16 +39,16 @@ def shell():
 
 def test_load_registers_once_and_unload_restores(shell):
     before = function._config["retain_outputs"]
-    observers = len(function._local.observers)
+    observers = len(function._thread.state.observers)
     live.load_ipython_extension(shell)
     live.load_ipython_extension(shell)
     assert [len(v) for v in shell.events.callbacks.values()] == [1, 1]
     assert function._config["retain_outputs"] is True
-    assert len(function._local.observers) == observers + 1
+    assert len(function._thread.state.observers) == observers + 1
     live.unload_ipython_extension(shell)
     assert [len(v) for v in shell.events.callbacks.values()] == [0, 0]
     assert function._config["retain_outputs"] is before
-    assert len(function._local.observers) == observers
+    assert len(function._thread.state.observers) == observers
     live.unload_ipython_extension(shell)  # a second unload is harmless
 
 

@@ -21,12 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from . import function as _function
 from . import source
 from .errors import BackwardError, ShapeError, message
-from .function import AccumulateGrad, Node, _edge, _local
+from .function import AccumulateGrad, Node, _grad_node
 from .grad_fit import count_error, fit_gradient
-from .grad_mode import _using_grad
+from .grad_mode import _thread, _using_grad
 from .tensor import Tensor, _to_array
 
 
@@ -44,7 +43,7 @@ def toposort(roots: Sequence[Node]) -> list[Node]:
             continue
         visited.add(node)
         stack.append((node, True))
-        for nxt, _ in reversed(node._next):
+        for nxt in reversed(node._next):
             if nxt is not None and nxt not in visited:
                 stack.append((nxt, False))
     order.reverse()
@@ -92,7 +91,7 @@ def _root(t: Tensor, gradient: Any, create_graph: bool, op: str) -> tuple[Node, 
         g = g.astype(t.dtype, copy=False)
     if create_graph:
         g = gradient if isinstance(gradient, Tensor) else Tensor._make(g)
-    node = t.grad_fn if t.grad_fn is not None else _edge(t)[0]
+    node = _grad_node(t)
     return node, g
 
 
@@ -121,8 +120,6 @@ def backward(
 ) -> None:
     """Accumulate d(tensor)/d(leaf) into every leaf's `.grad` (see `Tensor.backward`)."""
     root = _root(tensor, gradient, create_graph, "backward")
-    if len(_function._interned) > 50_000:  # many shapes seen: start sharing afresh
-        _function._interned.clear()
     with _gc_paused():
         for _ in steps(
             [root],
@@ -182,7 +179,7 @@ def grad(
                     "create it with requires_grad=True, outside any `with tg.no_grad():` block",
                 )
             )
-        node = t.grad_fn if t.grad_fn is not None else _edge(t)[0]
+        node = _grad_node(t)
         targets[id(node)] = None
     captured = {}
     retain = create_graph if retain_graph is None else retain_graph
@@ -220,31 +217,33 @@ def steps(
     and leaves' `.grad` is left alone (this is `tg.grad`); otherwise every node is
     yielded after it ran (this is what `tg.debug.backward_steps` shows).
     """
-    grads: dict[Node, Any] = {}  # node -> gradient of its output, summed over paths so far
+    grads: dict[Node, Any] = {}  # node -> d(root)/d(its output), summed over paths so far
     for node, g in roots:
         grads[node] = g if node not in grads else grads[node] + g
     with _using_grad(create_graph):  # create_graph: the backward pass is recorded too
-        # toposort: a node runs only after every node that sends it a gradient has run
-        for node in toposort([n for n, _ in roots]):
+        # topological order: a node runs only after every node that sends it a gradient,
+        # so the gradient it passes on is complete
+        for node in toposort(list(grads)):
             g = grads.pop(node, None)
             if g is None:
-                continue  # no gradient reaches this node (it only fed a constant's branch)
-            g = _received(node, g, create_graph)
+                continue  # no gradient reaches it (it only fed a branch that needs none)
+            if node._pre_hooks or node._retained or type(node) is AccumulateGrad:
+                g = _received(node, g, create_graph)  # hooks and retain_grad see it first
             if capture is not None and id(node) in capture:
                 yield node, g  # tg.grad asked for this one
             if type(node) is AccumulateGrad:  # a leaf: the end of every path to it
                 if capture is None:
-                    _accumulate(node.variable, g, create_graph)
+                    _accumulate(node.variable, g, create_graph)  # leaf.grad += g
                     yield node, g
                 continue
-            # the chain rule, one step: the op turns d(loss)/d(its output) into
-            # d(loss)/d(each input) ...
-            for (nxt, _), gi in zip(node._next, _backward_of(node, g, create_graph)):
+            # the chain rule, one step: the op's backward rule turns d(root)/d(its output)
+            # into d(root)/d(each input) ...
+            for nxt, gi in zip(node._next, _backward_of(node, g, create_graph)):
                 if gi is not None:
-                    # ... and where paths meet the gradients add up: why `a + a` gives 2
+                    # ... and where paths meet, the gradients add up: why `a + a` gives 2
                     grads[nxt] = gi if nxt not in grads else grads[nxt] + gi
             if not retain_graph:
-                node._saved = None  # free what forward saved (a second backward explains)
+                node._saved = None  # what forward saved is used up (a second backward explains)
             if capture is None:
                 yield node, g
 
@@ -252,7 +251,7 @@ def steps(
 def _received(node: Node, g: Any, create_graph: bool) -> Any:
     """The gradient as the node sees it: after hooks, and kept where `retain_grad` asked."""
     if type(g) is not np.ndarray and not isinstance(g, Tensor):
-        g = np.asarray(g)  # numpy turns 0-d results (`-g`, `g + g`) into scalars
+        g = np.asarray(g)  # numpy turns 0-d sums (`g + g`) into scalars
     hooks = node.variable._hooks if type(node) is AccumulateGrad else node._pre_hooks
     if hooks:
         g = _run_hooks(hooks, g, create_graph)
@@ -266,6 +265,8 @@ def _received(node: Node, g: Any, create_graph: bool) -> Any:
 def _backward_of(node: Node, g: Any, create_graph: bool) -> list:
     """Run the node's backward rule: one gradient per input, each in its input's shape and
     dtype (None where the input needs none); observers are told what it sent."""
+    if type(g) is not np.ndarray and not create_graph:
+        g = np.asarray(g)  # numpy turns 0-d sums (`g + g`) into scalars
     if create_graph:
         node._as_tensors = True  # saved values come back as Tensors, so backward records
         try:
@@ -276,29 +277,35 @@ def _backward_of(node: Node, g: Any, create_graph: bool) -> list:
         grads_in = node.backward(node, g)
     if type(grads_in) is not tuple:
         grads_in = tuple(grads_in) if isinstance(grads_in, list) else (grads_in,)
-    nexts = node._next
-    if len(grads_in) != len(nexts):
-        raise count_error(node.name, node.site, len(grads_in), len(nexts))
+    if len(grads_in) != len(node._next):
+        raise count_error(node.name, node.site, len(grads_in), len(node._next))
     fitted = []
-    for (nxt, _), gi, (shape, dtype) in zip(nexts, grads_in, node._inputs_meta):
+    for nxt, gi, (shape, dtype) in zip(node._next, grads_in, node._inputs_meta):
         if nxt is None or gi is None:
             gi = None
-        elif create_graph:
-            if not isinstance(gi, Tensor):
-                gi = Tensor._make(np.asarray(gi))
-        elif type(gi) is not np.ndarray:
-            # a learner's backward may compute with Tensors or return numbers
-            gi = gi._data if isinstance(gi, Tensor) else np.asarray(gi)
-        if gi is not None and (gi.shape != shape or gi.dtype is not dtype):
-            gi = fit_gradient(gi, shape, node.name, node.site, dtype)
+        elif type(gi) is not np.ndarray or gi.shape != shape or gi.dtype is not dtype:
+            gi = _fit(gi, shape, dtype, node, create_graph)  # broadcast, a number, a Tensor
         fitted.append(gi)
-    observers = _local.observers
-    if observers:
-        for obs in tuple(observers):
+    if _thread.state.observers:  # anomaly mode, breakpoints, the stepper, tracing
+        for obs in tuple(_thread.state.observers):
             hook = getattr(obs, "on_backward", None)
             if hook is not None:
                 hook(node, g, fitted)
     return fitted
+
+
+def _fit(gi: Any, shape: tuple, dtype: Any, node: Node, create_graph: bool) -> Any:
+    """A gradient a rule returned, made an array (a Tensor under create_graph) of its
+    input's shape and dtype: summed over the axes forward broadcast."""
+    if create_graph:
+        if not isinstance(gi, Tensor):
+            gi = Tensor._make(np.asarray(gi))
+    elif type(gi) is not np.ndarray:
+        # a learner's backward may compute with Tensors or return numbers
+        gi = gi._data if isinstance(gi, Tensor) else np.asarray(gi)
+    if gi.shape != shape or gi.dtype is not dtype:
+        gi = fit_gradient(gi, shape, node.name, node.site, dtype)
+    return gi
 
 
 def _run_hooks(hooks: list | None, g: Any, create_graph: bool) -> Any:

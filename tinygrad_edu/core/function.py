@@ -18,39 +18,28 @@ from __future__ import annotations
 import itertools
 import operator
 import sys
-import threading
 import weakref
 from collections.abc import Callable
+from itertools import repeat as _repeat
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from . import source
 from .errors import GraphFreedError, InplaceError, ShapeError, message
-from .grad_mode import _state
+from .grad_mode import _thread
 
 _node_ids = itertools.count(1)
 _attrgetter = operator.attrgetter
 OPS: dict[str, type[Function]] = {}  # op name -> class, for the static program and export
 
 
-class _PerThread(threading.local):
-    """What belongs to the thread that runs the ops, as PyTorch's modes do: a trace or an
-    anomaly check in one thread never sees the ops of another."""
-
-    def __init__(self) -> None:
-        self.observers: list[Any] = []  # objects with on_op(node_or_None, cls, args, kwargs, out)
-        self.scope: list[str] = []  # module path while an nn.Module runs, e.g. ["net", "0"]
-        self.saved_hooks: list[tuple] = []  # (pack, unpack) pairs of saved_tensors_hooks
-
-
-_local = _PerThread()
 _config = {"retain_outputs": False}  # keep outputs alive for drawing (set by the live view)
 
 
 def add_observer(obs: Any) -> Callable[[], None]:
     """Register an op observer (debug, tracing) for this thread; returns its remover."""
-    observers = _local.observers
+    observers = _thread.state.observers
     observers.append(obs)
 
     def remove() -> None:
@@ -66,7 +55,7 @@ def add_observer(obs: Any) -> Callable[[], None]:
 def module_path_stack() -> list[str]:
     """This thread's module path: the live list `nn.Module.__call__` pushes its name onto
     while it runs (`["net", "0"]`); every node made meanwhile records it (`module_path`)."""
-    return _local.scope
+    return _thread.state.scope
 
 
 def retain_outputs(keep: bool) -> bool:
@@ -112,11 +101,11 @@ class saved_tensors_hooks:  # noqa: N801 - PyTorch's name for a context manager
         self.hooks = (pack_hook, unpack_hook)
 
     def __enter__(self) -> saved_tensors_hooks:
-        _local.saved_hooks.append(self.hooks)
+        _thread.state.saved_hooks.append(self.hooks)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        _local.saved_hooks.pop()
+        _thread.state.saved_hooks.pop()
 
 
 class SavedValue(NamedTuple):
@@ -137,8 +126,9 @@ class Node:
     in; docs/architecture.md ("The node view") lists them.
     """
 
-    _next: tuple = ()
-    _site: tuple[str, int] | None = None
+    _next: tuple = ()  # per input, the node its gradient goes to (None: it needs none)
+    _code: Any = None  # where the learner built it: code object and bytecode offset
+    _offset = 0
     _scope: tuple = ()  # module path while an nn.Module ran, e.g. ("net", "0")
     _id = 0  # creation counter (set by `apply` and `AccumulateGrad`)
     _inputs_meta: tuple = ()
@@ -161,11 +151,19 @@ class Node:
         """The grad_fn's name, as PyTorch prints it (`MulBackward`)."""
         return f"{self.op}Backward"
 
-    # NOTE: the three attributes every graph walk reads from each of 100,000s of nodes are
+    @property
+    def next_functions(self) -> tuple:
+        """`((node, 0), ...)`, one pair per input; `(None, 0)` where no grad is needed."""
+        # NOTE: `_next` holds the nodes alone; a pair per input would be one more object
+        # per edge for the cyclic garbage collector to scan while a long graph is built
+        return tuple(zip(self._next, _repeat(0)))
+
+    # NOTE: the attributes every graph walk reads from each of 100,000s of nodes are
     # properties made of `attrgetter`: read-only like the others, but with no Python call
-    next_functions = property(
+    input_nodes = property(
         _attrgetter("_next"),
-        doc="`((node, 0), ...)`, one pair per input; `(None, 0)` where no grad is needed.",
+        doc="`(node, ...)`, one per input, None where no grad is needed: `next_functions` "
+        "without PyTorch's pairs (a graph walk's cheaper read).",
     )
     creation_number = property(
         _attrgetter("_id"),
@@ -204,7 +202,7 @@ class Node:
     @property
     def site(self) -> source.Site | None:
         """Where the learner's code built this node (cell or file, line, source)."""
-        return source.resolve(self._site)
+        return None if self._code is None else source.resolve((self._code, self._offset))
 
     @property
     def mark(self) -> str | None:
@@ -269,6 +267,11 @@ class Function(Node):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        # PyTorch's `grad_fn._saved_self`: one read-only property per name in `saved_names`.
+        # NOTE: properties, not a `__getattr__`: a class with `__getattr__` makes every
+        # attribute read on its nodes slower, and backward reads several per node
+        for i, name in enumerate(cls.__dict__.get("saved_names", ())):
+            setattr(cls, f"_saved_{name}", property(_saved_getter(i)))
         # Only the package's own ops can be looked up by name (export refuses the rest).
         if cls.__module__.startswith("tinygrad_edu."):
             OPS.setdefault(cls.__name__, cls)
@@ -325,10 +328,12 @@ class Function(Node):
         if self._unpack is not None:
             return self._unpacked()
         if not self._as_tensors:  # the usual case: plain arrays
-            for _arr, _t, vc, version in saved:
+            arrays = []
+            for arr, _t, vc, version in saved:
                 if vc is not None and vc[0] != version:
                     raise InplaceError(_modified_message(self, vc, version))
-            return tuple([entry[0] for entry in saved])
+                arrays.append(arr)
+            return tuple(arrays)
         out = []
         as_tensors = True
         for arr, tensor, vc, version in saved:
@@ -367,15 +372,6 @@ class Function(Node):
     # PyTorch's names for what an op saved, in `save_for_backward` order: `y.grad_fn._saved_self`
     saved_names: tuple[str, ...] = ()
 
-    def __getattr__(self, name: str) -> Any:
-        # only reached for attributes the node does not have: PyTorch's `_saved_<name>`
-        if name.startswith("_saved_") and name[7:] in type(self).saved_names:
-            return self._saved_value(type(self).saved_names.index(name[7:]))
-        known = ", ".join(f"_saved_{n}" for n in type(self).saved_names) or "none"
-        raise AttributeError(
-            f"'{self.name}' object has no attribute '{name}' (what it saved: {known})"
-        )
-
     def _saved_value(self, i: int) -> Any:
         """One saved value as PyTorch shows it: the input tensor itself, a new tensor for the
         output, a Python number for a number, None where backward did not need it."""
@@ -398,9 +394,6 @@ class Function(Node):
     _is_view = False  # True for ops whose result is a window on their first input
     _fresh_output = False  # True for ops known to return new storage (the package's own)
 
-    def _release(self) -> None:
-        self._saved = None
-
     def keep_saved_for_replay(self) -> None:
         """Store what forward saved as plain arrays, with none of `apply`'s bookkeeping
         (no version checks): for running this ctx's backward rule outside a graph (a
@@ -413,115 +406,101 @@ class Function(Node):
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run the op on Tensors (or constants) and record a node if grad is needed."""
-        # NOTE: this is the hot path of every op; it is written out flat (no helper calls,
-        # no generators) because each Python call here costs as much as a small numpy op
+        # NOTE: every op a learner runs comes through here, so each Python step costs about as
+        # much as a small numpy op: one pass over the inputs, and the rest of a node's
+        # bookkeeping in `_record`, run only when there is a node
         ctx = _new(cls)
-        arrays, needs, edges, meta = [], [], [], []
-        any_grad = False
+        here = _thread.state  # this thread's grad mode, observers, module path (one lookup)
+        recording = here.enabled  # off inside `tg.no_grad()`
+        # per input: its array, and if it wants a gradient the node that gradient goes to
+        # (the node that made it, or a leaf's AccumulateGrad)
+        arrays, needs, edges = [], [], []
         for a in args:
             if isinstance(a, _Tensor):
                 if a._view is not None and a._view.version != a._vc[0]:
                     _views.refresh(a)  # a view whose base changed in place: recut its grad_fn
-                arr = a._data
-                arrays.append(arr)
-                m = (arr.shape, arr.dtype)
-                meta.append(_intern(m, m))
-                if a._requires_grad:
-                    any_grad = True
+                arrays.append(a._data)
+                if recording and a._requires_grad:
                     needs.append(True)
                     node = a._grad_fn
-                    if node is None:  # a leaf: its AccumulateGrad node, made once
-                        node = a._accumulator
-                        if node is None:
-                            node = a._accumulator = AccumulateGrad(a)
-                    edges.append((node, 0))
+                    edges.append(node if node is not None else _accumulator(a))
                     continue
-            else:
+            else:  # a constant: a number or an array
                 arrays.append(a)
-                meta.append(
-                    (a.shape, a.dtype)
-                    if type(a) is np.ndarray
-                    else (getattr(a, "shape", None), getattr(a, "dtype", None))
-                )
             needs.append(False)
-            edges.append(_NO_EDGE)
-        if any_grad and _state.enabled:
-            needs = tuple(needs)
-            ctx.needs_input_grad = _intern(needs, needs)
-        else:
-            any_grad = False
-            ctx.needs_input_grad = (False,) * len(args)
+            edges.append(None)
+        needs = tuple(needs)
+        ctx.needs_input_grad = _intern(needs, needs)
         try:
             data = cls.forward(ctx, *arrays, **kwargs)
         except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
             raise cls._explain(e, arrays, kwargs) from None
-        raw = data  # numpy returns scalars for 0-d results; `save_for_backward` saw this one
-        if type(data) is not np.ndarray:
-            data = np.asarray(data)
-        if data.dtype.kind != "f":
-            any_grad = False  # integer and boolean results never require grad (as in PyTorch)
+        # the result: `Tensor._make`, written out here (a call costs as much as a small op)
         out = _new(_Tensor)
-        out._data = data
-        out._grad = out._grad_fn = out.name = out._accumulator = out._hooks = out._view = None
-        out._retains_grad = False
-        out._vc = [0, None]
+        out._data = data if type(data) is np.ndarray else np.asarray(data)  # 0-d: a scalar
+        out._requires_grad, out._grad_fn, out._counter = False, None, None
         out._id = next(_Tensor_ids)
-        if data.base is not None or not cls._fresh_output:
-            # a view op's result shares its input's storage (core/views.py); any other op's
-            # result must have storage of its own, or changing it in place would change an input
-            src = args[0]
-            if cls._is_view and isinstance(src, _Tensor) and _views.shares(data, src._data):
-                _views.track(out, src, cls, kwargs)
-            elif any(np.may_share_memory(data, x) for x in arrays if type(x) is np.ndarray):
-                out._data = data = data.copy()
-        if any_grad:
-            ctx._inputs_meta = tuple(meta)
-            ctx._next = tuple(edges)
-            # inline `source.capture`: the first frame outside the package built this node
-            f = _getframe(1)
-            while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
-                f = f.f_back
-            if f is not None:
-                site = (f.f_code.co_filename, f.f_lineno)
-                ctx._site = _intern(site, site)
-            ctx._id = next(_node_ids)
-            scope = _local.scope
-            if scope:
-                ctx._scope = tuple(scope)
-            saved = ctx._to_save
-            if saved:
-                entries = []
-                for x in saved:
-                    if x is None:
-                        entries.append(_NOTHING)
-                    elif x is raw or x is data:  # the output: rebuilt lazily when needed
-                        entries.append((data, _OUTPUT, out._vc, 0))
-                    else:
-                        for a in args:
-                            if isinstance(a, _Tensor) and a._data is x:
-                                vc = a._vc
-                                entries.append((x, a, vc, vc[0]))
-                                break
-                        else:
-                            entries.append((x, None, None, None))
-                ctx._saved = tuple(entries)
-                ctx._to_save = ()
-            m = (data.shape, data.dtype)
-            ctx._out_meta = _intern(m, m)
-            ctx._out_ref = out if _config["retain_outputs"] else _weakref(out)
-            out._requires_grad = True
-            out._grad_fn = ctx
-            if _local.saved_hooks and saved:
-                _pack(ctx, out)  # the output is whole now: the hook may look at it
-        else:
-            out._requires_grad = False
-            if ctx._to_save:
-                ctx._to_save = ()
-        observers = _local.observers
-        if observers:
-            for obs in tuple(observers):
-                obs.on_op(ctx if any_grad else None, cls, args, kwargs, out)
+        if out._data.base is not None or not cls._fresh_output:
+            _own_storage(out, cls, args, arrays, kwargs)
+        if True in needs and out._data.dtype.kind == "f":  # int, bool results need no gradient
+            ctx._record(here, args, arrays, edges, data, out)
+        elif ctx._to_save:
+            ctx._to_save = ()  # no node, so nothing to keep for a backward
+        if here.observers:  # debug tools and static tracing watch ops here
+            for obs in tuple(here.observers):
+                obs.on_op(ctx if out._grad_fn is ctx else None, cls, args, kwargs, out)
         return out
+
+    def _record(
+        self, here: Any, args: tuple, arrays: list, edges: list, result: Any, out: Any
+    ) -> None:
+        """Make this ctx the node behind `out`: what backward and the graph views read."""
+        self._next = tuple(edges)
+        # the shape and dtype of each input and of the output: a gradient must have them
+        # (the engine sums it back where forward broadcast), and drawings show them
+        metas = []
+        for x in arrays:
+            metas.append(_metas[x.shape, x.dtype] if type(x) is np.ndarray else _meta_of_other(x))
+        self._inputs_meta = tuple(metas)
+        self._out_meta = _metas[out._data.shape, out._data.dtype]
+        # where the learner built it: the first frame outside this package. Kept as code and
+        # bytecode offset; turned into a line only when shown (`f_lineno` reads a line table)
+        f = _getframe(2)
+        while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+            f = f.f_back
+        if f is not None:
+            self._code, self._offset = f.f_code, f.f_lasti
+        self._id = next(_node_ids)
+        if here.scope:
+            self._scope = tuple(here.scope)
+        if self._to_save:
+            self._saved = self._saved_entries(args, result, out)
+        # a weak reference, so the graph does not keep every intermediate tensor alive
+        self._out_ref = out if _config["retain_outputs"] else _weakref(out)
+        out._requires_grad = True
+        out._grad_fn = self
+        if here.saved_hooks and self._saved:
+            _pack(self, out)  # the output is whole now: the hook may look at it
+
+    def _saved_entries(self, args: tuple, result: Any, out: Any) -> tuple:
+        """What `save_for_backward` kept, each as `(array, tensor, version counter, version)`:
+        backward refuses a value changed in place since (the counter moved on)."""
+        entries = []
+        for x in self._to_save:
+            if x is None:
+                entries.append(_NOTHING)
+            elif x is result or x is out._data:  # the output: rebuilt lazily when needed
+                entries.append((out._data, _OUTPUT, out._vc, 0))
+            else:
+                for a in args:
+                    if isinstance(a, _Tensor) and a._data is x:  # an input tensor's array
+                        vc = a._vc
+                        entries.append((x, a, vc, vc[0]))
+                        break
+                else:  # a constant, or computed in forward: nothing can change it
+                    entries.append((x, None, None, None))
+        self._to_save = ()
+        return tuple(entries)
 
     @classmethod
     def _explain(cls, err: Exception, arrays: list, kwargs: dict) -> Exception:
@@ -551,6 +530,13 @@ class Function(Node):
         if ref is None or isinstance(ref, _Tensor):
             return ref
         return ref()
+
+
+def _saved_getter(i: int) -> Callable[[Function], Any]:
+    def saved(node: Function) -> Any:
+        return node._saved_value(i)
+
+    return saved
 
 
 def broadcast_message(op: str, a_shape: tuple, b_shape: tuple) -> str:
@@ -583,15 +569,49 @@ def _modified_message(node: Function, vc: list, version: int) -> str:
     )
 
 
-def _edge(a: Any) -> tuple:
+def _grad_node(a: Any) -> Node | None:
+    """The node a gradient for `a` goes to (its grad_fn, or a leaf's AccumulateGrad); None
+    if `a` needs none."""
     if not isinstance(a, _Tensor) or not a.requires_grad:
-        return (None, 0)
-    if a._grad_fn is not None:
-        return (a._grad_fn, 0)
-    acc = a._accumulator
-    if acc is None:
-        acc = a._accumulator = AccumulateGrad(a)
-    return (acc, 0)
+        return None
+    return a._grad_fn if a._grad_fn is not None else _accumulator(a)
+
+
+def _accumulator(leaf: Any) -> AccumulateGrad:
+    """The node a gradient for a leaf goes to: made once per leaf, so every path to it
+    meets there."""
+    if leaf._accumulator is None:
+        leaf._accumulator = AccumulateGrad(leaf)
+    return leaf._accumulator
+
+
+class _Shared(dict):
+    """One copy of each `(shape, dtype)` pair: they recur (one line of a loop makes
+    thousands of nodes), so a long graph holds one tuple per shape, not one per node."""
+
+    def __missing__(self, pair: tuple) -> tuple:
+        if len(self) > 50_000:  # many shapes seen: start sharing afresh
+            self.clear()
+        self[pair] = pair
+        return pair
+
+
+_metas = _Shared()
+
+
+def _meta_of_other(x: Any) -> tuple:
+    """`(shape, dtype)` of an input that is not an ndarray (`(None, None)` for a number)."""
+    return (getattr(x, "shape", None), getattr(x, "dtype", None))
+
+
+def _own_storage(out: Any, cls: type, args: tuple, arrays: list, kwargs: dict) -> None:
+    """A view op's result shares its input's storage (core/views.py); any other op's result
+    gets storage of its own, or changing it in place would change an input."""
+    src = args[0]
+    if cls._is_view and isinstance(src, _Tensor) and _views.shares(out._data, src._data):
+        _views.track(out, src, cls, kwargs)
+    elif any(np.may_share_memory(out._data, x) for x in arrays if type(x) is np.ndarray):
+        out._data = out._data.copy()
 
 
 _OUTPUT = object()  # marks the op's own output among its saved values
@@ -601,9 +621,9 @@ def _pack(ctx: Function, out: Any) -> None:
     """`saved_tensors_hooks`: each saved value goes through the innermost pack hook, and
     backward gets it back through the matching unpack hook (no version check: the hooks
     own the value now, as in PyTorch)."""
-    hooks = _local.saved_hooks
+    hooks = _thread.state.saved_hooks
     pack, unpack = hooks[-1]
-    _local.saved_hooks = []  # ops inside the pack hook save without it, as in PyTorch
+    _thread.state.saved_hooks = []  # ops inside the pack hook save without it, as in PyTorch
     try:
         packed = []
         for arr, tensor, _, _ in ctx._saved:
@@ -613,15 +633,13 @@ def _pack(ctx: Function, out: Any) -> None:
             t = out if tensor is _OUTPUT else tensor if tensor is not None else _Tensor._make(arr)
             packed.append((pack(t), None, None, None))
     finally:
-        _local.saved_hooks = hooks
+        _thread.state.saved_hooks = hooks
     ctx._saved, ctx._unpack = tuple(packed), unpack
 
 
 _NOTHING = (None, None, None, None)  # a saved None
-_NO_EDGE = (None, 0)  # an input that needs no gradient
 _new = object.__new__
-# NOTE: small immutable tuples that recur (shapes with dtypes, creation sites, needs_input_grad)
-# are shared, so a long graph holds fewer objects for the cyclic GC to scan
+# needs_input_grad tuples recur (a few patterns of True/False): one shared copy of each
 _interned: dict = {}
 _intern = _interned.setdefault
 _getframe = sys._getframe

@@ -1,6 +1,6 @@
 """Grad mode: whether new ops record a graph. `no_grad`, `enable_grad`, `is_grad_enabled`.
 
-One private switch (`_state.enabled`) behind one context manager, `_using_grad(flag)`;
+One private switch (`_thread.state.enabled`) behind one context manager, `_using_grad(flag)`;
 the public names are thin wrappers that also work as decorators, as in PyTorch. The
 switch is per thread, as in PyTorch: `no_grad()` or a backward pass in one thread never
 turns recording off in another, and every new thread starts with grad mode on.
@@ -18,27 +18,47 @@ from typing import Any, TypeVar
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class _State(threading.local):
-    def __init__(self) -> None:  # runs once in each thread that reads `_state`
+class ThreadState:
+    """What the ops of one thread read: whether they record a graph (`enabled`), who
+    watches them (`observers`, objects with `on_op(node_or_None, cls, args, kwargs, out)`),
+    the module path while an nn.Module runs (`scope`, e.g. `["net", "0"]`) and the
+    `saved_tensors_hooks` in force (`saved_hooks`, `(pack, unpack)` pairs)."""
+
+    # NOTE: plain slots, read through one thread-local lookup per op (`_thread.state`):
+    # each thread-local attribute read costs about as much as a small numpy call
+    __slots__ = ("enabled", "observers", "scope", "saved_hooks")
+
+    def __init__(self) -> None:
         self.enabled = True
+        self.observers: list = []
+        self.scope: list[str] = []
+        self.saved_hooks: list[tuple] = []
 
 
-_state = _State()
+class _PerThread(threading.local):
+    """Per thread, as PyTorch's modes are: `no_grad()`, a trace or an anomaly check in one
+    thread never affects the ops of another, and every new thread starts recording."""
+
+    def __init__(self) -> None:  # runs once in each thread that reads `_thread`
+        self.state = ThreadState()
+
+
+_thread = _PerThread()
 
 
 def is_grad_enabled() -> bool:
     """Return True when new ops record the graph needed for `backward()`."""
-    return _state.enabled
+    return _thread.state.enabled
 
 
 @contextlib.contextmanager
 def _using_grad(flag: bool):
-    old = _state.enabled
-    _state.enabled = flag
+    old = _thread.state.enabled
+    _thread.state.enabled = flag
     try:
         yield
     finally:
-        _state.enabled = old
+        _thread.state.enabled = old
 
 
 class _GradMode(contextlib.ContextDecorator):
@@ -131,19 +151,19 @@ class set_grad_enabled(_GradMode):  # noqa: N801 - PyTorch's name
         return object.__new__(cls)
 
     def __init__(self, mode: Any) -> None:
-        self._prev = _state.enabled
+        self._prev = _thread.state.enabled
         self._flag = bool(mode)
-        _state.enabled = self._flag  # takes effect now, as a plain call does in PyTorch
+        _thread.state.enabled = self._flag  # takes effect now, as a plain call does in PyTorch
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        _state.enabled = self._prev
+        _thread.state.enabled = self._prev
         return False
 
     def __call__(self, fn: F) -> F:
-        _state.enabled = self._prev  # as a decorator, the mode applies inside `fn` only
+        _thread.state.enabled = self._prev  # as a decorator, the mode applies inside `fn` only
         flag = self._flag
 
         @functools.wraps(fn)

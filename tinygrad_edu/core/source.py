@@ -15,6 +15,7 @@ import linecache
 import os
 import sys
 from dataclasses import dataclass
+from types import CodeType
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -74,13 +75,29 @@ def _short(filename: str) -> str:
     return filename if rel.startswith("..") else rel
 
 
-def resolve(raw: tuple[str, int] | None) -> Site | None:
-    """Turn a captured `(filename, lineno)` into a `Site` with the line's source text."""
+def resolve(raw: tuple | None) -> Site | None:
+    """Turn a captured site into a `Site` with the line's source text.
+
+    `raw` is `(filename, lineno)` from `capture()`, or `(code, offset)` as `Function.apply`
+    keeps it (the line is looked up here, once it is wanted, not for every op).
+    """
     if raw is None:
         return None
-    filename, lineno = raw
+    where, at = raw
+    if isinstance(where, CodeType):
+        filename, lineno = where.co_filename, line_at(where, at)
+    else:
+        filename, lineno = where, at
     text = linecache.getline(filename, lineno).strip()
     return Site(filename, lineno, _cell_number(filename), text)
+
+
+def line_at(code: CodeType, offset: int) -> int:
+    """The source line of the bytecode at `offset` in `code` (what `frame.f_lineno` gives)."""
+    for start, end, line in code.co_lines():
+        if start <= offset < end and line is not None:
+            return line
+    return code.co_firstlineno
 
 
 def here() -> Site | None:

@@ -23,7 +23,7 @@ from . import function as _function
 from . import source, torch_api, views
 from .dtypes import _default as _default_dtype
 from .errors import BackwardError, DataError, ShapeError, message
-from .grad_mode import _state
+from .grad_mode import _thread
 from .views import _var
 
 _tensor_ids = itertools.count(1)
@@ -181,21 +181,23 @@ class Tensor(torch_api.TorchMethods):
         tensor([2., 4.])
     """
 
-    # `_view`: a views.ViewOf for a view of another tensor's storage, else None
+    # NOTE: a tensor is made for every op, so only what every tensor sets is a slot; the
+    # rest are class defaults, stored per tensor (in its __dict__) only when set
     __slots__ = (
         "_data",
-        "_grad",
         "_requires_grad",
         "_grad_fn",
-        "name",
-        "_vc",
+        "_counter",
         "_id",
-        "_accumulator",
-        "_retains_grad",
-        "_hooks",
-        "_view",
+        "__dict__",
         "__weakref__",
     )
+    name: str | None = None  # a label for graphs and error messages
+    _grad: Tensor | None = None
+    _accumulator: Any = None  # a leaf's AccumulateGrad node, made on first use
+    _retains_grad = False
+    _hooks: list | None = None  # a leaf's register_hook hooks
+    _view: Any = None  # a views.ViewOf for a view of another tensor's storage
     __array_priority__ = 1000
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
@@ -257,32 +259,22 @@ class Tensor(torch_api.TorchMethods):
                 )
             )
         self._data = arr
-        self._grad = None
         self._requires_grad = bool(requires_grad)
         self._grad_fn = None
-        self.name = name
-        self._vc = [0, None]  # version counter shared by in-place changes: [version, site]
+        self._counter = None  # the version counter, made when first needed (`_vc`)
         self._id = next(_tensor_ids)
-        self._accumulator = None
-        self._retains_grad = False
-        self._hooks = None
-        self._view = None
+        if name is not None:
+            self.name = name
 
     @classmethod
     def _make(cls, data: Any) -> Tensor:
         """Wrap an op result without validation (the hot path)."""
         t = cls.__new__(cls)
         t._data = data if type(data) is np.ndarray else np.asarray(data)
-        t._grad = None
         t._requires_grad = False
         t._grad_fn = None
-        t.name = None
-        t._vc = [0, None]
+        t._counter = None  # the version counter, made when first needed (`_vc`)
         t._id = next(_tensor_ids)
-        t._accumulator = None
-        t._retains_grad = False
-        t._hooks = None
-        t._view = None
         return t
 
     # the public name for layers outside core (static replays, nn buffers): an array the
@@ -341,6 +333,20 @@ class Tensor(torch_api.TorchMethods):
     @requires_grad.setter
     def requires_grad(self, flag: bool) -> None:
         self.requires_grad_(flag)
+
+    @property
+    def _vc(self) -> list:
+        """The version counter, `[version, site of the last in-place change]`: shared by
+        every view and detach()ed alias of one storage, bumped by each in-place change."""
+        # NOTE: made when first needed (an in-place change, a saved value, a view): most
+        # tensors never need one, and a long graph then holds one object fewer per op
+        if self._counter is None:
+            self._counter = [0, None]
+        return self._counter
+
+    @_vc.setter
+    def _vc(self, counter: list) -> None:
+        self._counter = counter
 
     @property
     def _version(self) -> int:
@@ -579,7 +585,7 @@ class Tensor(torch_api.TorchMethods):
         t = Tensor._make(self._data.view())
         t._vc = self._vc
         t.name = self.name
-        for obs in tuple(_function._local.observers):  # a trace records the cut (Detach)
+        for obs in tuple(_thread.state.observers):  # a trace records the cut (Detach)
             obs.on_op(None, Detach, (self,), {}, t)
         return t
 
@@ -1019,7 +1025,7 @@ class Tensor(torch_api.TorchMethods):
 
     def __getitem__(self, index: Any) -> Tensor:
         out = Index.apply(self, index=_index(index))
-        if self.name and not out.requires_grad and not _function._local.observers:
+        if self.name and not out.requires_grad and not _thread.state.observers:
             # a drawing shows a constant as a bare shape: name a slice of named data
             # (`x[t]` in an RNN loop) so the learner sees which step reads what
             out.name = _slice_name(self.name, index)
@@ -1052,7 +1058,7 @@ class Tensor(torch_api.TorchMethods):
             views.check_overlap(self, value, "setitem", region, same_ok=False)
         else:
             views.check_overlap(self, value, "setitem", region)
-        if _state.enabled and (
+        if _thread.state.enabled and (
             self.requires_grad or (isinstance(value, Tensor) and value.requires_grad)
         ):
             views.inplace(
@@ -1115,10 +1121,11 @@ def _operand(other: Any, like: Tensor) -> Any:
         dt = like._data.dtype
         if dt.kind != "f":  # int or bool tensors: ints stay whole, floats take the default
             dt = (dt if dt.kind in "iu" else _INT64) if type(other) is int else _default_dtype[0]
-        # NOTE: 0.0 == -0.0, yet 1 / -0.0 is -inf: zeros are keyed by their text as well
-        key = (other, dt) if other else (other, dt, str(other))
+        # NOTE: 0.0 == -0.0, yet 1 / -0.0 is -inf: zeros are keyed by their text as well.
+        # Keyed by the dtype's id (hashing a dtype costs more than the op), checked on a hit
+        key = (other, id(dt)) if other else (other, id(dt), str(other))
         const = _constants.get(key)
-        if const is None:  # np.asarray costs as much as the op itself on small tensors
+        if const is None or const.dtype is not dt:  # np.asarray costs as much as the op
             if len(_constants) > 1000:
                 _constants.clear()
             const = np.asarray(other, dtype=dt)
@@ -1144,7 +1151,7 @@ def _compare(ufunc: Any, symbol: str, a: Tensor, b: Any) -> Tensor:
         out = Tensor._make(ufunc(a._data, other))
     except ValueError:
         raise ShapeError(_function.broadcast_message(symbol, a.shape, np.shape(other))) from None
-    observers = _function._local.observers
+    observers = _thread.state.observers
     if observers:  # no graph node, but a static trace must still record it
         args = (a, b if isinstance(b, Tensor) else other)
         for obs in tuple(observers):
@@ -1231,7 +1238,7 @@ def _int_index(arr: np.ndarray) -> np.ndarray:
 
 def _notify_concrete(t: Tensor, kind: str) -> None:
     """Tell observers (the tracer) that a tensor became a Python value here."""
-    for obs in tuple(_function._local.observers):
+    for obs in tuple(_thread.state.observers):
         hook = getattr(obs, "on_concrete", None)
         if hook is not None:
             hook(t, kind)

@@ -29,7 +29,7 @@ from . import function as _function
 from . import source
 from .errors import DataError, InplaceError, ShapeError, message
 from .function import Function
-from .grad_mode import _state, _using_grad
+from .grad_mode import _thread, _using_grad
 from .ops.common import data, is_array, where
 
 
@@ -59,10 +59,10 @@ def track(out: Any, src: Any, cls: type, kwargs: dict) -> None:
     out._vc = src._vc  # one storage, one version counter
     of = src._view
     if of is None:
-        ops = ((cls, kwargs),) if _state.enabled else None
+        ops = ((cls, kwargs),) if _thread.state.enabled else None
         out._view = ViewOf(src, ops, src._vc[0])
     else:  # a view of a view: cut from the same base, one op further
-        ops = of.ops + ((cls, kwargs),) if of.ops is not None and _state.enabled else None
+        ops = of.ops + ((cls, kwargs),) if of.ops is not None and _thread.state.enabled else None
         out._view = ViewOf(of.base, ops, src._vc[0], of.piece_of)
 
 
@@ -70,7 +70,7 @@ def pieces(views: tuple, fn: str) -> tuple:
     """Mark the views that `fn` (unbind, split, chunk) returned. As in PyTorch, such a view
     made with grad mode on can never be rebased: changing it in place is refused, and so
     is using it once its base (or another view of the base) changed in place."""
-    if _state.enabled:
+    if _thread.state.enabled:
         for v in views:
             if v._view is not None:
                 v._view.piece_of = fn
@@ -112,7 +112,7 @@ def inplace(t: Any, op: str, fn: Callable[[Any], Any], fill: bool = False) -> An
     # NOTE: filling a broadcast view is allowed, as in PyTorch (one value for all the elements
     # that share a number); its gradient is refused in CopySlices.backward, as PyTorch does
     check_writable(t, op, fill=fill or op in ("fill_", "zero_"))
-    recording = _state.enabled
+    recording = _thread.state.enabled
     of = t._view
     if recording:
         _refuse_leaf_change(t, op)
@@ -204,14 +204,14 @@ def _move_retained(old: Any, new: Any, t: Any) -> None:
 
 def _fresh_cut(of: ViewOf, old: Any) -> Any:
     """A new node for the view `of` describes, cut from its base's current graph."""
-    observers, _function._local.observers = _function._local.observers, []  # not a new op
+    observers, _thread.state.observers = _thread.state.observers, []  # not a new op
     try:
         with _using_grad(True):
             node = _cut(of.base, of.ops)._grad_fn
     finally:
-        _function._local.observers = observers
-    if old is not None and old._site is not None:
-        node._site = old._site  # still "built at" the line that made the view
+        _thread.state.observers = observers
+    if old is not None and old._code is not None:
+        node._code, node._offset = old._code, old._offset  # still built at the view's line
     return node
 
 
@@ -283,8 +283,9 @@ def check_overlap(
 
 def bump(t: Any) -> None:
     """Record that `t`'s storage changed: every op that saved it (or a view) will know."""
-    t._vc[0] += 1
-    t._vc[1] = source.capture(2)
+    counter = t._vc
+    counter[0] += 1
+    counter[1] = source.capture(2)
 
 
 def _store(t: Any, op: str, values: np.ndarray) -> None:
