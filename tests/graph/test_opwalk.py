@@ -244,7 +244,7 @@ def test_the_walks_numpy_layout_is_the_plain_one(seed):
     ops, uses, user, op_inputs, pos, accs, leaf_pos, first_op, more = plain_walk(roots)
     n_leaves = len(accs)
     assert list(walk.ops) == ops and [list(e) for e in walk.edges] == [
-        list(op.next_functions) for op in ops
+        [node for node, _ in op.next_functions] for op in ops
     ]
     assert walk.names == [op.op for op in ops]
     assert walk.number == [op.creation_number for op in ops]

@@ -422,7 +422,7 @@ def _lay_out_op_groups(raw: RawGraph, walk: ForwardWalk) -> None:
         new = walk.number[k] >= first_new_node
         at = pos[k]  # where the op goes, after its constants and first-seen leaves
         inputs = []  # (raw position, slot) of each input
-        for slot, (nxt, _) in enumerate(walk.edges[k]):
+        for slot, nxt in enumerate(walk.edges[k]):
             if nxt is None:  # an input that needs no grad: a constant of this op
                 add_kind("tensor"), add_obj(None), add_op(op), add_slot(slot)
                 add_module(module), add_new(new), add_num(r + 1 - k), add_attach(at)

@@ -219,7 +219,7 @@ def _materialise(
         m = walk.module[k]
         new = walk.number[k] >= walk.first_new_node
         r = walk.start(k)
-        for slot, (nxt, _) in enumerate(walk.edges[k]):
+        for slot, nxt in enumerate(walk.edges[k]):
             if nxt is None:
                 if not folded:
                     add(r, "tensor", None, op, slot, m, new, r + 1 - k)
@@ -273,7 +273,7 @@ def _unit_edges(
         f = fold_of[k]
         dst = pos[k] if f < 0 else n + f
         r = pos[k - 1] + 2 if k else 0
-        for slot, (nxt, _) in enumerate(edges[k]):
+        for slot, nxt in enumerate(edges[k]):
             if nxt is None:
                 r += 1
                 if f < 0:

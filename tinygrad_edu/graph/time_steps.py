@@ -20,7 +20,7 @@ STEP = "t="  # a step's part of a module path: `rnncell.t=3` (no attribute can b
 def call_numbers(ops: list, scopes: list, edges: list) -> tuple[list[int | None], set[str]]:
     """Which call of its top-level module each op (in creation order) belongs to.
 
-    `scopes[k]` and `edges[k]` are op k's `module_path` and `next_functions`, as the
+    `scopes[k]` and `edges[k]` are op k's `module_path` and `input_nodes`, as the
     forward walk (walk.py) read them.
 
     Rules: a call is a run of the module's ops; a new call starts when the module's
@@ -50,7 +50,7 @@ def call_numbers(ops: list, scopes: list, edges: list) -> tuple[list[int | None]
 
 def _params(edges: tuple) -> tuple:
     # a leaf is known by its AccumulateGrad node: one per leaf, kept by core
-    return tuple(id(nxt) for nxt, _ in edges if type(nxt) is AccumulateGrad)
+    return tuple(id(nxt) for nxt in edges if type(nxt) is AccumulateGrad)
 
 
 def step_of(module: tuple) -> int | None:

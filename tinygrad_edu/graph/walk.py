@@ -9,7 +9,7 @@ Why it is written the way it is: at 100,000 ops the time goes into *touching* co
 objects, not into arithmetic. Each node, its dict and its edge tuples sit somewhere in a
 heap far bigger than the CPU's caches, so every pass that reads an attribute of every
 node costs about as much as a whole Python loop. So each op's node view
-(`next_functions`, `creation_number`, `module_path`, `op`) is read exactly once, in the
+(`input_nodes`, `creation_number`, `module_path`, `op`) is read exactly once, in the
 walk itself, and every edge is turned into a number there (the node it comes from, as
 the walk met it); what follows (creation order, raw positions, uses, leaves) is
 arithmetic on those numbers, done by numpy.
@@ -40,8 +40,8 @@ CONSTANT = -1  # an edge's source code for an input that needs no grad (`(None, 
 class ForwardWalk:
     """The forward graph behind `roots` ((tensor, name) pairs), op by op.
 
-    Per op k (creation order): `ops[k]`, `edges[k]` (its `next_functions`), `names[k]`
-    (its `op`), `number[k]` (creation number), `scope[k]` (module path) and `module[k]`
+    Per op k (creation order): `ops[k]`, `edges[k]` (its `input_nodes`, the nodes of
+    `next_functions` without the pairs), `names[k]` (its `op`), `number[k]` (creation number), `scope[k]` (module path) and `module[k]`
     (the path drawn: with its time step, `("rnncell", "t=3")`, when the module was called
     in a loop), `pos[k]` (raw position; the output is at `pos[k] + 1`; `pos_array` is the
     same as a numpy array). numpy arrays, for numpy consumers: `uses[k]` and `user[k]`
@@ -216,8 +216,8 @@ class _Met:
 
     def __init__(self) -> None:
         self.ops: list = []  # op nodes
-        self.edges: list = []  # their next_functions
-        self.counts: list[int] = []  # how many (len(next_functions), read while at hand)
+        self.edges: list = []  # their input_nodes
+        self.counts: list[int] = []  # how many (len(input_nodes), read while at hand)
         self.numbers: list[int] = []  # creation numbers
         self.scopes: list[tuple] = []  # module paths
         self.names: list[str] = []  # op names ("Mul")
@@ -227,7 +227,7 @@ class _Met:
 
 
 # one C call reads all a walk needs of a node (the node is in the cache just then)
-_NODE_VIEW = operator.attrgetter("next_functions", "creation_number", "module_path", "op")
+_NODE_VIEW = operator.attrgetter("input_nodes", "creation_number", "module_path", "op")
 
 
 def _walk(roots: list) -> _Met:
@@ -248,7 +248,7 @@ def _walk(roots: list) -> _Met:
         edges, number, scope, name = _NODE_VIEW(node)
         add_edges(edges), add_count(len(edges)), add_number(number)
         add_scope(scope), add_name(name)
-        for nxt, _ in edges:
+        for nxt in edges:
             source = code.get(nxt)
             if source is None:  # met for the first time
                 if type(nxt) is acc:
