@@ -29,15 +29,6 @@ def test_ruff_is_clean(args):
 # A function a learner reads should fit on one screen: at most this many lines from `def`
 # to its last line, its docstring not counted (blank lines and comments are).
 MAX_FUNCTION_LINES = 50
-# core/ is being shortened on its own (issue 13's reading path); until then these may
-# shrink but not grow
-LONG_IN_CORE = {
-    "core/function.py: apply": 110,
-    "core/views.py: inplace": 64,
-    "core/gradcheck.py: gradcheck": 61,
-    "core/engine.py: grad": 61,
-    "core/tensor.py: _to_array": 51,
-}
 
 
 def _function_lengths(path: Path):
@@ -57,9 +48,8 @@ def test_functions_fit_on_a_screen():
     for path in sorted(package.rglob("*.py")):
         where = path.relative_to(package).as_posix()
         for name, lines in _function_lengths(path):
-            allowed = LONG_IN_CORE.get(f"{where}: {name}", MAX_FUNCTION_LINES)
-            if lines > allowed:
-                too_long.append(f"{where}: {name} has {lines} lines (at most {allowed})")
+            if lines > MAX_FUNCTION_LINES:
+                too_long.append(f"{where}: {name} has {lines} lines (at most {MAX_FUNCTION_LINES})")
     assert not too_long, (
         "split these into functions of one idea each (docstring not counted):\n"
         + "\n".join(too_long)

@@ -158,29 +158,7 @@ def grad(
         else list(grad_outputs)
     )
     roots = [_root(o, g, create_graph, "grad") for o, g in zip(outs, gouts)]
-    targets: dict[int, Any] = {}
-    for k, t in enumerate(ins):
-        if not isinstance(t, Tensor):
-            raise TypeError(
-                message(
-                    "grad",
-                    f"input {k} is a {type(t).__name__}, not a Tensor",
-                    source.here(),
-                    "pass the tensors to differentiate by",
-                )
-            )
-        if not t.requires_grad:
-            raise BackwardError(
-                message(
-                    "grad",
-                    f"input {k}, {t._label()}, does not require grad, so nothing was "
-                    "recorded for it and it has no gradient",
-                    source.here(),
-                    "create it with requires_grad=True, outside any `with tg.no_grad():` block",
-                )
-            )
-        node = _grad_node(t)
-        targets[id(node)] = None
+    targets = {id(_wanted_node(k, t)): None for k, t in enumerate(ins)}
     captured = {}
     retain = create_graph if retain_graph is None else retain_graph
     with _gc_paused():
@@ -188,21 +166,49 @@ def grad(
             roots, retain_graph=retain, create_graph=create_graph, capture=targets
         ):
             captured[id(node)] = g
-    result = []
-    for t in ins:
-        node = t.grad_fn if t.grad_fn is not None else t._accumulator
-        g = captured.get(id(node))
-        if g is None and not allow_unused:
-            raise BackwardError(
-                message(
-                    "grad",
-                    f"{t._label()} was not used to compute the outputs, so it has no gradient",
-                    source.here(),
-                    "pass allow_unused=True to get None for it instead",
-                )
+    return tuple(_gradient_of(t, captured, allow_unused) for t in ins)
+
+
+def _wanted_node(k: int, t: Any) -> Node:
+    """The node whose gradient `tg.grad` returns for input `k`; a clear error if none can be."""
+    if not isinstance(t, Tensor):
+        raise TypeError(
+            message(
+                "grad",
+                f"input {k} is a {type(t).__name__}, not a Tensor",
+                source.here(),
+                "pass the tensors to differentiate by",
             )
-        result.append(None if g is None else (g if isinstance(g, Tensor) else Tensor._make(g)))
-    return tuple(result)
+        )
+    if not t.requires_grad:
+        raise BackwardError(
+            message(
+                "grad",
+                f"input {k}, {t._label()}, does not require grad, so nothing was "
+                "recorded for it and it has no gradient",
+                source.here(),
+                "create it with requires_grad=True, outside any `with tg.no_grad():` block",
+            )
+        )
+    return _grad_node(t)
+
+
+def _gradient_of(t: Tensor, captured: dict, allow_unused: bool) -> Tensor | None:
+    """The gradient backward captured for input `t`, as a Tensor (None if unused and allowed)."""
+    node = t.grad_fn if t.grad_fn is not None else t._accumulator
+    g = captured.get(id(node))
+    if g is None:
+        if allow_unused:
+            return None
+        raise BackwardError(
+            message(
+                "grad",
+                f"{t._label()} was not used to compute the outputs, so it has no gradient",
+                source.here(),
+                "pass allow_unused=True to get None for it instead",
+            )
+        )
+    return g if isinstance(g, Tensor) else Tensor._make(g)
 
 
 def steps(

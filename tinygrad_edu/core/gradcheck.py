@@ -75,33 +75,44 @@ def gradcheck(
     analytic = grad(_scalar(out, weights), checked, allow_unused=True)
     for k, (t, a) in enumerate(zip(checked, analytic)):
         a = np.zeros_like(t._data) if a is None else a._data
-        numeric = np.zeros_like(t._data)
-        flat = t._data.reshape(-1)  # a view: nudging it nudges t
-        with no_grad():
-            for i in range(flat.size):
-                old = flat[i]
-                flat[i] = old + eps
-                hi = _scalar(fn(*ins), weights).item()
-                flat[i] = old - eps
-                lo = _scalar(fn(*ins), weights).item()
-                flat[i] = old
-                numeric.reshape(-1)[i] = (hi - lo) / (2 * eps)
+        numeric = _central_differences(fn, ins, t, weights, eps)
         bad = np.abs(a - numeric) > atol + rtol * np.abs(numeric)
         if bad.any():
             if not raise_exception:
                 return False
-            idx = tuple(int(i) for i in np.argwhere(bad)[0])
-            label = f"input {k}" + (f" ({t.name!r})" if t.name else "")
-            op = out.grad_fn.name if out.grad_fn is not None else "the function"
-            raise GradcheckError(
-                message(
-                    "gradcheck",
-                    f"gradient of {label} differs at index {idx}: autograd gives "
-                    f"{a[idx]:.6g}, finite differences give {numeric[idx]:.6g} "
-                    f"({int(bad.sum())} of {bad.size} elements differ)",
-                    out.grad_fn.site if out.grad_fn is not None else None,
-                    f"check the backward of {op} and of the ops before it "
-                    "(tg.debug.check_nodes(loss) finds the node)",
-                )
-            )
+            raise _mismatch(k, t, a, numeric, bad, out)
     return True
+
+
+def _central_differences(fn: Callable, ins: tuple, t: Tensor, weights: Any, eps: float) -> Any:
+    """d(weighted sum of fn's output)/d(t), one element at a time: (f(x+eps) - f(x-eps)) / 2eps."""
+    numeric = np.zeros_like(t._data)
+    flat = t._data.reshape(-1)  # a view: nudging it nudges t
+    with no_grad():
+        for i in range(flat.size):
+            old = flat[i]
+            flat[i] = old + eps
+            hi = _scalar(fn(*ins), weights).item()
+            flat[i] = old - eps
+            lo = _scalar(fn(*ins), weights).item()
+            flat[i] = old
+            numeric.reshape(-1)[i] = (hi - lo) / (2 * eps)
+    return numeric
+
+
+def _mismatch(k: int, t: Tensor, a: Any, numeric: Any, bad: Any, out: Tensor) -> GradcheckError:
+    """The error for input k: the first element that differs, both values, the op to look at."""
+    idx = tuple(int(i) for i in np.argwhere(bad)[0])
+    label = f"input {k}" + (f" ({t.name!r})" if t.name else "")
+    op = out.grad_fn.name if out.grad_fn is not None else "the function"
+    return GradcheckError(
+        message(
+            "gradcheck",
+            f"gradient of {label} differs at index {idx}: autograd gives "
+            f"{a[idx]:.6g}, finite differences give {numeric[idx]:.6g} "
+            f"({int(bad.sum())} of {bad.size} elements differ)",
+            out.grad_fn.site if out.grad_fn is not None else None,
+            f"check the backward of {op} and of the ops before it "
+            "(tg.debug.check_nodes(loss) finds the node)",
+        )
+    )

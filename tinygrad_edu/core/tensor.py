@@ -45,36 +45,7 @@ def _to_array(data: Any, dtype: Any, op: str) -> np.ndarray:
         # saved values (tg.from_numpy shares on purpose)
         arr = np.array(data, dtype=dtype)
     else:
-        if _holds_tensors(data):
-            raise DataError(
-                message(
-                    op,
-                    "got a list of Tensors",
-                    source.here(),
-                    "use tg.stack([...]) to join tensors (it keeps the graph)",
-                )
-            )
-        try:
-            # no dtype yet: numpy would turn "1" into 1.0 with float64 given, and we refuse text
-            arr = np.array(data)
-            if dtype is not None and arr.dtype.kind in "fiub":
-                arr = arr.astype(dtype, copy=False)
-            elif arr.dtype.kind == "f":
-                arr = arr.astype(_default_dtype[0], copy=False)  # float64 unless set otherwise
-            elif arr.dtype.kind in "iu":
-                arr = arr.astype(np.int64, copy=False)  # Python ints: int64, as in PyTorch
-        except (ValueError, TypeError) as e:
-            raise DataError(_bad_data(op, data, e)) from None
-        except RecursionError:
-            raise DataError(
-                message(
-                    op,
-                    f"the data is nested too deeply to read ({_peek(data)}): a tensor has at "
-                    "most 64 axes",
-                    source.here(),
-                    "build the array with numpy first (np.array) or reshape a flat list",
-                )
-            ) from None
+        arr = _from_python(data, dtype, op)
     if arr.dtype.kind not in "fiub":
         raise DataError(
             message(
@@ -86,6 +57,41 @@ def _to_array(data: Any, dtype: Any, op: str) -> np.ndarray:
             )
         )
     return arr
+
+
+def _from_python(data: Any, dtype: Any, op: str) -> np.ndarray:
+    """Numbers or (nested) lists as an array, with PyTorch's default dtypes."""
+    if _holds_tensors(data):
+        raise DataError(
+            message(
+                op,
+                "got a list of Tensors",
+                source.here(),
+                "use tg.stack([...]) to join tensors (it keeps the graph)",
+            )
+        )
+    try:
+        # no dtype yet: numpy would turn "1" into 1.0 with float64 given, and we refuse text
+        arr = np.array(data)
+        if dtype is not None and arr.dtype.kind in "fiub":
+            return arr.astype(dtype, copy=False)
+        if arr.dtype.kind == "f":
+            return arr.astype(_default_dtype[0], copy=False)  # float64 unless set otherwise
+        if arr.dtype.kind in "iu":
+            return arr.astype(np.int64, copy=False)  # Python ints: int64, as in PyTorch
+        return arr
+    except (ValueError, TypeError) as e:
+        raise DataError(_bad_data(op, data, e)) from None
+    except RecursionError:
+        raise DataError(
+            message(
+                op,
+                f"the data is nested too deeply to read ({_peek(data)}): a tensor has at "
+                "most 64 axes",
+                source.here(),
+                "build the array with numpy first (np.array) or reshape a flat list",
+            )
+        ) from None
 
 
 def _dtype(dtype: Any, op: str) -> np.dtype:

@@ -132,6 +132,21 @@ def inplace(t: Any, op: str, fn: Callable[[Any], Any], fill: bool = False) -> An
     else:
         old = t  # no graph is recorded (an optimizer step): nothing can be saved
     result = fn(old)
+    _check_same_shape(t, op, result)
+    if recording and of is not None and (result._requires_grad or of.base._requires_grad):
+        _refuse_unrecordable_view(t, of, op)
+        _rebase(t, result)
+        return t
+    _store(t, op, result._data)
+    if result._grad_fn is not None:
+        _move_retained(t._grad_fn, result._grad_fn, t)
+        t._grad_fn, t._requires_grad = result._grad_fn, True
+        _produced(t._grad_fn, t)
+    return t
+
+
+def _check_same_shape(t: Any, op: str, result: Any) -> None:
+    """An in-place op writes into `t`'s own storage, so its result must have `t`'s shape."""
     if result.shape != t.shape:
         raise ShapeError(
             message(
@@ -142,36 +157,32 @@ def inplace(t: Any, op: str, fn: Callable[[Any], Any], fill: bool = False) -> An
                 "in-place ops cannot change a tensor's shape; write it out of place",
             )
         )
-    if recording and of is not None and (result._requires_grad or of.base._requires_grad):
-        if of.ops is None:
-            raise InplaceError(
-                message(
-                    op,
-                    f"{t._label()} is a view made inside `with tg.no_grad():` and is being "
-                    "changed in place with grad mode on; autograd cannot tell which of the two "
-                    "you meant",
-                    source.here(),
-                    "make the view and change it both inside the no_grad block, or both outside",
-                )
+
+
+def _refuse_unrecordable_view(t: Any, of: Any, op: str) -> None:
+    """The views whose in-place change PyTorch refuses to record (autograd could not say
+    which gradient was meant)."""
+    if of.ops is None:
+        raise InplaceError(
+            message(
+                op,
+                f"{t._label()} is a view made inside `with tg.no_grad():` and is being "
+                "changed in place with grad mode on; autograd cannot tell which of the two "
+                "you meant",
+                source.here(),
+                "make the view and change it both inside the no_grad block, or both outside",
             )
-        if of.piece_of is not None:
-            raise InplaceError(
-                message(
-                    op,
-                    f"{t._label()} is one of the views {of.piece_of}() returned (or a view of "
-                    "one), and PyTorch does not let those change in place",
-                    source.here(),
-                    "change a .clone() of it, or change the tensor it came from",
-                )
+        )
+    if of.piece_of is not None:
+        raise InplaceError(
+            message(
+                op,
+                f"{t._label()} is one of the views {of.piece_of}() returned (or a view of "
+                "one), and PyTorch does not let those change in place",
+                source.here(),
+                "change a .clone() of it, or change the tensor it came from",
             )
-        _rebase(t, result)
-        return t
-    _store(t, op, result._data)
-    if result._grad_fn is not None:
-        _move_retained(t._grad_fn, result._grad_fn, t)
-        t._grad_fn, t._requires_grad = result._grad_fn, True
-        _produced(t._grad_fn, t)
-    return t
+        )
 
 
 def _rebase(view: Any, value: Any) -> None:
