@@ -38,8 +38,8 @@ except ImportError:  # PyTorch is optional: its column is left out
 REPEATS = 3 if "--quick" in sys.argv else 7
 
 
-def median_time(fn: Callable[[], object], repeats: int = REPEATS, warmup: int = 1) -> float:
-    """Median wall time of `fn()` over `repeats` runs, after `warmup` untimed runs."""
+def run_times(fn: Callable[[], object], repeats: int = REPEATS, warmup: int = 1) -> list[float]:
+    """Wall times of `repeats` runs of `fn()`, after `warmup` untimed runs (which fill caches)."""
     for _ in range(warmup):
         fn()
     times = []
@@ -48,7 +48,12 @@ def median_time(fn: Callable[[], object], repeats: int = REPEATS, warmup: int = 
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return times
+
+
+def median_time(fn: Callable[[], object], repeats: int = REPEATS, warmup: int = 1) -> float:
+    """Median wall time of `fn()` over `repeats` runs, after `warmup` untimed runs."""
+    return statistics.median(run_times(fn, repeats, warmup))
 
 
 # --- W1: small MLP, hinge loss, SGD --------------------------------------------------------

@@ -15,13 +15,11 @@ runs on one thread on both sides (numpy's matmul, so W1 and W4 are not timing it
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import statistics
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPEATS = 7  # timed runs per workload in one process; its best is reported
@@ -32,14 +30,10 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 
 def _best(fn, repeats: int = REPEATS) -> float:
-    fn()  # warm up: first calls fill caches
-    times = []
-    for _ in range(repeats):
-        gc.collect()
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+    """Best wall time of `repeats` runs (bench_core's timing loop; the worker put it on the path)."""
+    import bench_core
+
+    return min(bench_core.run_times(fn, repeats))
 
 
 def worker(only: list[str]) -> None:
