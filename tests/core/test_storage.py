@@ -157,6 +157,17 @@ def add_the_tensor_to_itself(lib):
     return val(x)
 
 
+def subtract_the_tensor_expanded_to_its_own_shape(lib):
+    x = zeros(lib, 1, 3) + 1.0
+    x.sub_(x.expand(1, 3))  # the same window on memory: numpy's zero stride on the size-1
+    return val(x)  # axis is never used, and PyTorch keeps x's stride there (fuzz seed 912666)
+
+
+def subtract_a_row_with_another_shape(lib):
+    x = zeros(lib, 1, 3)
+    x.sub_(x[0])  # the same numbers seen through another shape: PyTorch refuses it
+
+
 def fill_an_expanded_tensor(lib):
     x = zeros(lib, 1)
     x.expand(3).fill_(2.0)  # one value written everywhere: not ambiguous
@@ -168,6 +179,7 @@ CASES = {
     augmented_assignment_through_indices: ([7, 12, 18], [28, 144, 216], [14], 4),
     write_a_row_of_an_expanded_tensor: ([6, 7, 8],),
     add_the_tensor_to_itself: ([2, 2, 2],),
+    subtract_the_tensor_expanded_to_its_own_shape: ([[0, 0, 0]],),
     write_through_a_view_of_a_view: ([[0, 5, 0], [0, 0, 7]],),
     change_a_view_in_place: ([1, 4, 9], [1, 4, 6]),
     change_the_base_then_use_an_old_view: ([4, 6], [0, 16, 24]),
@@ -294,6 +306,9 @@ REFUSED = {
     ),
     add_own_transpose: (
         "add_: the value being written shares some of its numbers with this tensor (shape (2, 2))"
+    ),
+    subtract_a_row_with_another_shape: (
+        "sub_: the value being written shares some of its numbers with this tensor (shape (1, 3))"
     ),
     empty_view_of_a_leaf: (
         "mul_: this tensor (shape (0,)) is a view of this tensor (shape (3,)), a leaf, that "

@@ -263,6 +263,17 @@ def _broadcast(arr: np.ndarray) -> bool:
     return arr.size > 0 and any(step == 0 and n > 1 for step, n in zip(arr.strides, arr.shape))
 
 
+def _same_numbers(a: np.ndarray, b: np.ndarray) -> bool:
+    """Are `a` and `b` the same window on memory: start, shape and strides (PyTorch's "full
+    overlap")? A stride on an axis of size 1 is never used, so it is not compared: numpy
+    gives `x.expand(x.shape)` a zero stride there, where PyTorch keeps x's."""
+    return (
+        a.shape == b.shape
+        and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+        and all(sa == sb for n, sa, sb in zip(a.shape, a.strides, b.strides) if n != 1)
+    )
+
+
 def check_overlap(
     t: Any, other: Any, op: str, region: np.ndarray | None = None, same_ok: bool = True
 ) -> None:
@@ -274,12 +285,7 @@ def check_overlap(
     src = getattr(other, "_data", other)
     if not isinstance(src, np.ndarray) or not np.shares_memory(arr, src):
         return
-    if (
-        same_ok
-        and src.shape == arr.shape
-        and src.strides == arr.strides
-        and src.__array_interface__["data"][0] == arr.__array_interface__["data"][0]
-    ):
+    if same_ok and _same_numbers(arr, src):
         return  # the very same numbers, as in `x.add_(x)`: fine
     raise InplaceError(
         message(
