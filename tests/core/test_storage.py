@@ -168,6 +168,11 @@ def subtract_a_row_with_another_shape(lib):
     x.sub_(x[0])  # the same numbers seen through another shape: PyTorch refuses it
 
 
+def write_a_strided_slice_of_itself(lib):
+    x = zeros(lib, 2)[0:1]
+    x[0:1:2] = x  # the same one number, through another stride: PyTorch refuses it (seed 913354)
+
+
 def fill_an_expanded_tensor(lib):
     x = zeros(lib, 1)
     x.expand(3).fill_(2.0)  # one value written everywhere: not ambiguous
@@ -309,6 +314,9 @@ REFUSED = {
     ),
     subtract_a_row_with_another_shape: (
         "sub_: the value being written shares some of its numbers with this tensor (shape (1, 3))"
+    ),
+    write_a_strided_slice_of_itself: (
+        "setitem: the value being written shares some of its numbers with this tensor (shape (1,))"
     ),
     empty_view_of_a_leaf: (
         "mul_: this tensor (shape (0,)) is a view of this tensor (shape (3,)), a leaf, that "

@@ -265,12 +265,16 @@ def _broadcast(arr: np.ndarray) -> bool:
 
 def _same_numbers(a: np.ndarray, b: np.ndarray) -> bool:
     """Are `a` and `b` the same window on memory: start, shape and strides (PyTorch's "full
-    overlap")? A stride on an axis of size 1 is never used, so it is not compared: numpy
-    gives `x.expand(x.shape)` a zero stride there, where PyTorch keeps x's."""
+    overlap")? One allowance: on an axis of size 1, numpy's `expand` (`np.broadcast_to`)
+    writes a zero stride where PyTorch keeps the tensor's own, so a zero stride there
+    matches any (`x.sub_(x.expand(x.shape))` runs in PyTorch)."""
     return (
         a.shape == b.shape
         and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
-        and all(sa == sb for n, sa, sb in zip(a.shape, a.strides, b.strides) if n != 1)
+        and all(
+            sa == sb or (n == 1 and 0 in (sa, sb))
+            for n, sa, sb in zip(a.shape, a.strides, b.strides)
+        )
     )
 
 
