@@ -310,6 +310,8 @@ class _Gen:
             return np.moveaxis(np.zeros(shape), kw["src"], kw["dst"]).shape
         kw["dim"] = self.rng.randrange(-len(shape), len(shape))
         n = shape[kw["dim"]]
+        if n == 0:
+            return None  # no slice or piece to pick along an empty dim
         if op == "unbind":  # one of the slices along dim
             kw["pick"] = self.rng.randrange(n)
             return shape[: kw["dim"] % len(shape)] + shape[kw["dim"] % len(shape) + 1 :]
