@@ -173,6 +173,21 @@ def write_a_strided_slice_of_itself(lib):
     x[0:1:2] = x  # the same one number, through another stride: PyTorch refuses it (seed 913354)
 
 
+def retain_the_grad_of_a_vectors_t(lib):
+    x = leaf(lib, [1.0, 2.0, 3.0])
+    y = x.t()  # a vector's .t() is a view of it, not the vector itself (fuzz seed 950752)
+    y.retain_grad()
+    ((y * 2.0).sum() + (x * x).sum()).backward()  # y's gradient is its own path's only
+    return val(y.grad), val(x.grad)
+
+
+def hook_on_a_vectors_t_that_is_not_used(lib):
+    x = leaf(lib, [1.0, 2.0, 3.0])
+    x.t().register_hook(lambda g: g + 1.0)  # the view's hook: no gradient passes the view
+    (x * x).sum().backward()  # (fuzz seed 950393)
+    return val(x.grad)
+
+
 def fill_an_expanded_tensor(lib):
     x = zeros(lib, 1)
     x.expand(3).fill_(2.0)  # one value written everywhere: not ambiguous
@@ -184,6 +199,8 @@ CASES = {
     augmented_assignment_through_indices: ([7, 12, 18], [28, 144, 216], [14], 4),
     write_a_row_of_an_expanded_tensor: ([6, 7, 8],),
     add_the_tensor_to_itself: ([2, 2, 2],),
+    retain_the_grad_of_a_vectors_t: ([2, 2, 2], [4, 6, 8]),
+    hook_on_a_vectors_t_that_is_not_used: ([2, 4, 6],),
     subtract_the_tensor_expanded_to_its_own_shape: ([[0, 0, 0]],),
     write_through_a_view_of_a_view: ([[0, 5, 0], [0, 0, 7]],),
     change_a_view_in_place: ([1, 4, 9], [1, 4, 6]),

@@ -480,7 +480,7 @@ class TorchMethods:
         return self.ndim
 
     def t(self) -> Any:
-        """The transpose of a matrix (a vector or a number comes back as it is)."""
+        """The transpose of a matrix (a vector or a number: a view of the same numbers)."""
         if self.ndim > 2:
             raise ShapeError(
                 message(
@@ -490,7 +490,9 @@ class TorchMethods:
                     "use .transpose(a, b) or .permute(...)",
                 )
             )
-        return self.transpose() if self.ndim == 2 else self
+        # a new view even when nothing moves, as in PyTorch: hooks and retain_grad on it
+        # belong to it, not to the tensor it views
+        return self.transpose() if self.ndim == 2 else self.view(self.shape)
 
     def contiguous(self) -> Any:
         """Itself when its numbers are laid out in order; else a copy that is (`view` needs it)."""
