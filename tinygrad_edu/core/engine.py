@@ -158,7 +158,8 @@ def grad(
         else list(grad_outputs)
     )
     roots = [_root(o, g, create_graph, "grad") for o, g in zip(outs, gouts)]
-    targets = {id(_wanted_node(k, t)): None for k, t in enumerate(ins)}
+    nodes = [_wanted_node(k, t) for k, t in enumerate(ins)]
+    targets = dict.fromkeys(map(id, nodes))
     captured = {}
     retain = create_graph if retain_graph is None else retain_graph
     with _gc_paused():
@@ -166,7 +167,7 @@ def grad(
             roots, retain_graph=retain, create_graph=create_graph, capture=targets
         ):
             captured[id(node)] = g
-    return tuple(_gradient_of(t, captured, allow_unused) for t in ins)
+    return tuple(_gradient_of(t, node, captured, allow_unused) for t, node in zip(ins, nodes))
 
 
 def _wanted_node(k: int, t: Any) -> Node:
@@ -193,9 +194,9 @@ def _wanted_node(k: int, t: Any) -> Node:
     return _grad_node(t)
 
 
-def _gradient_of(t: Tensor, captured: dict, allow_unused: bool) -> Tensor | None:
-    """The gradient backward captured for input `t`, as a Tensor (None if unused and allowed)."""
-    node = t.grad_fn if t.grad_fn is not None else t._accumulator
+def _gradient_of(t: Tensor, node: Node, captured: dict, allow_unused: bool) -> Tensor | None:
+    """The gradient backward captured at `node` for input `t`, as a Tensor (None if unused
+    and allowed)."""
     g = captured.get(id(node))
     if g is None:
         if allow_unused:

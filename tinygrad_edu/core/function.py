@@ -430,7 +430,7 @@ class Function(Node):
             needs.append(False)
             edges.append(None)
         needs = tuple(needs)
-        ctx.needs_input_grad = _intern(needs, needs)
+        ctx.needs_input_grad = _shared[needs]
         try:
             data = cls.forward(ctx, *arrays, **kwargs)
         except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
@@ -460,9 +460,9 @@ class Function(Node):
         # (the engine sums it back where forward broadcast), and drawings show them
         metas = []
         for x in arrays:
-            metas.append(_metas[x.shape, x.dtype] if type(x) is np.ndarray else _meta_of_other(x))
+            metas.append(_shared[x.shape, x.dtype] if type(x) is np.ndarray else _meta_of_other(x))
         self._inputs_meta = tuple(metas)
-        self._out_meta = _metas[out._data.shape, out._data.dtype]
+        self._out_meta = _shared[out._data.shape, out._data.dtype]
         # where the learner built it: the first frame outside this package. Kept as code and
         # bytecode offset; turned into a line only when shown (`f_lineno` reads a line table)
         f = _getframe(2)
@@ -586,8 +586,9 @@ def _accumulator(leaf: Any) -> AccumulateGrad:
 
 
 class _Shared(dict):
-    """One copy of each `(shape, dtype)` pair: they recur (one line of a loop makes
-    thousands of nodes), so a long graph holds one tuple per shape, not one per node."""
+    """One copy of each small tuple that recurs: `(shape, dtype)` pairs and the
+    `needs_input_grad` patterns (one line of a loop makes thousands of nodes), so a long
+    graph holds one tuple per pattern, not one per node."""
 
     def __missing__(self, pair: tuple) -> tuple:
         if len(self) > 50_000:  # many shapes seen: start sharing afresh
@@ -596,7 +597,7 @@ class _Shared(dict):
         return pair
 
 
-_metas = _Shared()
+_shared = _Shared()
 
 
 def _meta_of_other(x: Any) -> tuple:
@@ -639,9 +640,6 @@ def _pack(ctx: Function, out: Any) -> None:
 
 _NOTHING = (None, None, None, None)  # a saved None
 _new = object.__new__
-# needs_input_grad tuples recur (a few patterns of True/False): one shared copy of each
-_interned: dict = {}
-_intern = _interned.setdefault
 _getframe = sys._getframe
 _weakref = weakref.ref
 _PKG_DIR = source._PKG_DIR
