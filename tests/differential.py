@@ -416,6 +416,7 @@ class TG:
     min = staticmethod(lambda t, axis, keep: t.min(axis=axis, keepdims=keep))
     where = staticmethod(tg.where)
     matmul = staticmethod(lambda a, b: a @ b)
+    register_hook = staticmethod(lambda t, hook: t.register_hook(hook))
 
     @staticmethod
     def grad(outs, ins, create_graph):
@@ -465,6 +466,16 @@ def torch_lib() -> Any:
         @staticmethod
         def grad(outs, ins, create_graph):
             return torch.autograd.grad(outs, ins, create_graph=create_graph, allow_unused=True)
+
+        @staticmethod
+        def register_hook(t, hook):
+            # NOTE: torch 2.13 attaches a hook on a view whose base changed in place under
+            # no_grad to the view's stale node (the hook never fires; the first such hook can
+            # even crash the process) unless something reads `grad_fn` first, which recuts it.
+            # pytorch/pytorch#196459, fixed by #196514: the hook goes on the current node.
+            # Reading grad_fn here gives the fixed behaviour, which is tinygrad_edu's.
+            t.grad_fn  # noqa: B018 - read for its side effect
+            return t.register_hook(hook)
 
     return Torch
 
@@ -550,11 +561,11 @@ def _step(lib: Any, env: dict, s: dict) -> Any:
     elif op == "retain_grad":
         a.retain_grad()
     elif op == "hook_scale":
-        a.register_hook(lambda g: g * 2.0)
+        lib.register_hook(a, lambda g: g * 2.0)
     elif op == "hook_add":
-        a.register_hook(lambda g: g + 1.0)
+        lib.register_hook(a, lambda g: g + 1.0)
     elif op == "hook_none":
-        a.register_hook(lambda g: None)
+        lib.register_hook(a, lambda g: None)
     else:
         raise AssertionError(f"unknown step {op}")
     return None

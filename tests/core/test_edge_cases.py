@@ -332,6 +332,30 @@ def test_a_hook_on_a_view_does_not_see_the_gradient_of_its_inplace_change():
     assert all(r == [16.0, 0.0] for r in _both(program))
 
 
+
+@pytest.mark.parametrize("before", [False, True])
+@pytest.mark.parametrize("after", [False, True])
+def test_a_hook_on_a_view_changed_under_no_grad_goes_on_the_views_current_node(before, after):
+    # the view's node is cut again after the change: a hook registered before stays on the
+    # old node (no gradient reaches it any more), one registered after is on the new node.
+    # torch 2.13 needs `grad_fn` read first to do so (pytorch/pytorch#196459, fixed by #196514)
+    def program(lib, make):
+        x = make([3.0, 2.0, 5.0])
+        v = x[1]
+        if before:
+            v.grad_fn  # noqa: B018 - see above
+            v.register_hook(lambda g: g * 3.0)
+        with lib.no_grad():
+            v.sub_(-0.5)
+        if after:
+            v.grad_fn  # noqa: B018 - see above
+            v.register_hook(lambda g: g * 2.0)
+        (-v + x[0] * v).backward()
+        return _grad_of(x)
+
+    expected = [2.5, 4.0 if after else 2.0, 0.0]
+    assert all(r == expected for r in _both(program))
+
 def test_retain_grad_on_a_tensor_without_grad_raises_as_in_pytorch():
     x = tg.tensor([1.0, 2.0], requires_grad=True)
     with pytest.raises(tg.BackwardError, match="retain_grad: .* does not require grad"):
