@@ -332,7 +332,6 @@ def test_a_hook_on_a_view_does_not_see_the_gradient_of_its_inplace_change():
     assert all(r == [16.0, 0.0] for r in _both(program))
 
 
-
 @pytest.mark.parametrize("before", [False, True])
 @pytest.mark.parametrize("after", [False, True])
 def test_a_hook_on_a_view_changed_under_no_grad_goes_on_the_views_current_node(before, after):
@@ -355,6 +354,7 @@ def test_a_hook_on_a_view_changed_under_no_grad_goes_on_the_views_current_node(b
 
     expected = [2.5, 4.0 if after else 2.0, 0.0]
     assert all(r == expected for r in _both(program))
+
 
 def test_retain_grad_on_a_tensor_without_grad_raises_as_in_pytorch():
     x = tg.tensor([1.0, 2.0], requires_grad=True)

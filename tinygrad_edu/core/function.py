@@ -497,8 +497,10 @@ class Function(Node):
                         vc = a._vc
                         entries.append((x, a, vc, vc[0]))
                         break
-                else:  # a constant, or computed in forward: nothing can change it
-                    entries.append((x, None, None, None))
+                else:  # a constant, a copy, or computed in forward: nothing can change it
+                    entries.append(
+                        x.entry(self._next) if type(x) is InputCopy else (x, None, None, None)
+                    )
         self._to_save = ()
         return tuple(entries)
 
@@ -636,6 +638,24 @@ def _pack(ctx: Function, out: Any) -> None:
     finally:
         _thread.state.saved_hooks = hooks
     ctx._saved, ctx._unpack = tuple(packed), unpack
+
+
+class InputCopy:
+    """A copy of input number `index` that forward saves in place of the input, as PyTorch's
+    batched matmul saves a reshaped copy: a later in-place change of the input does not reach
+    it, and under `create_graph` a gradient through it still goes to the input's graph."""
+
+    __slots__ = ("array", "index")
+
+    def __init__(self, array: np.ndarray, index: int) -> None:
+        self.array, self.index = array, index
+
+    def entry(self, edges: tuple) -> tuple:
+        """The saved entry: the copy, as a tensor whose grad_fn is the input's node then."""
+        t = _Tensor._make(self.array)
+        node = edges[self.index]
+        t._requires_grad, t._grad_fn = node is not None, node
+        return (self.array, t, None, None)
 
 
 _NOTHING = (None, None, None, None)  # a saved None

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..core import source
 from ..core.errors import ShapeError, message
+from ..core.ops.linalg import MatMul
 from ..core.tensor import Tensor
 from ..core.torch_api import reduce_with_index
 from .module import Module
@@ -117,8 +118,12 @@ def conv2d(
         padding = (0, 0) if padding == "valid" else ((kh - 1) // 2, (kw - 1) // 2)
     win = _unfold("conv2d", x, (kh, kw), _pair(stride), _pair(padding), _pair(dilation), 0.0)
     n, _, _, _, oh, ow = win.shape
-    # (O, C*kh*kw) @ (N, C*kh*kw, OH*OW): every output pixel is one dot product
-    out = weight.reshape(o, c * kh * kw) @ win.reshape(n, c * kh * kw, oh * ow)
+    # (O, C*kh*kw) @ (N, C*kh*kw, OH*OW): every output pixel is one dot product. `win` is
+    # this function's own gather, which nothing changes in place: the copy PyTorch's matmul
+    # would save of it (see core/ops/linalg.py) is not needed (PyTorch's conv saves x)
+    out = MatMul.apply(
+        weight.reshape(o, c * kh * kw), win.reshape(n, c * kh * kw, oh * ow), saves_copies=False
+    )
     out = out.reshape(n, o, oh, ow)
     if bias is not None:
         out = out + bias.reshape(1, o, 1, 1)

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import source
 from ..errors import ShapeError, message
-from ..function import Function
+from ..function import Function, InputCopy
 from .common import needs
 
 
@@ -23,9 +23,16 @@ class MatMul(Function):
     saved_names = ("self", "mat2")
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, saves_copies=True):
         na, nb = needs(ctx, 2)
-        ctx.save_for_backward(a if nb else None, b if na else None)  # d/da needs b, d/db a
+        saved_a, saved_b = a if nb else None, b if na else None  # d/da needs b, d/db a
+        if saves_copies and (np.ndim(a) > 2 or np.ndim(b) > 2):  # PyTorch may keep a copy
+            a_copied, b_copied = _saved_as_copies(a, b, na, nb)
+            if a_copied and nb:
+                saved_a = InputCopy(a.copy(), 0)
+            if b_copied and na:
+                saved_b = InputCopy(b.copy(), 1)
+        ctx.save_for_backward(saved_a, saved_b)
         ctx.ndims = (np.ndim(a), np.ndim(b))
         return np.matmul(a, b)
 
@@ -76,6 +83,48 @@ class MatMul(Function):
                 site,
             )
         )
+
+
+def _saved_as_copies(a, b, a_needs: bool, b_needs: bool) -> tuple[bool, bool]:
+    """Whether PyTorch's matmul keeps a reshaped *copy* of `a` (of `b`) for backward.
+
+    PyTorch turns a batched product into one `mm` on the batch folded into rows, or into
+    `bmm` on both operands broadcast to one batch axis. Either way it reshapes an operand,
+    which copies when its numbers are not laid out for the new shape (after a transpose,
+    say), and then it saves the copy: a later in-place change of the operand does not touch
+    what backward reads, and PyTorch computes where a saved view would be refused. We save
+    a copy in the same cases, so both answer alike.
+    """
+    if a.ndim == 3 and b.ndim == 3 and (len(a) == 1) != (len(b) == 1):
+        a, b = (a[0], b) if len(a) == 1 else (a, b[0])  # PyTorch first drops a batch of one
+    if a.ndim >= b.ndim and _folds(a, b.ndim, b_needs):  # (..., n, k) @ (k, m) or (k,)
+        return _reshape_copies(a, (-1, a.shape[-1])), False
+    # (n, k) @ (..., k, m): the batch folded into rows of b^T (not for a constant matrix a)
+    if b.ndim > a.ndim and (a.ndim != 2 or a_needs) and _folds(_swap(b), a.ndim, a_needs):
+        return False, _reshape_copies(_swap(b), (-1, b.shape[-2]))
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])  # bmm on one batch axis
+    a_rows = a.shape[-2:] if a.ndim > 1 else (1, a.shape[0])
+    b_rows = b.shape[-2:] if b.ndim > 1 else b.shape
+    return (
+        _reshape_copies(np.broadcast_to(a, batch + a_rows), (-1, *a_rows)),
+        _reshape_copies(np.broadcast_to(b, batch + b_rows), (-1, *b_rows)),
+    )
+
+
+def _folds(big, small_ndim: int, small_needs_grad: bool) -> bool:
+    """PyTorch's test for folding the batch of `big` into the rows of one `mm` / `mv`."""
+    if big.ndim < 3 or small_ndim > 2:
+        return False
+    if small_needs_grad or big.size == 0:  # a gradient of `small` per batch would be bigger
+        return True
+    # otherwise only when the batch axes merge without a copy
+    strides, shape = big.strides, big.shape
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(big.ndim - 2))
+
+
+def _reshape_copies(x, shape: tuple) -> bool:
+    """Whether reshaping `x` to `shape` must copy its numbers (numpy and PyTorch agree)."""
+    return x.size > 0 and not np.may_share_memory(x.reshape(shape), x)
 
 
 def _product_shape(a: tuple, b: tuple) -> tuple:
