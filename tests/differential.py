@@ -54,7 +54,8 @@ BINARY = ("add", "sub", "mul", "div", "rdiv", "where")
 SMOOTH_BINARY = ("add", "sub", "mul", "div", "rdiv")
 INPLACE = ("add_", "sub_", "mul_", "div_", "setitem", "zero_", "fill_")
 # drawn only with `more_ops=True` (so the programs of earlier campaigns' seeds stay the same)
-MORE_INPLACE = ("copy_",)
+MORE_INPLACE = ("copy_", "relu_", "exp_", "tanh_", "sigmoid_", "neg_", "clamp_")
+UNARY_INPLACE = ("relu_", "exp_", "tanh_", "sigmoid_", "neg_")  # no operand
 MORE_VIEWS = ("view", "flatten", "movedim", "unbind", "chunk", "t")
 POWERS = (0.0, 1.0, 2.0, 3.0, 0.5, -1.0, 1.5)
 BASES = (2.0, 0.5, 0.0)
@@ -416,7 +417,7 @@ class TG:
     min = staticmethod(lambda t, axis, keep: t.min(axis=axis, keepdims=keep))
     where = staticmethod(tg.where)
     matmul = staticmethod(lambda a, b: a @ b)
-    register_hook = staticmethod(lambda t, hook: t.register_hook(hook))
+    refresh = staticmethod(lambda t: None)
 
     @staticmethod
     def grad(outs, ins, create_graph):
@@ -468,14 +469,15 @@ def torch_lib() -> Any:
             return torch.autograd.grad(outs, ins, create_graph=create_graph, allow_unused=True)
 
         @staticmethod
-        def register_hook(t, hook):
-            # NOTE: torch 2.13 attaches a hook on a view whose base changed in place under
-            # no_grad to the view's stale node (the hook never fires; the first such hook can
-            # even crash the process) unless something reads `grad_fn` first, which recuts it.
-            # pytorch/pytorch#196459, fixed by #196514: the hook goes on the current node.
-            # Reading grad_fn here gives the fixed behaviour, which is tinygrad_edu's.
+        def refresh(t):
+            # NOTE: torch 2.13 recuts a view's stale node (its base changed in place) only
+            # when something reads `grad_fn`, and some steps go wrong without it: a hook goes
+            # on the stale node and never fires (the first one can even crash the process;
+            # pytorch/pytorch#196459, fixed by #196514), and an in-place op on a view of a
+            # detached tensor that setitem gave a gradient calls it "a leaf Variable". What
+            # the program computes must not depend on looking at it: reading grad_fn before
+            # each such step gives PyTorch's consistent answer, which is tinygrad_edu's
             t.grad_fn  # noqa: B018 - read for its side effect
-            return t.register_hook(hook)
 
     return Torch
 
@@ -550,10 +552,15 @@ def _step(lib: Any, env: dict, s: dict) -> Any:
     if op == "chunk":
         return a.chunk(kw["chunks"], kw["dim"])[kw["pick"]]
     value = b if b is not None else kw.get("c")
+    lib.refresh(a)  # the steps below change `a` in place or put a hook on it
     if op in ("add_", "sub_", "mul_", "div_", "copy_"):
         getattr(a, op)(value)
     elif op == "setitem":
         a[lib.index(kw["index"])] = value
+    elif op in UNARY_INPLACE:
+        getattr(a, op)()
+    elif op == "clamp_":
+        a.clamp_(-0.5, 1.0)
     elif op == "zero_":
         a.zero_()
     elif op == "fill_":
@@ -561,11 +568,11 @@ def _step(lib: Any, env: dict, s: dict) -> Any:
     elif op == "retain_grad":
         a.retain_grad()
     elif op == "hook_scale":
-        lib.register_hook(a, lambda g: g * 2.0)
+        a.register_hook(lambda g: g * 2.0)
     elif op == "hook_add":
-        lib.register_hook(a, lambda g: g + 1.0)
+        a.register_hook(lambda g: g + 1.0)
     elif op == "hook_none":
-        lib.register_hook(a, lambda g: None)
+        a.register_hook(lambda g: None)
     else:
         raise AssertionError(f"unknown step {op}")
     return None

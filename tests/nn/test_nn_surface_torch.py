@@ -334,3 +334,49 @@ def test_reprs_print_as_pytorchs():
 
     for ours, theirs in zip(build(tg), build(torch)):
         assert repr(ours) == repr(theirs)
+
+
+INPLACE_LAYERS = [
+    ("ReLU", {}),
+    ("LeakyReLU", {"negative_slope": 0.1}),
+    ("ELU", {"alpha": 0.7}),
+    ("SiLU", {}),
+    ("Dropout", {"p": 0.0}),
+]
+
+
+@pytest.mark.parametrize(("name", "kwargs"), INPLACE_LAYERS)
+def test_an_inplace_layer_changes_its_input_as_in_pytorch(name, kwargs):
+    # the layer's input is the result the previous layer returned: with inplace=True it holds
+    # the activation afterwards, in both libraries, and the gradients are the same
+    x = np.random.randn(3, 4)
+    results = []
+    for lib in (tg, torch):
+        leaf = lib.tensor(x, requires_grad=True)
+        h = leaf * 2.0
+        layer = getattr(lib.nn, name)(inplace=True, **kwargs)
+        y = layer(h)
+        (y * y).sum().backward()
+        results.append((y is h, _numpy(h), _numpy(leaf.grad), repr(layer)))
+    ours, theirs = results
+    assert ours[0] and theirs[0]
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12)
+    np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-12)
+    assert ours[3] == theirs[3]
+
+
+def _numpy(t):
+    return t.detach().numpy() if isinstance(t, torch.Tensor) else t.numpy()
+
+
+@pytest.mark.parametrize("before", ["Sigmoid", "Tanh"])
+def test_an_inplace_activation_after_one_that_saved_its_result_is_refused(before):
+    # Sigmoid and Tanh keep their result for backward; ReLU(inplace=True) overwrites it
+    refused = []
+    for lib in (tg, torch):
+        model = lib.nn.Sequential(getattr(lib.nn, before)(), lib.nn.ReLU(inplace=True))
+        y = model(lib.tensor(np.random.randn(2, 3), requires_grad=True))
+        with pytest.raises(RuntimeError, match="in ?place|inplace") as e:
+            y.sum().backward()
+        refused.append(e.value)
+    assert "sigmoid" in str(refused[0]).lower() or "tanh" in str(refused[0]).lower()

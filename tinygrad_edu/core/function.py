@@ -342,7 +342,7 @@ class Function(Node):
             if as_tensors and arr is not None:
                 if tensor is _OUTPUT:  # rebuilt with this node as grad_fn: d(out)/d(in) flows
                     tensor = _Tensor._make(arr)
-                    tensor._requires_grad, tensor._grad_fn = True, self
+                    tensor._requires_grad, tensor._grad_fn = True, self._output_grad_fn()
                 out.append(tensor if tensor is not None else _Tensor._make(arr))
             else:
                 out.append(arr)
@@ -388,6 +388,16 @@ class Function(Node):
         return _Tensor._make(arr)
 
     _unpack: Callable | None = None  # set while saved_tensors_hooks packed this node's values
+    # an in-place op on a view (`v.exp_()`) wrote its output into the view: a weak reference
+    # to the view's node then, through which a saved output's gradient flows, as in PyTorch
+    _written_into: Callable | None = None
+
+    def _output_grad_fn(self) -> Function:
+        """The node a saved output's gradient goes to under `create_graph`: this one, or
+        after an in-place op on a view, the view's (so it passes the base's hooks)."""
+        node = self._written_into() if self._written_into is not None else None
+        return node if node is not None else self
+
     _to_save: tuple = ()
     _as_tensors = False
     replayable = True  # False for ops whose forward runs Python a static graph cannot replay

@@ -236,6 +236,45 @@ class TorchMethods:
             src = src.astype(self.dtype)
         return self._inplace("copy_", lambda t: Fill.apply(t, value=0.0) + src, src)
 
+    # In place, as PyTorch's `x.relu_()`: the result is written into this tensor's storage
+    # (`Tensor._inplace`), its version goes up, and a node that saved the old numbers (say,
+    # sigmoid's result) then refuses its backward, as in PyTorch.
+
+    def relu_(self) -> Any:
+        return self._inplace("relu_", lambda t: t.relu())
+
+    def sigmoid_(self) -> Any:
+        return self._inplace("sigmoid_", lambda t: t.sigmoid())
+
+    def tanh_(self) -> Any:
+        return self._inplace("tanh_", lambda t: t.tanh())
+
+    def exp_(self) -> Any:
+        return self._inplace("exp_", lambda t: t.exp())
+
+    def log_(self) -> Any:
+        return self._inplace("log_", lambda t: t.log())
+
+    def sqrt_(self) -> Any:
+        return self._inplace("sqrt_", lambda t: t.sqrt())
+
+    def abs_(self) -> Any:
+        return self._inplace("abs_", lambda t: t.abs())
+
+    def neg_(self) -> Any:
+        return self._inplace("neg_", lambda t: -t)
+
+    def pow_(self, exponent: Any) -> Any:
+        return self._inplace("pow_", lambda t: t**exponent, exponent)
+
+    def clamp_(self, min: Any = None, max: Any = None) -> Any:  # noqa: A002 - PyTorch's names
+        return self._inplace("clamp_", lambda t: t.clip(min, max))
+
+    clip_ = clamp_
+
+    def masked_fill_(self, mask: Any, value: Any) -> Any:
+        return self._inplace("masked_fill_", lambda t: t.masked_fill(mask, value), value)
+
     def uniform_(self, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Any:
         """Fill in place with uniform samples in [a, b) (numpy's global generator)."""
         return self.copy_(_Tensor._make(np.random.uniform(a, b, self.shape)))

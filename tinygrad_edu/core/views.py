@@ -136,13 +136,30 @@ def inplace(t: Any, op: str, fn: Callable[[Any], Any], fill: bool = False) -> An
     if recording and of is not None and (result._requires_grad or of.base._requires_grad):
         _refuse_unrecordable_view(t, of, op)
         _rebase(t, result)
+        _watch_saved_output(result._grad_fn, t)
+        if result._grad_fn is not None and result._grad_fn._saved:
+            result._grad_fn._written_into = weakref.ref(t.grad_fn)  # weak: t.grad_fn leads here
         return t
     _store(t, op, result._data)
     if result._grad_fn is not None:
         _move_retained(t._grad_fn, result._grad_fn, t)
         t._grad_fn, t._requires_grad = result._grad_fn, True
         _produced(t._grad_fn, t)
+        _watch_saved_output(t._grad_fn, t)
     return t
+
+
+def _watch_saved_output(node: Any, t: Any) -> None:
+    """An op that saved its own output (`relu_`, `exp_` keep their result) saved what are now
+    `t`'s numbers: watch `t`'s version, so that changing `t` again refuses the backward, as in
+    PyTorch (the values kept are the result's own copy)."""
+    if node is None or not node._saved or node._unpack is not None:
+        return
+    vc = t._vc
+    node._saved = tuple(
+        (arr, tag, vc, vc[0]) if tag is _function._OUTPUT else (arr, tag, counter, version)
+        for arr, tag, counter, version in node._saved
+    )
 
 
 def _check_same_shape(t: Any, op: str, result: Any) -> None:
@@ -289,6 +306,14 @@ def check_overlap(
     src = getattr(other, "_data", other)
     if not isinstance(src, np.ndarray) or not np.shares_memory(arr, src):
         return
+    if region is not None and src.shape != arr.shape and src.ndim <= arr.ndim:
+        # setitem expands the value to the region first, as PyTorch's does: `v[0:1] = x` for
+        # a (1, 3) view v of x writes x's numbers into themselves. (An in-place op compares
+        # its operand as it is: `v.sub_(x)` is refused in both)
+        try:
+            src = np.broadcast_to(src, arr.shape)
+        except ValueError:
+            pass  # shapes that do not broadcast: the op's own check names them
     if same_ok and _same_numbers(arr, src):
         return  # the very same numbers, as in `x.add_(x)`: fine
     raise InplaceError(

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import source
+from ..core import source, views
 from ..core.creation import stack, where, zeros_like
 from ..core.errors import ShapeError, message
 from ..core.grad_mode import no_grad
@@ -90,10 +90,14 @@ def _same_shape(op: str, x: Tensor, target: Tensor) -> None:
 
 # --- activations (the Tensor methods, as functions) ------------------------------------
 
+# `inplace=True` writes the result into x's own numbers (`views.inplace`), as PyTorch's
+# `F.leaky_relu_`: x's version goes up, so a node that saved x's old numbers refuses its
+# backward, and every other view of those numbers sees the new ones
 
-def relu(x: Any) -> Tensor:
-    """max(x, 0) elementwise (`x.relu()`)."""
-    return _as_tensor(x).relu()
+
+def relu(x: Any, inplace: bool = False) -> Tensor:
+    """max(x, 0) elementwise (`x.relu()`; `x.relu_()` with `inplace=True`)."""
+    return x.relu_() if inplace else _as_tensor(x).relu()
 
 
 def tanh(x: Any) -> Tensor:
@@ -125,14 +129,18 @@ def gelu(x: Any, approximate: str = "none") -> Tensor:
     return 0.5 * x * (1.0 + (x * (1.0 / math.sqrt(2.0))).erf())
 
 
-def leaky_relu(x: Any, negative_slope: float = 0.01) -> Tensor:
+def leaky_relu(x: Any, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else negative_slope * x (the slope is also the gradient at 0)."""
+    if inplace:
+        return views.inplace(x, "leaky_relu_", lambda t: leaky_relu(t, negative_slope))
     x = _as_tensor(x)
     return where(x > 0, x, x * negative_slope)
 
 
-def elu(x: Any, alpha: float = 1.0) -> Tensor:
+def elu(x: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else alpha * (exp(x) - 1)."""
+    if inplace:
+        return views.inplace(x, "elu_", lambda t: elu(t, alpha))
     x = _as_tensor(x)
     return where(x > 0, x, alpha * (x.clip(max=0.0).exp() - 1.0))
 
@@ -146,8 +154,10 @@ def softplus(x: Any, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     return where(z > threshold, x, soft)
 
 
-def silu(x: Any) -> Tensor:
+def silu(x: Any, inplace: bool = False) -> Tensor:
     """x * sigmoid(x) (also called swish)."""
+    if inplace:
+        return views.inplace(x, "silu_", silu)
     x = _as_tensor(x)
     return x * x.sigmoid()
 
@@ -165,7 +175,7 @@ def one_hot(target: Any, num_classes: int = -1) -> Tensor:
     return Tensor.wrap((t[..., None] == np.arange(n)).astype(np.int64))
 
 
-def dropout(x: Any, p: float = 0.5, training: bool = True) -> Tensor:
+def dropout(x: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     r"""Zero each element with probability `p` and scale the rest by 1 / (1 - p).
 
     Rules: only while `training`; the mask comes from numpy's global generator, so
@@ -179,9 +189,9 @@ def dropout(x: Any, p: float = 0.5, training: bool = True) -> Tensor:
     if not training or p == 0.0:
         return x
     if p == 1.0:
-        return x * 0.0
+        return x.mul_(0.0) if inplace else x * 0.0
     keep = (np.random.random_sample(x.shape) >= p).astype(x.dtype) / (1.0 - p)
-    return x * keep
+    return x.mul_(keep) if inplace else x * keep
 
 
 def embedding(index: Any, weight: Tensor, padding_idx: int | None = None) -> Tensor:
