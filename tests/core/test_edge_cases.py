@@ -560,3 +560,62 @@ def test_a_number_masked_into_an_expanded_view_refuses_only_its_gradient():
     e[np.array([False, True])] = 1.5  # PyTorch: masked_fill_ works; backward refuses
     with pytest.raises(tg.InplaceError, match="CopySlices.backward: a broadcast view"):
         e.sum().backward()
+
+
+@pytest.mark.parametrize(
+    "name, method",
+    [
+        ("flatten of a vector", lambda t: t.flatten()),
+        ("flatten(0, 0)", lambda t: t.flatten(0, 0)),
+        ("double of float64", lambda t: t.double()),
+        ("type_as itself", lambda t: t.type_as(t)),
+        ("to the same dtype", lambda t: t.to(t.dtype)),
+    ],
+)
+def test_what_pytorch_returns_as_the_tensor_itself_is_the_tensor_itself(name, method):
+    # a hook on the result is then a hook on the tensor: every path's gradient is scaled
+    def program(lib, make):
+        x = make([0.4, 0.45])
+        y = method(x)
+        y.register_hook(lambda g: g * 2.0)
+        ((y * 3.0).sum() + (x * x).sum()).backward()
+        return y is x, _grad_of(x)
+
+    assert all(r == (True, [7.6, 7.8]) for r in _both(program))
+
+
+def test_relu_and_clip_keep_a_negative_zero_as_pytorch():
+    # only a division by the zero shows its sign: 1 / -0.0 is -inf
+    def program(lib, make):
+        x = make([-0.0, 0.0])
+        return (1.0 / x.relu()).tolist(), (1.0 / x.clip(0.0, 1.0)).tolist()
+
+    assert all(r == ([-INF, INF], [-INF, INF]) for r in _both(program))
+
+
+def test_a_hook_on_a_view_a_changed_view_was_cut_from_sees_only_other_paths():
+    # v is cut from w, w from b; changing v in place sends v's new values' gradient straight
+    # to b (a fresh cut), past w's node and its hook, as PyTorch does
+    def program(lib, make):
+        x = make([0.995, 0.901])
+        b = x * 1.0
+        w = b.view(2, 1)
+        v = w[0:1, 0:1]
+        w.register_hook(lambda g: g + 1.0)
+        v.relu_()
+        (v * 2.0).sum().backward()
+        return _grad_of(x)
+
+    assert all(r == [2.0, 0.0] for r in _both(program))
+
+
+def test_copying_a_broadcast_view_into_itself_without_grad_writes_nothing():
+    def program(lib, make):
+        x = make([[1.0, 2.0]])
+        e = x.expand(3, 2)
+        with lib.no_grad():
+            e.copy_(e)
+        (e * 1.0).sum().backward()
+        return _grad_of(x)
+
+    assert all(r == [[3.0, 3.0]] for r in _both(program))

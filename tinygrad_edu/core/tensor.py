@@ -851,10 +851,10 @@ class Tensor(torch_api.TorchMethods):
         return Cast.apply(self, dtype=_dtype(dtype, "astype"))
 
     def float(self) -> Tensor:
-        return self.astype(np.float32)
+        return self.to(np.float32)  # itself when already float32, as in PyTorch
 
     def double(self) -> Tensor:
-        return self.astype(np.float64)
+        return self.to(np.float64)
 
     # --- reductions (numpy conventions: axis, keepdims) ----------------------------------
 
@@ -966,6 +966,8 @@ class Tensor(torch_api.TorchMethods):
         if self.ndim == 0:
             return self.reshape(1)
         start, end = start_dim % self.ndim, end_dim % self.ndim
+        if start == end:
+            return self  # nothing to merge: PyTorch returns the tensor itself, not a view
         return self.reshape(self.shape[:start] + (-1,) + self.shape[end + 1 :])
 
     def unsqueeze(self, dim: int) -> Tensor:

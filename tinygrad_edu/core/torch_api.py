@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import source, views
+from . import grad_mode, source, views
 from .dtypes import check_device, device
 from .errors import DataError, ShapeError, message
 from .ops.elementwise import Fill
@@ -231,6 +231,9 @@ class TorchMethods:
 
         As in PyTorch, the gradient flows to `src`; the old values stop mattering.
         """
+        if src is self and not grad_mode.is_grad_enabled():
+            views.bump(self)  # as PyTorch: nothing to write (even into a broadcast view)
+            return self
         src = src if isinstance(src, _Tensor) else _Tensor(src)
         if src.dtype != self.dtype:
             src = src.astype(self.dtype)
@@ -549,16 +552,16 @@ class TorchMethods:
     # --- dtype and device -----------------------------------------------------------------
 
     def long(self) -> Any:
-        return self.astype(np.int64)
+        return self.to(np.int64)  # itself when already int64, as in PyTorch
 
     def int(self) -> Any:
-        return self.astype(np.int32)
+        return self.to(np.int32)  # itself when already int32, as in PyTorch
 
     def bool(self) -> Any:
-        return self.astype(np.bool_)
+        return self.to(np.bool_)  # itself when already bool_, as in PyTorch
 
     def half(self) -> Any:
-        return self.astype(np.float16)
+        return self.to(np.float16)  # itself when already float16, as in PyTorch
 
     def type(self, dtype: Any = None) -> Any:
         """`t.type(torch.float)` converts; `t.type()` names the type ('torch.FloatTensor')."""
@@ -567,7 +570,7 @@ class TorchMethods:
         return f"torch.{_TYPE_NAMES.get(self.dtype.name, self.dtype.name)}"
 
     def type_as(self, other: Any) -> Any:
-        return self.astype(other.dtype)
+        return self.to(other.dtype)
 
     def to(self, *args: Any, **kwargs: Any) -> Any:
         r"""`t.to(dtype)`, `t.to("cpu")`, `t.to(other)`: a converted copy (or `t` itself).

@@ -118,16 +118,12 @@ def inplace(t: Any, op: str, fn: Callable[[Any], Any], fill: bool = False) -> An
         _refuse_leaf_change(t, op)
         old = _snapshot(t)  # ops that save their input need the old values
         _retire(t, old)
-        if (
-            of is not None
-            and of.ops is not None
-            and old._grad_fn is not None
-            and old._grad_fn._pre_hooks
-        ):
+        if of is not None and of.ops is not None and _hooked(old._grad_fn, len(of.ops)):
             # NOTE: as in PyTorch, the new values are computed from a fresh cut of the base,
-            # not through the view's own node: a hook registered on the view before the
-            # change sees only gradients that reach the old values by other paths (without
-            # hooks the two nodes send the same gradients, so the view's own node is kept)
+            # not through the view's own node: a hook registered on the view (or on a view
+            # it was cut from) before the change sees only gradients that reach the old
+            # values by other paths (without hooks the two nodes send the same gradients,
+            # so the view's own node is kept)
             old._grad_fn = _fresh_cut(of, t._grad_fn)
     else:
         old = t  # no graph is recorded (an optimizer step): nothing can be saved
@@ -160,6 +156,18 @@ def _watch_saved_output(node: Any, t: Any) -> None:
         (arr, tag, vc, vc[0]) if tag is _function._OUTPUT else (arr, tag, counter, version)
         for arr, tag, counter, version in node._saved
     )
+
+
+def _hooked(node: Any, view_ops: int) -> bool:
+    """Has a hook been put on the node of this view, or of a view between it and its base
+    (the first `view_ops` nodes down the chain of view ops)?"""
+    for _ in range(view_ops):
+        if node is None:
+            return False
+        if node._pre_hooks:
+            return True
+        node = node._next[0] if node._next else None
+    return False
 
 
 def _check_same_shape(t: Any, op: str, result: Any) -> None:

@@ -174,7 +174,7 @@ class ReLU(Function):
 
     @staticmethod
     def forward(ctx, a):
-        out = np.maximum(a, 0)
+        out = np.maximum(0, a)  # a second: numpy keeps it on a tie, so relu(-0.0) is -0.0
         ctx.save_for_backward(out)
         return out
 
@@ -242,7 +242,9 @@ class Clip(Function):
     def forward(ctx, a, lo=None, hi=None):
         ctx.save_for_backward(a)
         ctx.lo, ctx.hi = lo, hi
-        return np.clip(a, lo, hi)
+        # the value second: on a tie (-0.0 against a bound 0) numpy keeps it, as PyTorch does
+        out = a.copy() if lo is None else np.maximum(lo, a)
+        return out if hi is None else np.minimum(hi, out)
 
     @staticmethod
     def backward(ctx, g):
