@@ -116,13 +116,22 @@ class Pow(Function):
         if not na:
             ga = None
         elif ctx.number_power:  # x ** 0 has slope 0: a constant, with no graph of its own
-            ga = g * b * a ** (b - 1) if data(b) != 0 else np.zeros(data(g).shape, data(g).dtype)
+            # (grouped as PyTorch's rule: g * (b * a^(b-1)))
+            ga = g * (b * _power(a, data(b) - 1)) if data(b) != 0 else np.zeros_like(data(g))
         else:
             ga = where(data(b) == 0, 0.0, g * b * a ** (b - 1))
         # d(a^b)/db = a^b ln a; NOTE: 0 where a == 0 and b >= 0, as PyTorch (ln 0 = -inf),
         # and g outside the selection, as there: a nan from above stays nan
         gb = g * where((data(a) == 0) & (data(b) >= 0), 0.0, out * log(a)) if nb else None
         return ga, gb
+
+
+def _power(a, p):
+    """`a ** p` as PyTorch's kernel computes it for a number `p`: -0.5 is `1 / sqrt(a)`, which
+    keeps the sign of a zero (sqrt's slope at -0.0 is -inf, where IEEE pow gives +inf)."""
+    if p == -0.5:
+        return 1.0 / (np.sqrt(a) if isinstance(a, np.ndarray) else a.sqrt())
+    return a**p
 
 
 class Exp(Function):
