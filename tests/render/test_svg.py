@@ -279,3 +279,23 @@ def test_compact_svg_says_the_same_in_fewer_bytes(program):
     assert _sanitize(small) == _sanitize(raw)  # saved lessons compare equal
     assert "<!--" not in small and "&#45;" not in small and "font-family" in small
     assert len(small) < 0.8 * len(raw)
+
+
+def test_compact_keeps_one_decimal_in_coordinates_and_every_digit_in_text():
+    # coordinates are trimmed by C-level string calls on all of them at once: the label
+    # text and tooltips beside them (values with two or more decimals) must not change
+    svg = (
+        '<g id="graph0" class="graph" text-anchor="middle"><polygon fill="#fff" stroke="#333" '
+        'points="-4,4 -4,-112.25 58.12,-112.25"/><a xlink:title="x = 0.25, y = 1.125">'
+        '<path fill="none" d="M27.12,-71.7C27.12,-63.98 27,-54.71 27.5,-46.11"/>'
+        '<ellipse cx="27.03" cy="-18" rx="27.29" ry="18"/>'
+        '<text x="27.19" y="-14.3">mean 0.25 std 1.125</text></a></g>'
+    )
+    assert svg_mod.compact(svg) == (
+        '<g id="graph0" class="graph" text-anchor="middle"><polygon fill="#fff" stroke="#333" '
+        'points="-4,4 -4,-112.2 58.1,-112.2"/><a xlink:title="x = 0.25, y = 1.125">'
+        '<path fill="none" d="M27.1,-71.7C27.1,-63.9 27,-54.7 27.5,-46.1"/>'
+        '<ellipse cx="27.0" cy="-18" rx="27.2" ry="18"/>'
+        '<text x="27.1" y="-14.3">mean 0.25 std 1.125</text></a></g>'
+    )
+    assert svg_mod.compact("<svg></svg>") == "<svg></svg>"  # no coordinates at all

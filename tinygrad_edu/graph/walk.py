@@ -237,19 +237,23 @@ def _walk(roots: list) -> _Met:
     add_op, add_leaf, add_source = ops.append, leaves.append, met.sources.append
     add_edges, add_count, add_number = met.edges.append, met.counts.append, met.numbers.append
     add_scope, add_name = met.scopes.append, met.names.append
-    acc = AccumulateGrad
+    acc, source_of = AccumulateGrad, code.get
     for t, _ in roots:
         node = t.grad_fn
         if node is not None and node not in code:  # a tensor asked for twice starts once
             code[node] = len(ops)
             add_op(node)
-    # NOTE: `ops` grows while the loop runs over it: each op met is read in its turn
+    # NOTE: `ops` grows while the loop runs over it: each op met is read in its turn.
+    # One statement per append: `a(x), b(y)` would also build a tuple per op
     for node in ops:
         edges, number, scope, name = _NODE_VIEW(node)
-        add_edges(edges), add_count(len(edges)), add_number(number)
-        add_scope(scope), add_name(name)
+        add_edges(edges)
+        add_count(len(edges))
+        add_number(number)
+        add_scope(scope)
+        add_name(name)
         for nxt in edges:
-            source = code.get(nxt)
+            source = source_of(nxt)
             if source is None:  # met for the first time
                 if type(nxt) is acc:
                     source = code[nxt] = -2 - len(leaves)
