@@ -165,20 +165,23 @@ class StaticGraph:
     def python_source(self) -> str:
         """The Python function that a call replays: this program, compiled once.
 
-        One or two lines per op: a forward line calls the op's own `forward` with a new
-        context, kept as `ctxN` where a backward line reads it later (`ctxN` holds what
-        op `%N` saved); a backward line calls the op's `backward` on that context and
-        checks each gradient's shape, which is known before the run. No Python function of
-        yours runs and no graph is built: this is what define-then-run buys.
+        One line per op, the numpy a careful person would write by hand: `v9 = x @ w1`
+        for a matmul, `np.where(v11 <= 0, 0.0, v37)` for relu's backward, which reads the
+        forward's values by name. Shapes and dtypes are known before the run, so every
+        check and every broadcast-undoing sum is planned once, and lines that read
+        constants only are computed once, at compile time (left as comments). An op with
+        no numpy line (a learner's own `Function`, a batched matmul) calls its class's
+        `forward` with a new context, kept as `ctxN` where a backward line calls the
+        op's `backward` on it. No Python function of yours runs and no graph is built:
+        this is what define-then-run buys.
 
         Example:
             >>> import tinygrad_edu as tg
             >>> g = tg.static.trace(lambda x: (x * x).sum(), tg.tensor([1.0, 2.0]))
             >>> print(g.python_source)
             def replay(x):
-                v2 = Mul_forward(new_ctx(Mul), x, x)
-                v3 = Sum_forward(new_ctx(Sum), v2, axis=None, keepdims=False)
-                if type(v3) is not ndarray: v3 = asarray(v3)
+                v2 = x * x
+                v3 = np.asarray(np.add.reduce(v2, axis=None))
                 return [v3]
             <BLANKLINE>
         """
