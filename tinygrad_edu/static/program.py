@@ -194,16 +194,32 @@ class StaticGraph:
 
     def _check(self, args: tuple, kwargs: dict) -> list:
         """The call's inputs as arrays in the program's order, each checked against its type."""
-        sig = self.inputs
-        if not kwargs and len(args) == len(sig):  # PERF: the usual call, checked in one pass
-            arrays = [np.asarray(a) if isinstance(a, Tensor) else a for a in args]
-            for arr, s in zip(arrays, sig):
-                if type(arr) is not np.ndarray or arr.shape != s.shape or arr.dtype != s.dtype:
+        types = self._types()
+        if not kwargs and len(args) == len(types):  # PERF: the usual call, checked in one pass
+            arrays = []
+            for a, (shape, dtype) in zip(args, types):
+                if type(a) is not np.ndarray:
+                    if not isinstance(a, Tensor):
+                        break
+                    a = np.asarray(a)
+                # a dtype numpy made is one shared object: `is` is the quick test
+                if a.shape != shape or (a.dtype is not dtype and a.dtype != dtype):
                     break
+                arrays.append(a)
             else:
                 return arrays
         args = self._positional(args, kwargs)
-        return [self._checked_input(s, a) for s, a in zip(sig, args)]
+        return [self._checked_input(s, a) for s, a in zip(self.inputs, args)]
+
+    def _types(self) -> tuple:
+        """`(shape, dtype)` of each input, made once per program (what every call checks)."""
+        cached = self.__dict__.get("_input_types")
+        if cached is None or cached[0] is not self.program:
+            cached = self._input_types = (
+                self.program,
+                tuple((s.shape, s.dtype) for s in self.inputs),
+            )
+        return cached[1]
 
     def _positional(self, args: tuple, kwargs: dict) -> tuple:
         """Inputs passed by name put in their places; an error for a missing or unknown one."""
@@ -269,8 +285,10 @@ class StaticGraph:
         tr = current()
         if tr is not None and any(isinstance(a, Tensor) and tr.find(a) is not None for a in args):
             return self._inline(tr, args)
-        outs = [Tensor.wrap(o) for o in self.run_arrays(arrays)]
-        return outs[0] if self.structure == "single" else tuple(outs)
+        outs = runtime.runner(self.program).run(arrays)
+        if self.structure == "single":
+            return Tensor.wrap(outs[0])
+        return tuple(map(Tensor.wrap, outs))
 
     def _inline(self, tr: Tracer, args: tuple) -> Any:
         """Called inside another trace: copy this program's equations into it."""
