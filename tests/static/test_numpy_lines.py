@@ -136,3 +136,12 @@ def test_the_w1_step_reads_like_numpy_written_by_hand():
     for line in ("v4 = x @ w", "v5 = v4 + b", "v6 = np.maximum(v5, 0)", "np.where(v6 <= 0, 0.0"):
         assert line in src, src
     assert "x.T @ " in src and "np.add.reduce(" in src and "ctx" not in src
+
+
+def test_inputs_named_like_the_modules_the_lines_use_do_not_shadow_them():
+    def f(np, broadcast_to):  # the written-out lines call np.* and broadcast_to
+        return (np @ broadcast_to).relu().sum()
+
+    arrays = [_array((3, 2), "float64"), _array((2, 4), "float64")]
+    traced = _check_against_eager(f, arrays)
+    assert "def replay(v1, v2):" in traced.python_source  # renamed, not shadowing
