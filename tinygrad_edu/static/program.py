@@ -199,9 +199,12 @@ class StaticGraph:
             arrays = []
             for a, (shape, dtype) in zip(args, types):
                 if type(a) is not np.ndarray:
-                    if not isinstance(a, Tensor):
+                    if type(a) is Tensor:  # PERF: its array, as np.asarray(a) gives it, 20x faster
+                        a = a._data
+                    elif isinstance(a, Tensor):
+                        a = np.asarray(a)
+                    else:
                         break
-                    a = np.asarray(a)
                 # a dtype numpy made is one shared object: `is` is the quick test
                 if a.shape != shape or (a.dtype is not dtype and a.dtype != dtype):
                     break
