@@ -70,6 +70,10 @@ UNARY = {
     "tanh": lambda a: a.tanh(),
     "T": lambda a: a.T,
     "permute": lambda a: a.permute(2, 0, 1),
+    "square": lambda a: a**2,
+    "cube": lambda a: a**3,
+    "root": lambda a: a**0.5,
+    "inverse": lambda a: a**-1,
     "sum": lambda a: a.sum(),
     "sum0": lambda a: a.sum(0),
     "sum_keep": lambda a: a.sum(axis=(0, -1), keepdims=True),
@@ -87,7 +91,7 @@ def test_unary_ops_replay_like_eager(op, shape, dtype):
         pytest.skip("the op needs more axes")
     if op == "sum_keep" and len(shape) < 2:
         pytest.skip("the op needs two axes")
-    arrays = [_array(shape, dtype, positive=op == "log")]
+    arrays = [_array(shape, dtype, positive=op in ("log", "root", "inverse"))]
     traced = _check_against_eager(UNARY[op], arrays)
     assert "_forward" not in traced.python_source
 
@@ -145,3 +149,12 @@ def test_inputs_named_like_the_modules_the_lines_use_do_not_shadow_them():
     arrays = [_array((3, 2), "float64"), _array((2, 4), "float64")]
     traced = _check_against_eager(f, arrays)
     assert "def replay(v1, v2):" in traced.python_source  # renamed, not shadowing
+
+
+def test_a_power_of_zero_or_of_an_input_keeps_the_core_call():
+    a = _array((3,), "float64", positive=True)
+    traced = _check_against_eager(lambda a: a**0, [a])  # slope 0, the core's special case
+    assert "Pow_forward(" in traced.python_source
+    b = np.asarray(2.0)  # an input exponent: its gradient, a^b ln a, is the core's
+    traced = _check_against_eager(lambda a, b: a**b, [a, b])
+    assert "Pow_forward(" in traced.python_source

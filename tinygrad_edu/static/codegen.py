@@ -274,21 +274,38 @@ def _written_out(program: Program, keep_all: bool) -> dict[int, Eqn]:
     """
     if keep_all:
         return {}
+    wanted: dict[int, list] = {}  # forward var -> which inputs each of its vjp lines needs
+    for e in program.eqns:
+        if _is_plain_vjp(e):
+            wanted.setdefault(e.attrs["of"], []).append(e.attrs["needs"])
     written = {}
     for e in program.eqns:
         if e.fn is None or e.op == "vjp" or OPS.get(e.op) is not e.fn or len(e.outs) != 1:
             continue
         ins = [program.vars[v] for v in e.ins]
         names_ = [f"_{i}" for i in range(len(ins))]  # only asks whether a rule exists
-        if numpy_lines.forward_expr(e.op, ins, names_, e.attrs) is not None:
-            written[e.outs[0]] = e
+        if numpy_lines.forward_expr(e.op, ins, names_, e.attrs, _consts_of(e, program)) is None:
+            continue
+        needs = wanted.get(e.outs[0], [])
+        if needs:  # every gradient a vjp line wants must have a numpy line too
+            shape = program.vars[e.outs[0]].shape
+            grads = numpy_lines.backward_exprs(e.op, ins, names_, "_o", "_g", e.attrs, shape)
+            if any(n[k] and grads[k] is None for n in needs for k in range(len(ins))):
+                continue
+        written[e.outs[0]] = e
     return written
+
+
+def _consts_of(e: Eqn, program: Program) -> tuple:
+    """The value of each input of `e` that is a constant of the program, else None."""
+    return tuple(program.consts.get(v) for v in e.ins)
 
 
 def _written_forward_line(e: Eqn, nm: _Names, program: Program) -> str:
     """`out = <numpy>`: the op's forward, written out (numpy_lines.py)."""
     ins = [program.vars[v] for v in e.ins]
-    expr = numpy_lines.forward_expr(e.op, ins, [nm[v] for v in e.ins], e.attrs)
+    consts = _consts_of(e, program)
+    expr = numpy_lines.forward_expr(e.op, ins, [nm[v] for v in e.ins], e.attrs, consts)
     out = e.outs[0]
     # numpy gives a scalar, not a 0-d array, for a 0-d result: made an array, as eagerly
     line = f"{nm[out]} = {_as_array(expr) if out in nm.scalars else expr}"

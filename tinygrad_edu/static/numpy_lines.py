@@ -44,8 +44,11 @@ def _transposed(name: str, axes: Any) -> str:
     return f"{name}.T" if axes is None else f"{name}.transpose({axes!r})"
 
 
-def forward_expr(op: str, ins: list, names: list, attrs: dict) -> str | None:
-    """`out = <expr>` for op `op` on the values `names` (Vars `ins`), or None: keep the call."""
+def forward_expr(op: str, ins: list, names: list, attrs: dict, consts: tuple) -> str | None:
+    """`out = <expr>` for op `op` on the values `names` (Vars `ins`), or None: keep the call.
+
+    `consts` holds the value of each input that is a constant of the program (else None).
+    """
     a = names[0]
     if op in _BINARY and len(names) == 2:
         return f"{a} {_BINARY[op]} {names[1]}"
@@ -55,10 +58,18 @@ def forward_expr(op: str, ins: list, names: list, attrs: dict) -> str | None:
         return _UNARY[op].format(a=a)
     if op == "Transpose" and set(attrs) == {"axes"}:
         return _transposed(a, attrs["axes"])
+    if op == "Pow" and _is_number_power(consts[1]):
+        return f"{a} ** {names[1]}"
     if op == "Sum" and set(attrs) == {"axis", "keepdims"}:
         keepdims = ", keepdims=True" if attrs["keepdims"] else ""
         return f"np.add.reduce({a}, axis={attrs['axis']!r}{keepdims})"
     return None
+
+
+def _is_number_power(exponent: Any) -> bool:
+    """`x ** 2`: a constant number other than 0 as exponent, for which the core rule
+    (PyTorch's Tensor ** Scalar) is the plain power rule (x ** 0 is kept as a call)."""
+    return exponent is not None and np.ndim(exponent) == 0 and bool(exponent != 0)
 
 
 _BINARY = {"Add": "+", "Sub": "-", "Mul": "*", "Div": "/"}
@@ -76,7 +87,9 @@ def backward_exprs(
 ) -> list:
     """One `Grad` per input of the forward line `out = op(*names)`, for cotangent `g`.
 
-    The derivative of each rule is in the comment beside it in core/ops/.
+    None for an input whose gradient is not written out here (the op then keeps its call
+    wherever that gradient is wanted). The derivative of each rule is in the comment
+    beside it in core/ops/.
     """
     a, b = names[0], names[1] if len(names) > 1 else None
     if op == "Add":
@@ -92,6 +105,8 @@ def backward_exprs(
             Grad(f"{g} @ {b}.T", (g, b), ins[0].shape),
             Grad(f"{a}.T @ {g}", (a, g), ins[1].shape),
         ]
+    if op == "Pow":  # d(a^b)/da = b a^(b-1), for a number b; d/db (a^b ln a) keeps the call
+        return [Grad(f"{g} * {b} * {a} ** ({b} - 1)", (g, b, a, 1)), None]
     if op == "Neg":
         return [Grad(f"-{g}", (g,))]
     if op == "ReLU":  # selected, not multiplied by a mask: an infinite g gives 0, not nan
