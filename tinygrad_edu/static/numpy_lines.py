@@ -56,6 +56,8 @@ def forward_expr(op: str, ins: list, names: list, attrs: dict, consts: tuple) ->
         return f"{a} @ {names[1]}" if _is_matrix_product(ins) else None
     if op in _UNARY:
         return _UNARY[op].format(a=a)
+    if not all(_plain(v) for v in attrs.values()):  # e.g. an axis given as a numpy int
+        return None
     if op == "Transpose" and set(attrs) == {"axes"}:
         return _transposed(a, attrs["axes"])
     if op == "Pow" and _is_number_power(consts[1]):
@@ -64,6 +66,14 @@ def forward_expr(op: str, ins: list, names: list, attrs: dict, consts: tuple) ->
         keepdims = ", keepdims=True" if attrs["keepdims"] else ""
         return f"np.add.reduce({a}, axis={attrs['axis']!r}{keepdims})"
     return None
+
+
+def _plain(value: Any) -> bool:
+    """An attribute that reads back from its repr as itself: None, a bool, an int, or a
+    tuple of ints (what the written lines put in the code as text)."""
+    if type(value) is tuple:
+        return all(type(v) is int for v in value)
+    return value is None or type(value) in (bool, int)
 
 
 def _is_number_power(exponent: Any) -> bool:
