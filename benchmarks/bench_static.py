@@ -5,7 +5,9 @@ Run: `python benchmarks/bench_static.py` (add `--quick` for fewer repeats). W1 i
 moons points (made inline with numpy). The static step is one `tg.static.trace` of
 forward + `tg.static.grad` + SGD update, replayed per step; it prints the trace time
 once and the per-step time of each variant with its ratio to the hand-written numpy
-floor. A script, not a test: the target (replay <= 1.1x numpy) is read, not asserted.
+floor. Then lesson 8b's step (Linear-ReLU-Linear, squared error) at growing widths,
+eager against replay: replay must never be the slower one. A script, not a test: the
+targets (replay <= 1.1x numpy, never slower than eager) are read, not asserted.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def tg_step(x, y, w1, b1, w2, b2, w3, b3):
     return (loss, *[p - LR * g for p, g in zip(params, grads)])
 
 
-def per_step(loops: dict) -> dict:
+def per_step(loops: dict, steps: int = STEPS) -> dict:
     """Per-step CPU time of each loop: the minimum, and the median ratio to the first.
 
     The loops take turns within every repeat, so a slow spell of a shared machine hits
@@ -44,7 +46,7 @@ def per_step(loops: dict) -> dict:
             # CPU time of this process: the machine may be shared, wall time would count others
             t0 = time.process_time()
             loop()
-            times[name].append((time.process_time() - t0) / STEPS)
+            times[name].append((time.process_time() - t0) / steps)
     base = times[next(iter(loops))]
     return {
         name: (min(ts), statistics.median(t / b for t, b in zip(ts, base)))
@@ -110,5 +112,46 @@ def main() -> None:
         print(f"  {name:<40} {t * 1e6:8.1f} us/step  {ratio:5.2f}x numpy")
 
 
+def widths() -> None:
+    """Eager against replay for lesson 8b's step, from a width where Python's overhead
+    dominates to one where the matrix products do; the step's CPU time, best of rounds."""
+    print("lesson 8b's step (Linear-ReLU-Linear, squared error, gradients of 4 weights)")
+    for batch, width, steps in ((16, 16, 200), (64, 64, 100), (256, 256, 10), (256, 512, 4)):
+        (eager, _), (replayed, ratio) = width_row(batch, width, steps).values()
+        print(
+            f"  batch {batch:>3}, width {width:>3}: eager {eager * 1e6:8.1f} us, replay "
+            f"{replayed * 1e6:8.1f} us; replay / eager {ratio:4.2f} (median over repeats)"
+        )
+
+
+def width_row(batch: int, width: int, steps: int) -> dict:
+    rng = np.random.default_rng(0)
+    x, y = (
+        tg.tensor(rng.standard_normal((batch, width))),
+        tg.tensor(rng.standard_normal((batch, 1))),
+    )
+    weights = [
+        tg.tensor(rng.standard_normal(s) / np.sqrt(width), requires_grad=True)
+        for s in ((width, width), (width,), (1, width), (1,))
+    ]
+
+    def loss_fn(x, y, w1, b1, w2, b2):
+        h = (x @ w1.T + b1).relu()
+        return ((h @ w2.T + b2 - y) ** 2).mean()
+
+    replay = tg.static.trace(loss_fn, x, y, *weights).grad(wrt=[2, 3, 4, 5])
+
+    def eager_loop():
+        for _ in range(steps):
+            tg.grad(loss_fn(x, y, *weights), weights)
+
+    def replay_loop():
+        for _ in range(steps):
+            replay(x, y, *weights)
+
+    return per_step({"eager": eager_loop, "replay": replay_loop}, steps)
+
+
 if __name__ == "__main__":
     main()
+    widths()

@@ -1,10 +1,13 @@
 """Compile a `Program` into one straight-line Python function: what replay runs.
 
 This is the define-then-run payoff. The graph is known before any data arrives, so
-it can be turned, once, into plain Python: one or two lines per equation, each a call
-of the op's own core `forward` or `backward` (the eager engine's rules, inherited, not
-copied), with every shape check and every broadcast-undoing sum planned at compile
-time. A replay step then does no graph walking and no lookups, and creates no
+it can be turned, once, into plain Python: one line per equation. The ops a training
+step is made of become the numpy a careful person writes by hand (numpy_lines.py:
+`v9 = x @ w1`, and for its gradient `x.T @ v40`), with every shape check, dtype
+conversion and broadcast-undoing sum planned at compile time, and lines that read only
+constants computed once, now. Any other op (a learner's own `Function`) is a call of
+its class's own `forward` or `backward` (the eager engine's rules, inherited, not
+copied). A replay step then does no graph walking and no lookups, and creates no
 Tensors. Its source is kept (`StaticGraph.python_source`) so learners can read it.
 
 Static layer: imports the core, numpy and the standard library only.
@@ -16,16 +19,20 @@ import ast
 import itertools
 import keyword
 import linecache
+import re
 import unicodedata
 import weakref
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
+from ..core.function import OPS
 from ..core.grad_fit import count_error, fit_gradient
+from ..core.ops.common import broadcast_to
 from ..core.tensor import Tensor
-from .ir import ZERO, Eqn, Program, names
+from . import numpy_lines
+from .ir import ZERO, Eqn, Program, Var, names
 
 _ndarray = np.ndarray
 _compiled_ids = itertools.count(1)
@@ -154,7 +161,8 @@ class _Names:
     def __init__(self, program: Program) -> None:
         self.namespace: dict[str, Any] = {}
         self.values: dict[int, str] = {}
-        taken = {"replay", "tape", "g", "env", "type", "tuple"}  # names the code uses
+        # names the code uses
+        taken = {"replay", "tape", "g", "env", "type", "tuple", "np", "broadcast_to"}
         for vid, text in names(program).items():
             name = text.replace("%", "v")
             # Python reads identifiers in NFKC form (`ｘ` is `x`): only names already in
@@ -174,6 +182,10 @@ class _Names:
         self._taken = taken
         self._objects: dict[int, str] = {}
         self.scalars = {vid for vid, v in program.vars.items() if v.shape == ()}
+        self.types = {self.values[vid]: v for vid, v in program.vars.items()}
+        self.written: set[str] = set()  # lines written out as numpy (numpy_lines.py)
+        self.folded: set[str] = set()  # names computed at compile time
+        self.namespace.update(np=np, broadcast_to=broadcast_to)
         self.new = self.obj(object.__new__, "new_ctx")
         self.ndarray = self.obj(np.ndarray, "ndarray")
         self.asarray = self.obj(np.asarray, "asarray")
@@ -218,77 +230,220 @@ def _generate(program: Program, keep_all: bool, run_equation: Callable) -> tuple
     nm = _Names(program)
     for vid, arr in program.consts.items():
         nm.namespace[nm[vid]] = arr
+    written = _written_out(program, keep_all)
     read = {e.attrs["of"] for e in program.eqns if e.op == "vjp"}
     made = {e.outs[0] for e in program.eqns if e.fn is not None and e.op != "vjp"}
-    body: list[str] = []
     # contexts a gradient program reads from the tape its forward program filled
     tape_in = sorted({e.attrs["of"] for e in program.eqns if _is_plain_vjp(e)} - made)
-    body.extend(f"ctx{of} = tape[{of}]" for of in tape_in)
+    body = [f"ctx{of} = tape[{of}]" for of in tape_in]
     structured = False
-    last = _last_uses(program, keep_all)
-    for i, e in enumerate(program.eqns):
-        if _is_plain_vjp(e):
+    for e in program.eqns:
+        if _is_plain_vjp(e) and e.attrs["of"] in written:
+            body.extend(_written_vjp_lines(e, written[e.attrs["of"]], nm, program))
+        elif e.outs and e.outs[0] in written:
+            body.append(_written_forward_line(e, nm, program))
+        elif _is_plain_vjp(e):
             body.extend(_vjp_lines(e, nm))
         elif e.fn is not None and e.op != "vjp":
             body.extend(_forward_lines(e, nm, keep_all or e.outs[0] in read))
         else:
             structured = True
-            body.extend(
-                _structured_lines(
-                    e, nm, run_equation, keep_all or bool(e.outs) and e.outs[0] in read
-                )
-            )
-        dead = [nm[v] for v in last.values.get(i, ())]
-        dead += [f"ctx{of}" for of in last.contexts.get(i, ())]
-        if dead:
-            body.append(f"del {', '.join(dead)}")
+            keep = keep_all or bool(e.outs) and e.outs[0] in read
+            body.extend(_structured_lines(e, nm, run_equation, keep))
+    body = _fold_constants(body, nm, program)
+    body = _drop_after_last_use(body, _big_names(program, nm, keep_all))
     if keep_all:
         body.extend(
             f"tape[{e.outs[0]}] = ctx{e.outs[0]}"
             for e in program.eqns
             if e.fn is not None and e.op != "vjp"
         )
-    body.append(f"return [{', '.join(nm[v] for v in program.outputs)}]")
+    body.append(_return_line(program, nm))
     uses_tape = keep_all or structured or bool(tape_in)
     args = ", ".join(["tape"] * uses_tape + [nm[v] for v in program.inputs])
     source = "\n".join([f"def replay({args}):"] + ["    " + line for line in body]) + "\n"
     return source, nm.namespace, uses_tape
 
 
-class _LastUses(NamedTuple):
-    """What each equation (by index) is the last to read: big values by var id, and the
-    forward contexts (by the var their op made) a `vjp` equation reads."""
+def _written_out(program: Program, keep_all: bool) -> dict[int, Eqn]:
+    """The forward equations written as numpy (numpy_lines.py), by the var each makes.
 
-    values: dict[int, list[int]]
-    contexts: dict[int, list[int]]
-
-
-def _last_uses(program: Program, keep_all: bool) -> _LastUses:
-    """The big values and the contexts each equation reads last.
-
-    The generated code drops each of them right after (`del`), as a careful person would:
-    a big intermediate array's memory is then free for the next one, while still in the
-    cache, instead of every array of the step staying alive until it returns.
+    Only the package's own op classes (a learner's subclass of `Add` may change its rule),
+    and not under `keep_all`: a branch or loop body hands its contexts to a later gradient
+    program, so those ops keep their context objects.
     """
-    made = {v for e in program.eqns for v in e.outs}  # inputs and constants are not ours
-    kept = set(program.outputs)
-    read_last_by: dict[int, int] = {}  # var -> the last equation that reads it
-    for i, e in enumerate(program.eqns):
-        for v in e.ins:
-            if v in made and v not in kept and v in program.vars and _is_big(program.vars[v].shape):
-                read_last_by[v] = i
-    uses = _LastUses({}, {})
-    for v, i in read_last_by.items():
-        uses.values.setdefault(i, []).append(v)
-    if not keep_all:  # under keep_all the contexts go on the tape at the end
-        for i, e in enumerate(program.eqns):
-            if not _is_plain_vjp(e):
+    if keep_all:
+        return {}
+    wanted: dict[int, list] = {}  # forward var -> which inputs each of its vjp lines needs
+    for e in program.eqns:
+        if _is_plain_vjp(e):
+            wanted.setdefault(e.attrs["of"], []).append(e.attrs["needs"])
+    written = {}
+    for e in program.eqns:
+        if e.fn is None or e.op == "vjp" or OPS.get(e.op) is not e.fn or len(e.outs) != 1:
+            continue
+        ins = [program.vars[v] for v in e.ins]
+        names_ = [f"_{i}" for i in range(len(ins))]  # only asks whether a rule exists
+        if numpy_lines.forward_expr(e.op, ins, names_, e.attrs, _consts_of(e, program)) is None:
+            continue
+        needs = wanted.get(e.outs[0], [])
+        if needs:  # every gradient a vjp line wants must have a numpy line too
+            shape = program.vars[e.outs[0]].shape
+            grads = numpy_lines.backward_exprs(e.op, ins, names_, "_o", "_g", e.attrs, shape)
+            if any(n[k] and grads[k] is None for n in needs for k in range(len(ins))):
                 continue
+        written[e.outs[0]] = e
+    return written
+
+
+def _consts_of(e: Eqn, program: Program) -> tuple:
+    """The value of each input of `e` that is a constant of the program, else None."""
+    return tuple(program.consts.get(v) for v in e.ins)
+
+
+def _written_forward_line(e: Eqn, nm: _Names, program: Program) -> str:
+    """`out = <numpy>`: the op's forward, written out (numpy_lines.py)."""
+    ins = [program.vars[v] for v in e.ins]
+    consts = _consts_of(e, program)
+    expr = numpy_lines.forward_expr(e.op, ins, [nm[v] for v in e.ins], e.attrs, consts)
+    out = e.outs[0]
+    # numpy gives a scalar, not a 0-d array, for a 0-d result: made an array, as eagerly
+    line = f"{nm[out]} = {_as_array(expr) if out in nm.scalars else expr}"
+    nm.written.add(line)
+    return line
+
+
+def _as_array(expr: str) -> str:
+    return f"np.asarray({expr})"
+
+
+def _written_vjp_lines(e: Eqn, fwd: Eqn, nm: _Names, program: Program) -> list[str]:
+    """Each needed gradient of `fwd`'s inputs as one numpy line, cast and summed as planned.
+
+    Shapes and dtypes are known now, so the eager engine's checks of what backward
+    returned (`fit_gradient`) are done here, once: a gradient of another dtype is
+    converted, one of a broadcast input summed back to the input's shape.
+    """
+    ins = [program.vars[v] for v in fwd.ins]
+    out_shape = program.vars[fwd.outs[0]].shape
+    g = nm[e.ins[0]]
+    grads = numpy_lines.backward_exprs(
+        fwd.op, ins, [nm[v] for v in fwd.ins], nm[fwd.outs[0]], g, fwd.attrs, out_shape
+    )
+    lines, outs = [], iter(e.outs)
+    for need, grad, (shape, dtype) in zip(e.attrs["needs"], grads, e.attrs["_in_types"]):
+        if not need:
+            continue
+        vid = next(outs)
+        operands = [nm.types[o] if isinstance(o, str) else o for o in grad.operands]
+        got_dtype = np.result_type(*[o.dtype if isinstance(o, Var) else o for o in operands])
+        got = grad.shape or np.broadcast_shapes(*[o.shape for o in operands if isinstance(o, Var)])
+        expr = grad.expr
+        if got_dtype != dtype:  # converted first, then summed: fit_gradient's order
+            expr = f"({expr}).astype({nm.obj(dtype, dtype.name)})"
+        if got != shape:
+            expr = numpy_lines.sum_to_expr(expr, got, shape)
+        if shape == ():
+            expr = _as_array(expr)
+        if expr == g:  # the cotangent itself (`+`): a second name for it, not a line
+            nm.values[vid] = g
+        else:
+            lines.append(f"{nm[vid]} = {expr}")
+    nm.written.update(lines)
+    return lines
+
+
+def _fold_constants(body: list[str], nm: _Names, program: Program) -> list[str]:
+    """Run once, now, each written-out line that reads constants only.
+
+    E.g. the gradient of a mean, `one / c22`, spread over the batch: it is the same on
+    every run, so it is computed here and the line stays as a comment, for the reader.
+    """
+    known = {nm[v] for v in program.consts}
+    values = set(nm.values.values())
+    out = []
+    for line in body:
+        target, _, expr = line.partition(" = ")
+        reads = _reads(expr, values)
+        if line in nm.written and reads and reads <= known:
+            exec(line, nm.namespace)  # our own generated line, on our own constants
+            known.add(target)
+            out.append(f"# {line}  (constants only: computed once, at compile time)")
+        else:
+            out.append(line)
+    nm.folded = known
+    return out
+
+
+_IDENTIFIER = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+
+
+def _reads(text: str, values: set) -> set:
+    """The value names a line of generated code mentions (attribute names excluded)."""
+    return {word for word in _IDENTIFIER.findall(text) if word in values}
+
+
+def _big_names(program: Program, nm: _Names, keep_all: bool) -> set:
+    """The names worth a `del` after their last use: big values and contexts holding them."""
+    made = {v for e in program.eqns for v in e.outs}  # inputs and constants are not ours
+    outputs = {nm[v] for v in program.outputs}
+    big = {
+        nm.values[v]
+        for v in made
+        if v in program.vars and _is_big(program.vars[v].shape) and nm.values[v] not in outputs
+    }
+    if not keep_all:  # under keep_all the contexts go on the tape at the end
+        for e in program.eqns:
             # what a context keeps are its op's inputs and output: big if one of those is
-            types = list(e.attrs["_in_types"]) + list(e.attrs["_out_types"])
-            if any(_is_big(shape) for shape, _ in types):
-                uses.contexts.setdefault(i, []).append(e.attrs["of"])
-    return uses
+            types = list(e.attrs.get("_in_types", ())) + list(e.attrs.get("_out_types", ()))
+            if _is_plain_vjp(e) and any(_is_big(shape) for shape, _ in types):
+                big.add(f"ctx{e.attrs['of']}")
+    return big - nm.folded
+
+
+def _drop_after_last_use(body: list[str], big: set) -> list[str]:
+    """A `del` right after the last line that reads each big value.
+
+    As a careful person would: a big intermediate array's memory is then free for the
+    next one, while still in the cache, instead of every array of the step staying alive
+    until it returns.
+    """
+    last: dict[int, list[str]] = {}
+    seen: set[str] = set()  # mentioned by an earlier line: made there (SSA), read here
+    last_read: dict[str, int] = {}
+    for i, line in enumerate(body):
+        if line.startswith("#"):
+            continue
+        mentioned = _reads(line, big)
+        for name in mentioned & seen:
+            last_read[name] = i
+        seen |= mentioned
+    for name, i in last_read.items():
+        last.setdefault(i, []).append(name)
+    out = []
+    for i, line in enumerate(body):
+        out.append(line)
+        if i in last:
+            out.append(f"del {', '.join(sorted(last[i], key=_natural))}")
+    return out
+
+
+def _natural(name: str) -> tuple:
+    return (len(name), name)
+
+
+def _return_line(program: Program, nm: _Names) -> str:
+    """`return [...]`; a value computed at compile time is returned as a copy, so a caller
+    that changes it in place cannot change the next run's result."""
+    outs = [
+        f"{nm[v]}.copy()" if nm[v] in nm.folded - _consts(program, nm) else nm[v]
+        for v in program.outputs
+    ]
+    return f"return [{', '.join(outs)}]"
+
+
+def _consts(program: Program, nm: _Names) -> set:
+    return {nm[v] for v in program.consts}
 
 
 _BIG = 1 << 14  # elements: 128 KiB of float64, where malloc starts handing out fresh pages

@@ -165,20 +165,23 @@ class StaticGraph:
     def python_source(self) -> str:
         """The Python function that a call replays: this program, compiled once.
 
-        One or two lines per op: a forward line calls the op's own `forward` with a new
-        context, kept as `ctxN` where a backward line reads it later (`ctxN` holds what
-        op `%N` saved); a backward line calls the op's `backward` on that context and
-        checks each gradient's shape, which is known before the run. No Python function of
-        yours runs and no graph is built: this is what define-then-run buys.
+        One line per op, the numpy a careful person would write by hand: `v9 = x @ w1`
+        for a matmul, `np.where(v11 <= 0, 0.0, v37)` for relu's backward, which reads the
+        forward's values by name. Shapes and dtypes are known before the run, so every
+        check and every broadcast-undoing sum is planned once, and lines that read
+        constants only are computed once, at compile time (left as comments). An op with
+        no numpy line (a learner's own `Function`, a batched matmul) calls its class's
+        `forward` with a new context, kept as `ctxN` where a backward line calls the
+        op's `backward` on it. No Python function of yours runs and no graph is built:
+        this is what define-then-run buys.
 
         Example:
             >>> import tinygrad_edu as tg
             >>> g = tg.static.trace(lambda x: (x * x).sum(), tg.tensor([1.0, 2.0]))
             >>> print(g.python_source)
             def replay(x):
-                v2 = Mul_forward(new_ctx(Mul), x, x)
-                v3 = Sum_forward(new_ctx(Sum), v2, axis=None, keepdims=False)
-                if type(v3) is not ndarray: v3 = asarray(v3)
+                v2 = x * x
+                v3 = np.asarray(np.add.reduce(v2, axis=None))
                 return [v3]
             <BLANKLINE>
         """
@@ -191,16 +194,35 @@ class StaticGraph:
 
     def _check(self, args: tuple, kwargs: dict) -> list:
         """The call's inputs as arrays in the program's order, each checked against its type."""
-        sig = self.inputs
-        if not kwargs and len(args) == len(sig):  # PERF: the usual call, checked in one pass
-            arrays = [np.asarray(a) if isinstance(a, Tensor) else a for a in args]
-            for arr, s in zip(arrays, sig):
-                if type(arr) is not np.ndarray or arr.shape != s.shape or arr.dtype != s.dtype:
+        types = self._types()
+        if not kwargs and len(args) == len(types):  # PERF: the usual call, checked in one pass
+            arrays = []
+            for a, (shape, dtype) in zip(args, types):
+                if type(a) is not np.ndarray:
+                    if type(a) is Tensor:  # PERF: its array, as np.asarray(a) gives it, 20x faster
+                        a = a._data
+                    elif isinstance(a, Tensor):
+                        a = np.asarray(a)
+                    else:
+                        break
+                # a dtype numpy made is one shared object: `is` is the quick test
+                if a.shape != shape or (a.dtype is not dtype and a.dtype != dtype):
                     break
+                arrays.append(a)
             else:
                 return arrays
         args = self._positional(args, kwargs)
-        return [self._checked_input(s, a) for s, a in zip(sig, args)]
+        return [self._checked_input(s, a) for s, a in zip(self.inputs, args)]
+
+    def _types(self) -> tuple:
+        """`(shape, dtype)` of each input, made once per program (what every call checks)."""
+        cached = self.__dict__.get("_input_types")
+        if cached is None or cached[0] is not self.program:
+            cached = self._input_types = (
+                self.program,
+                tuple((s.shape, s.dtype) for s in self.inputs),
+            )
+        return cached[1]
 
     def _positional(self, args: tuple, kwargs: dict) -> tuple:
         """Inputs passed by name put in their places; an error for a missing or unknown one."""
@@ -266,8 +288,10 @@ class StaticGraph:
         tr = current()
         if tr is not None and any(isinstance(a, Tensor) and tr.find(a) is not None for a in args):
             return self._inline(tr, args)
-        outs = [Tensor.wrap(o) for o in self.run_arrays(arrays)]
-        return outs[0] if self.structure == "single" else tuple(outs)
+        outs = runtime.runner(self.program).run(arrays)
+        if self.structure == "single":
+            return Tensor.wrap(outs[0])
+        return tuple(map(Tensor.wrap, outs))
 
     def _inline(self, tr: Tracer, args: tuple) -> Any:
         """Called inside another trace: copy this program's equations into it."""
