@@ -71,7 +71,7 @@ def test_python_source_is_one_numpy_line_per_op_in_program_order():
     assert g.python_source == (
         "def replay(x, w):\n"
         "    v3 = x @ w\n"
-        "    v4 = np.maximum(v3, 0)\n"
+        "    v4 = np.maximum(0, v3)\n"
         "    v5 = np.asarray(np.add.reduce(v4, axis=None))\n"
         "    return [v5]\n"
     )

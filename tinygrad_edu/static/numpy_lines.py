@@ -77,15 +77,16 @@ def _plain(value: Any) -> bool:
 
 
 def _is_number_power(exponent: Any) -> bool:
-    """`x ** 2`: a constant number other than 0 as exponent, for which the core rule
-    (PyTorch's Tensor ** Scalar) is the plain power rule (x ** 0 is kept as a call)."""
-    return exponent is not None and np.ndim(exponent) == 0 and bool(exponent != 0)
+    """`x ** 2`: a constant number as exponent, for which the core rule (PyTorch's Tensor **
+    Scalar) is the plain power rule. Kept as a call: x ** 0 (slope 0), and x ** 0.5, whose
+    slope the core takes as 1 / sqrt(x) (PyTorch's sign at -0.0)."""
+    return exponent is not None and np.ndim(exponent) == 0 and bool(exponent not in (0, 0.5))
 
 
 _BINARY = {"Add": "+", "Sub": "-", "Mul": "*", "Div": "/"}
 _UNARY = {
     "Neg": "-{a}",
-    "ReLU": "np.maximum({a}, 0)",
+    "ReLU": "np.maximum(0, {a})",  # as the core op: relu(-0.0) is -0.0, as in PyTorch
     "Exp": "np.exp({a})",
     "Log": "np.log({a})",
     "Tanh": "np.tanh({a})",
@@ -116,7 +117,7 @@ def backward_exprs(
             Grad(f"{a}.T @ {g}", (a, g), ins[1].shape),
         ]
     if op == "Pow":  # d(a^b)/da = b a^(b-1), for a number b; d/db (a^b ln a) keeps the call
-        return [Grad(f"{g} * {b} * {a} ** ({b} - 1)", (g, b, a, 1)), None]
+        return [Grad(f"{g} * ({b} * {a} ** ({b} - 1))", (g, b, a, 1)), None]
     if op == "Neg":
         return [Grad(f"-{g}", (g,))]
     if op == "ReLU":  # selected, not multiplied by a mask: an infinite g gives 0, not nan

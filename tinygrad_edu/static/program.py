@@ -199,8 +199,8 @@ class StaticGraph:
             arrays = []
             for a, (shape, dtype) in zip(args, types):
                 if type(a) is not np.ndarray:
-                    if type(a) is Tensor:  # PERF: its array, as np.asarray(a) gives it, 20x faster
-                        a = a._data
+                    if type(a) is Tensor:  # PERF: its array, as np.asarray(a) gives it, faster
+                        a = a.numpy()
                     elif isinstance(a, Tensor):
                         a = np.asarray(a)
                     else:
