@@ -625,8 +625,8 @@ def test_the_slope_of_a_square_root_at_negative_zero_is_pytorchs():
     # x ** 0.5 at x = -0.0: PyTorch's kernel takes x ** -0.5 as 1 / sqrt(x) = -inf in the
     # slope (IEEE pow would give +inf)
     def program(lib, make):
-        x = make([0.0, 0.25])
-        ((-x) ** 0.5).sum().backward()
+        x = make([0.0, -0.25])
+        ((-x) ** 0.5).sum().backward()  # -x is [-0.0, 0.25]
         return _grad_of(x)
 
     assert all(r == [INF, -1.0] for r in _both(program))
