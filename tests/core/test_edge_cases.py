@@ -630,3 +630,21 @@ def test_the_slope_of_a_square_root_at_negative_zero_is_pytorchs():
         return _grad_of(x)
 
     assert all(r == [INF, -1.0] for r in _both(program))
+
+
+def test_a_second_order_gradient_through_fills_of_a_number_is_computed():
+    # two 0-d array gradients add up to a numpy scalar; under create_graph the next rule
+    # (fill_'s zeros) got it as it was and failed inside numpy (fuzz seed 1416591)
+    def program(lib, make):
+        x = make([1.9, 1.1, 0.8])
+        m = x.mean()
+        m.zero_()
+        m.copy_(m)
+        m.zero_()
+        grad = tg.grad if lib is tg else lib.autograd.grad
+        (g,) = grad(m * 0.5, [x], create_graph=True, allow_unused=True)
+        return (
+            None if g is None else np.asarray(g.detach() if lib is not tg else g.numpy()).tolist()
+        )
+
+    assert all(r in (None, [0.0, 0.0, 0.0]) for r in _both(program))

@@ -272,7 +272,7 @@ def _received(node: Node, g: Any, create_graph: bool) -> Any:
 def _backward_of(node: Node, g: Any, create_graph: bool) -> list:
     """Run the node's backward rule: one gradient per input, each in its input's shape and
     dtype (None where the input needs none); observers are told what it sent."""
-    if type(g) is not np.ndarray and not create_graph:
+    if type(g) is not np.ndarray and not (create_graph and isinstance(g, Tensor)):
         g = np.asarray(g)  # numpy turns 0-d sums (`g + g`) into scalars
     if create_graph:
         node._as_tensors = True  # saved values come back as Tensors, so backward records
