@@ -117,7 +117,7 @@ def backward_exprs(
             Grad(f"{a}.T @ {g}", (a, g), ins[1].shape),
         ]
     if op == "Pow":  # d(a^b)/da = b a^(b-1), for a number b; d/db (a^b ln a) keeps the call
-        return [Grad(f"{g} * ({b} * {a} ** ({b} - 1))", (g, b, a, 1)), None]
+        return [Grad(f"{g} * {b} * {a} ** ({b} - 1)", (g, b, a, 1)), None]
     if op == "Neg":
         return [Grad(f"-{g}", (g,))]
     if op == "ReLU":  # selected, not multiplied by a mask: an infinite g gives 0, not nan

@@ -116,8 +116,7 @@ class Pow(Function):
         if not na:
             ga = None
         elif ctx.number_power:  # x ** 0 has slope 0: a constant, with no graph of its own
-            # (grouped as PyTorch's rule: g * (b * a^(b-1)))
-            ga = g * (b * _power(a, data(b) - 1)) if data(b) != 0 else np.zeros_like(data(g))
+            ga = g * b * _power(a, data(b) - 1) if data(b) != 0 else np.zeros_like(data(g))
         else:
             ga = where(data(b) == 0, 0.0, g * b * a ** (b - 1))
         # d(a^b)/db = a^b ln a; NOTE: 0 where a == 0 and b >= 0, as PyTorch (ln 0 = -inf),
