@@ -170,3 +170,18 @@ def test_replay_drops_big_values_after_their_last_use():
     np.testing.assert_array_equal(np.asarray(dg(x, w)), w_t.grad.numpy())
     small = tg.static.trace(lambda x: (x * 2).tanh().sum(), np.ones(3))
     assert "del" not in small.grad(wrt=[0]).python_source
+
+
+def test_a_batched_product_whose_operand_pytorch_copies_replays_like_eager():
+    # a permuted batch operand: matmul saves a copy of it (as PyTorch's), which a replay
+    # must read as a plain array, both interpreted and compiled
+    def step(a, b):
+        return tg.static.grad((a.permute(0, 2, 1) @ b).sum(), [a, b])
+
+    a = tg.tensor(np.random.randn(2, 3, 4), requires_grad=True)
+    b = tg.tensor(np.random.randn(3, 5), requires_grad=True)
+    traced = tg.static.trace(step, a, b)
+    expected = tg.grad((a.permute(0, 2, 1) @ b).sum(), [a, b])
+    for got in (traced(a, b), traced.optimize()(a, b)):
+        for g, e in zip(got, expected, strict=True):
+            np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=1e-12)

@@ -408,7 +408,7 @@ class Function(Node):
         """Store what forward saved as plain arrays, with none of `apply`'s bookkeeping
         (no version checks): for running this ctx's backward rule outside a graph (a
         static program's replay, debug's finite-difference check)."""
-        self._saved = tuple((x, None, None, None) for x in self._to_save)
+        self._saved = tuple((plain(x), None, None, None) for x in self._to_save)
         self._to_save = ()
 
     # --- the one place that builds the graph ------------------------------------------
@@ -666,6 +666,12 @@ class InputCopy:
         node = edges[self.index]
         t._requires_grad, t._grad_fn = node is not None, node
         return (self.array, t, None, None)
+
+
+def plain(saved: Any) -> Any:
+    """A value given to `save_for_backward` as a plain array (an `InputCopy`'s copy), for
+    running a backward rule outside a graph."""
+    return saved.array if type(saved) is InputCopy else saved
 
 
 _NOTHING = (None, None, None, None)  # a saved None

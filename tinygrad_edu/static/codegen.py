@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.function import OPS
+from ..core.function import OPS, plain
 from ..core.grad_fit import count_error, fit_gradient
 from ..core.ops.common import broadcast_to
 from ..core.tensor import Tensor
@@ -113,7 +113,7 @@ def replay_class(cls: type) -> type:
 
 
 def _save_plain(self: Any, *arrays: Any) -> None:
-    self.saved_tensors = arrays
+    self.saved_tensors = tuple(plain(a) for a in arrays)
 
 
 _REPLAY_CLASSES: dict = {}
