@@ -116,7 +116,7 @@ class Pow(Function):
         if not na:
             ga = None
         elif ctx.number_power:  # x ** 0 has slope 0: a constant, with no graph of its own
-            ga = g * b * _power(a, data(b) - 1) if data(b) != 0 else np.zeros_like(data(g))
+            ga = g * b * _power(a, b) if data(b) != 0 else np.zeros_like(data(g))
         else:
             ga = where(data(b) == 0, 0.0, g * b * a ** (b - 1))
         # d(a^b)/db = a^b ln a; NOTE: 0 where a == 0 and b >= 0, as PyTorch (ln 0 = -inf),
@@ -125,12 +125,12 @@ class Pow(Function):
         return ga, gb
 
 
-def _power(a, p):
-    """`a ** p` as PyTorch's kernel computes it for a number `p`: -0.5 is `1 / sqrt(a)`, which
-    keeps the sign of a zero (sqrt's slope at -0.0 is -inf, where IEEE pow gives +inf)."""
-    if p == -0.5:
+def _power(a, b):
+    """`a ** (b - 1)` as PyTorch's kernel computes it for a number `b`: for b = 0.5 it is
+    `1 / sqrt(a)`, which keeps the sign of a zero (-inf at -0.0, where IEEE pow gives +inf)."""
+    if data(b) == 0.5:
         return 1.0 / (np.sqrt(a) if isinstance(a, np.ndarray) else a.sqrt())
-    return a**p
+    return a ** (b - 1)
 
 
 class Exp(Function):
