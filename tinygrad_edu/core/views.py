@@ -132,9 +132,7 @@ def inplace(t: Any, op: str, fn: Callable[[Any], Any], fill: bool = False) -> An
     if recording and of is not None and (result._requires_grad or of.base._requires_grad):
         _refuse_unrecordable_view(t, of, op)
         _rebase(t, result)
-        _watch_saved_output(result._grad_fn, t)
-        if result._grad_fn is not None and result._grad_fn._saved:
-            result._grad_fn._written_into = weakref.ref(t.grad_fn)  # weak: t.grad_fn leads here
+        _watch_saved_output(result._grad_fn, t, into_view=True)
         return t
     _store(t, op, result._data)
     if result._grad_fn is not None:
@@ -145,12 +143,15 @@ def inplace(t: Any, op: str, fn: Callable[[Any], Any], fill: bool = False) -> An
     return t
 
 
-def _watch_saved_output(node: Any, t: Any) -> None:
+def _watch_saved_output(node: Any, t: Any, into_view: bool = False) -> None:
     """An op that saved its own output (`relu_`, `exp_` keep their result) saved what are now
     `t`'s numbers: watch `t`'s version, so that changing `t` again refuses the backward, as in
-    PyTorch (the values kept are the result's own copy)."""
+    PyTorch (the values kept are the result's own copy). Written into a view, a gradient
+    through that saved output goes through the view's node (`Function._output_grad_fn`)."""
     if node is None or not node._saved or node._unpack is not None:
         return
+    if into_view and any(tag is _function._OUTPUT for _, tag, _, _ in node._saved):
+        node._written_into = weakref.ref(t.grad_fn)  # weak: t.grad_fn leads back here
     vc = t._vc
     node._saved = tuple(
         (arr, tag, vc, vc[0]) if tag is _function._OUTPUT else (arr, tag, counter, version)
