@@ -29,7 +29,7 @@ import numpy as np
 
 from ..core.function import OPS, plain
 from ..core.grad_fit import count_error, fit_gradient
-from ..core.ops.common import broadcast_to
+from ..core.ops.common import broadcast_to, zero_where
 from ..core.tensor import Tensor
 from . import numpy_lines
 from .ir import ZERO, Eqn, Program, Var, names
@@ -162,7 +162,7 @@ class _Names:
         self.namespace: dict[str, Any] = {}
         self.values: dict[int, str] = {}
         # names the code uses
-        taken = {"replay", "tape", "g", "env", "type", "tuple", "np", "broadcast_to"}
+        taken = {"replay", "tape", "g", "env", "type", "tuple", "np", "broadcast_to", "zero_where"}
         for vid, text in names(program).items():
             name = text.replace("%", "v")
             # Python reads identifiers in NFKC form (`ｘ` is `x`): only names already in
@@ -185,7 +185,7 @@ class _Names:
         self.types = {self.values[vid]: v for vid, v in program.vars.items()}
         self.written: set[str] = set()  # lines written out as numpy (numpy_lines.py)
         self.folded: set[str] = set()  # names computed at compile time
-        self.namespace.update(np=np, broadcast_to=broadcast_to)
+        self.namespace.update(np=np, broadcast_to=broadcast_to, zero_where=zero_where)
         self.new = self.obj(object.__new__, "new_ctx")
         self.ndarray = self.obj(np.ndarray, "ndarray")
         self.asarray = self.obj(np.asarray, "asarray")

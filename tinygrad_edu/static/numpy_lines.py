@@ -21,6 +21,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..core.ops.common import BRANCH_FREE_FROM
+
 
 class Grad(NamedTuple):
     """The gradient of one input: a numpy expression, what decides its dtype, its shape.
@@ -76,6 +78,11 @@ def _plain(value: Any) -> bool:
     return value is None or type(value) in (bool, int)
 
 
+def _smaller_than(shape: tuple, size: int) -> bool:
+    """Known to hold fewer than `size` elements (False for a shape with a symbolic size)."""
+    return all(type(n) is int for n in shape) and int(np.prod(shape)) < size
+
+
 def _is_number_power(exponent: Any) -> bool:
     """`x ** 2`: a constant number as exponent, for which the core rule (PyTorch's Tensor **
     Scalar) is the plain power rule. Kept as a call: x ** 0 (slope 0), and x ** 0.5, whose
@@ -121,6 +128,8 @@ def backward_exprs(
     if op == "Neg":
         return [Grad(f"-{g}", (g,))]
     if op == "ReLU":  # selected, not multiplied by a mask: an infinite g gives 0, not nan
+        if not _smaller_than(ins[0].shape, BRANCH_FREE_FROM):  # big: as the core rule does it
+            return [Grad(f"zero_where({out} <= 0, {g})", (g,))]
         return [Grad(f"np.where({out} <= 0, 0.0, {g})", (g, 0.0))]
     if op == "Exp":
         return [Grad(f"{g} * {out}", (g, out))]

@@ -60,6 +60,33 @@ def where(cond: np.ndarray, a: Any, b: Any) -> Any:
     return Where.apply(cond, a, b)
 
 
+# `np.where` on a random mask (relu's, on a layer's activations) mispredicts a branch per
+# element: on a (256, 128) float32 array it takes 5x as long as a multiply. Above this many
+# elements `zero_where` clears bits instead; below it, np.where's single call is cheaper.
+BRANCH_FREE_FROM = 8192
+
+
+def zero_where(dead: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """`np.where(dead, 0.0, g)` for a float array `g` and a mask of its shape, bit for bit.
+
+    Selected, not multiplied by the mask: `g * ~dead` would turn an infinite gradient into
+    nan where the mask is set. A big array is done without branches: the mask becomes
+    integers that are all ones where `g` is kept and all zeros where it is cleared, and-ed
+    with `g`'s bits (so nan, inf and -0.0 in `g` come through untouched, and a cleared
+    element is +0.0, as np.where gives).
+    """
+    itemsize = g.dtype.itemsize
+    if g.size < BRANCH_FREE_FROM or dead.shape != g.shape or itemsize not in (2, 4, 8):
+        return np.where(dead, 0.0, g)
+    if not g.flags.c_contiguous or not dead.flags.c_contiguous or g.dtype.kind != "f":
+        return np.where(dead, 0.0, g)
+    bits = np.dtype(f"u{itemsize}")
+    keep = dead.view(np.uint8).astype(bits)  # 1 where cleared, 0 where kept
+    keep -= 1  # 0 where cleared, all ones where kept (unsigned integers wrap around)
+    keep &= g.view(bits)
+    return keep.view(g.dtype)
+
+
 def zero_slope(g: Any, x: Any) -> Any:
     """`g`, recorded (under create_graph) as depending on the saved `x` with slope 0.
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..function import Function
-from .common import data, log, needs, where, zero_slope
+from .common import data, log, needs, where, zero_slope, zero_where
 
 
 class Add(Function):
@@ -191,8 +191,8 @@ class ReLU(Function):
         (out,) = ctx.saved_tensors
         # NOTE: relu'(0) is taken as 0, like PyTorch; selected, not multiplied by a mask, so an
         # infinite gradient from above (sqrt(relu(x)) at x <= 0) gives 0, not 0 * inf = nan
-        if type(g) is np.ndarray:  # PERF: the usual backward, on arrays, without helpers
-            return (np.where(out <= 0, 0.0, g),)
+        if type(g) is np.ndarray:  # the usual backward, on arrays
+            return (zero_where(out <= 0, g),)
         return (zero_slope(where(data(out) <= 0, 0.0, g), out),)
 
 
