@@ -239,8 +239,10 @@ def steps(
             if capture is not None and id(node) in capture:
                 yield node, g  # tg.grad asked for this one
             if type(node) is AccumulateGrad:  # a leaf: the end of every path to it
+                alone = node._unshared is g  # no one else holds g: .grad may be g itself
+                node._unshared = None
                 if capture is None:
-                    _accumulate(node.variable, g, create_graph)  # leaf.grad += g
+                    _accumulate(node.variable, g, create_graph, alone)  # leaf.grad += g
                     yield node, g
                 continue
             # the chain rule, one step: the op's backward rule turns d(root)/d(its output)
@@ -293,12 +295,26 @@ def _backward_of(node: Node, g: Any, create_graph: bool) -> list:
         elif type(gi) is not np.ndarray or gi.shape != shape or gi.dtype is not dtype:
             gi = _fit(gi, shape, dtype, node, create_graph)  # broadcast, a number, a Tensor
         fitted.append(gi)
+    if node._own_rule and not create_graph and not _thread.state.observers:
+        _mark_unshared(node, g, fitted)
     if _thread.state.observers:  # anomaly mode, breakpoints, the stepper, tracing
         for obs in tuple(_thread.state.observers):
             hook = getattr(obs, "on_backward", None)
             if hook is not None:
                 hook(node, g, fitted)
     return fitted
+
+
+def _mark_unshared(node: Node, g: Any, fitted: list) -> None:
+    """Tell each leaf which gradient on its way to it no one else holds: one this rule made
+    new (not its `g` itself, not a view, not sent to two inputs). The leaf keeps that one as
+    its `.grad` without a copy, as PyTorch's AccumulateGrad does with a gradient no one else
+    refers to: copying a big weight's gradient into fresh memory costs as much as a matmul's
+    share of a step (150 us for a 784x128 float32 gradient)."""
+    for nxt, gi in zip(node._next, fitted):
+        if type(nxt) is AccumulateGrad and gi is not None and gi is not g and gi.base is None:
+            if sum(other is gi for other in fitted) == 1:
+                nxt._unshared = gi
 
 
 def _fit(gi: Any, shape: tuple, dtype: Any, node: Node, create_graph: bool) -> Any:
@@ -348,15 +364,16 @@ def _run_hooks(hooks: list | None, g: Any, create_graph: bool) -> Any:
     return g
 
 
-def _accumulate(t: Tensor, g: Any, create_graph: bool) -> None:
-    """`t.grad += g`, keeping t's dtype; the first gradient is copied (never aliased)."""
+def _accumulate(t: Tensor, g: Any, create_graph: bool, unshared: bool = False) -> None:
+    """`t.grad += g`, keeping t's dtype. The first gradient is copied (never aliased) unless
+    nothing else holds it (`unshared`) and no hook on `t` has seen it."""
     if create_graph:
         gt = g if isinstance(g, Tensor) else Tensor._make(g)
         t._grad = gt if t._grad is None else t._grad + gt
         return
     if g.dtype != t._data.dtype:
-        g = g.astype(t._data.dtype)
+        g, unshared = g.astype(t._data.dtype), True
     if t._grad is None:
-        t._grad = Tensor._make(np.array(g, copy=True))
+        t._grad = Tensor._make(g if unshared and not t._hooks else np.array(g, copy=True))
     else:
         t._grad._data = np.asarray(t._grad._data + g)  # 0-d + 0-d is a numpy scalar

@@ -229,6 +229,10 @@ class Node:
 class AccumulateGrad(Node):
     """The end of every path to a leaf: adds the arriving gradient into `leaf.grad`."""
 
+    # the gradient on its way here that nothing else holds (set by the engine): the leaf may
+    # keep it as its `.grad` without a copy
+    _unshared: Any = None
+
     def __init__(self, variable: Any) -> None:
         self.variable = variable
         self._id = next(_node_ids)
@@ -276,6 +280,7 @@ class Function(Node):
         if cls.__module__.startswith("tinygrad_edu."):
             OPS.setdefault(cls.__name__, cls)
             cls._fresh_output = not cls._is_view  # a learner's op is checked for aliasing
+            cls._own_rule = True
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> np.ndarray:
@@ -403,6 +408,9 @@ class Function(Node):
     replayable = True  # False for ops whose forward runs Python a static graph cannot replay
     _is_view = False  # True for ops whose result is a window on their first input
     _fresh_output = False  # True for ops known to return new storage (the package's own)
+    # True for the package's own ops, whose backward returns new arrays, its `grad_output`
+    # itself, or views of it (never an array kept elsewhere, as a learner's rule might)
+    _own_rule = False
 
     def keep_saved_for_replay(self) -> None:
         """Store what forward saved as plain arrays, with none of `apply`'s bookkeeping
