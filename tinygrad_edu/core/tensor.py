@@ -689,24 +689,28 @@ class Tensor(torch_api.TorchMethods):
 
     # --- in-place -----------------------------------------------------------------------
 
-    def _inplace(self, op_name: str, fn: Callable[[Tensor], Tensor], other: Any = None) -> Tensor:
+    def _inplace(
+        self, op_name: str, fn: Callable[[Tensor], Tensor], other: Any = None, ufunc: Any = None
+    ) -> Tensor:
+        """`self = fn(self)` in place; `ufunc`, numpy's form of fn, lets a step that records
+        no graph (an optimizer's) write straight into `self`'s storage (core/views.py)."""
         views.check_overlap(self, other, op_name)
-        return views.inplace(self, op_name, fn)
+        return views.inplace(self, op_name, fn, ufunc=ufunc, operand=other)
 
     def add_(self, other: Any, *, alpha: float = 1) -> Tensor:
         """`self += alpha * other` in place (PyTorch's `p.data.add_(g, alpha=-lr)`)."""
         other = other if alpha == 1 else alpha * other
-        return self._inplace("add_", lambda t: t + other, other)
+        return self._inplace("add_", lambda t: t + other, other, np.add)
 
     def sub_(self, other: Any, *, alpha: float = 1) -> Tensor:
         other = other if alpha == 1 else alpha * other
-        return self._inplace("sub_", lambda t: t - other, other)
+        return self._inplace("sub_", lambda t: t - other, other, np.subtract)
 
     def mul_(self, other: Any) -> Tensor:
-        return self._inplace("mul_", lambda t: t * other, other)
+        return self._inplace("mul_", lambda t: t * other, other, np.multiply)
 
     def div_(self, other: Any) -> Tensor:
-        return self._inplace("div_", lambda t: t / other, other)
+        return self._inplace("div_", lambda t: t / other, other, np.divide)
 
     def fill_(self, value: float) -> Tensor:
         return self._inplace("fill_", lambda t: Fill.apply(t, value=value))

@@ -30,7 +30,7 @@ from . import source
 from .errors import DataError, InplaceError, ShapeError, message
 from .function import Function
 from .grad_mode import _thread, _using_grad
-from .ops.common import data, is_array, where
+from .ops.common import compute_into, data, is_array, where
 
 
 class ViewOf:
@@ -106,9 +106,17 @@ def refresh(view: Any, strict: bool = True) -> None:
     view._grad_fn, view._requires_grad = node, True
 
 
-def inplace(t: Any, op: str, fn: Callable[[Any], Any], fill: bool = False) -> Any:
+def inplace(
+    t: Any,
+    op: str,
+    fn: Callable[[Any], Any],
+    fill: bool = False,
+    ufunc: Any = None,
+    operand: Any = None,
+) -> Any:
     """Apply `t = fn(t)` in place: the numbers change in `t`'s storage (and so in its base
-    and every other view of it), the version counter goes up, and the graph says so."""
+    and every other view of it), the version counter goes up, and the graph says so.
+    `ufunc(t, operand)` is fn in numpy, when it is one (add_, mul_): see `_into_storage`."""
     # NOTE: filling a broadcast view is allowed, as in PyTorch (one value for all the elements
     # that share a number); its gradient is refused in CopySlices.backward, as PyTorch does
     check_writable(t, op, fill=fill or op in ("fill_", "zero_"))
@@ -126,7 +134,15 @@ def inplace(t: Any, op: str, fn: Callable[[Any], Any], fill: bool = False) -> An
             # so the view's own node is kept)
             old._grad_fn = _fresh_cut(of, t._grad_fn)
     else:
-        old = t  # no graph is recorded (an optimizer step): nothing can be saved
+        src = _into_storage(t, operand) if ufunc is not None else None
+        if src is not None:
+            # PERF: no graph is recorded (an optimizer's step): computed straight into t's
+            # storage, without making the op's new array and copying it in (for a big
+            # weight, fresh memory costs as much as the arithmetic)
+            compute_into(ufunc, t._data, src)
+            bump(t)
+            return t
+        old = t  # nothing can be saved
     result = fn(old)
     _check_same_shape(t, op, result)
     if recording and of is not None and (result._requires_grad or of.base._requires_grad):
@@ -141,6 +157,22 @@ def inplace(t: Any, op: str, fn: Callable[[Any], Any], fill: bool = False) -> An
         _produced(t._grad_fn, t)
         _watch_saved_output(t._grad_fn, t)
     return t
+
+
+def _into_storage(t: Any, operand: Any) -> Any:
+    """The operand's numbers, if `t op= operand` written straight into t's storage gives the
+    numbers the op would: a float tensor, and a Python float or an array of t's dtype that
+    does not make t bigger (else None: the op runs, and its checks name any problem). Not
+    while an observer watches ops: a trace must see the op."""
+    if _thread.state.observers or t._data.dtype.kind != "f":
+        return None
+    src = operand._data if isinstance(operand, _function._Tensor) else operand
+    if type(src) is float:
+        return src  # numpy takes a Python float in t's dtype, as the op does (`_operand`)
+    if type(src) is not np.ndarray or src.dtype != t._data.dtype or src.ndim > t._data.ndim:
+        return None
+    shape = t._data.shape[t._data.ndim - src.ndim :]
+    return src if all(n == 1 or n == m for n, m in zip(src.shape, shape)) else None
 
 
 def _watch_saved_output(node: Any, t: Any, into_view: bool = False) -> None:

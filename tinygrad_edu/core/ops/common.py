@@ -103,6 +103,12 @@ def zero_slope(g: Any, x: Any) -> Any:
     return Where.apply(np.zeros((), dtype=bool), x, g)  # picks g; sends x exact zeros
 
 
+def compute_into(ufunc: Any, out: np.ndarray, operand: Any) -> None:
+    """`out = ufunc(out, operand)` in out's own memory (an in-place op that records no graph).
+    Here, among the ops, so numpy's warnings about nan and inf are silenced as for every op."""
+    ufunc(out, operand, out=out)
+
+
 def needs(ctx: Any, n: int) -> tuple:
     """Which of the `n` inputs want a gradient, read in `forward` to save only what backward
     will use (as PyTorch does). A static replay's forward does not know yet: all of them."""

@@ -1,0 +1,98 @@
+"""add_, sub_, mul_ and div_ under no_grad (an optimizer's step) write straight into the
+tensor's storage (core/views.py, `_into_storage`): the numbers, the version counter, the
+views that share the storage and the errors must be those of the op run with grad on."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tinygrad_edu as tg
+
+METHODS = ["add_", "sub_", "mul_", "div_"]
+SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, 3.0])
+
+
+def _values(rng, shape, dtype):
+    a = rng.standard_normal(shape)
+    flat = a.reshape(-1)
+    flat[: flat.size // 3] = rng.choice(SPECIAL, size=flat.size // 3)
+    return a.astype(dtype)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    method=st.sampled_from(METHODS),
+    dtype=st.sampled_from(["float16", "float32", "float64"]),
+    operand=st.sampled_from(["same", "row", "scalar array", "python float", "float64 array"]),
+)
+def test_a_step_without_graph_gives_the_ops_numbers_bit_for_bit(seed, method, dtype, operand):
+    rng = np.random.default_rng(seed)
+    start = _values(rng, (3, 4), dtype)
+    other = {
+        "same": lambda: tg.tensor(_values(rng, (3, 4), dtype)),
+        "row": lambda: tg.tensor(_values(rng, (4,), dtype)),
+        "scalar array": lambda: _values(rng, (), dtype),
+        "python float": lambda: float(rng.choice(SPECIAL)),
+        "float64 array": lambda: _values(rng, (3, 4), "float64"),  # the op's own path
+    }[operand]()
+    with_graph, without = tg.tensor(start.copy()), tg.tensor(start.copy())
+    with warnings.catch_warnings(record=True) as seen:  # numpy's nan/inf warnings stay
+        getattr(with_graph, method)(other)  # silenced, as for every op
+        with tg.no_grad():
+            getattr(without, method)(other)
+    if operand != "float64 array":  # (that one's op stores a float64 result with a cast,
+        assert not [w for w in seen if issubclass(w.category, RuntimeWarning)]  # which warns)
+    assert without.dtype == with_graph.dtype
+    bits = f"u{np.dtype(dtype).itemsize}"
+    np.testing.assert_array_equal(without.numpy().view(bits), with_graph.numpy().view(bits))
+    assert without._version == with_graph._version == 1
+
+
+def test_a_step_into_a_view_changes_the_base_and_its_version():
+    base = tg.zeros(2, 3)
+    row = base[1]
+    with tg.no_grad():
+        row.add_(tg.ones(3))
+        row.mul_(2.0)
+    np.testing.assert_array_equal(base.numpy(), [[0, 0, 0], [2, 2, 2]])
+    assert base._version == row._version == 2
+
+
+def test_a_saved_tensor_changed_by_a_step_without_graph_is_still_refused():
+    w = tg.tensor([1.0, 2.0], requires_grad=True)
+    y = (w * w).sum()
+    with tg.no_grad():
+        w.sub_(tg.tensor([0.5, 0.5]))  # an optimizer step between forward and backward
+    with pytest.raises(tg.InplaceError, match="modified in place"):
+        y.backward()
+
+
+def test_an_operand_that_would_make_the_tensor_bigger_is_refused_as_before():
+    t = tg.zeros(3)
+    with tg.no_grad(), pytest.raises(tg.ShapeError) as err:
+        t.add_(tg.ones(2, 3))
+    with pytest.raises(tg.ShapeError) as err_with_grad:
+        t.add_(tg.ones(2, 3))
+    first_line = str(err.value).splitlines()[0]  # the lines after it name the call's line
+    assert first_line == str(err_with_grad.value).splitlines()[0]
+    assert first_line.startswith("add_: ")
+
+
+def test_an_integer_tensor_takes_the_ops_path_and_its_error():
+    t = tg.tensor([1, 2, 3])
+    with tg.no_grad(), pytest.raises(tg.DataError, match="cannot store a float"):
+        t.mul_(0.5)
+
+
+def test_a_step_without_graph_inside_a_trace_is_still_seen_by_the_tracer():
+    def step(w, g):
+        with tg.no_grad():
+            w.sub_(g * 0.1)  # the tracer watches ops: it must see this one, and refuse it
+        return w * 1.0
+
+    with pytest.raises(tg.TracingError, match="a traced tensor was changed in place"):
+        tg.static.trace(step, np.ones(3), np.full(3, 2.0))
