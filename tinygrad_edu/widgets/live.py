@@ -177,7 +177,8 @@ class _Live:
             _PANEL.show_graph(roots, since=self.mark, names=names, cell_only=cut)
             if not _PANEL_INLINE:
                 return
-        self.show(pictures.live_bundle(graph, missing))
+        with pictures.drawing_step():  # the next cell's `dot` starts once this one is shown
+            self.show(pictures.live_bundle(graph, missing))
         self.flag.changed = False  # drawing may have run ops of its own
 
     def show(self, bundle: dict) -> None:
