@@ -34,6 +34,7 @@ INSTALL_HINT = (
     "`apt-get install graphviz` (Debian/Ubuntu), `brew install graphviz` (macOS), "
     "`conda install graphviz`"
 )
+_FOUND: dict[tuple, str] = {}  # (search path, pinned name) -> the program found (find_dot)
 _CACHE: OrderedDict[tuple, str] = OrderedDict()
 _CACHE_SIZE = 32
 
@@ -73,13 +74,18 @@ def find_dot() -> str | None:
     """
     search = os.pathsep.join([os.environ.get("PATH", os.defpath), *interpreter_dirs()])
     pinned = os.environ.get(PIN_VARIABLE)
+    # the live view asks before every drawing: searching PATH costs ~0.2 ms (a stat per
+    # folder), checking the program found last time with the same settings one stat
+    known = _FOUND.get((search, pinned))
+    if known is not None and shutil.which(known) == known:
+        return known
     if pinned:
-        return shutil.which(pinned, path=search)
-    for name in PROGRAMS:
-        path = shutil.which(name, path=search)
-        if path:
-            return path
-    return None
+        path = shutil.which(pinned, path=search)
+    else:  # graphviz-pure is never remembered: a dot installed later must win at once
+        path = next(filter(None, (shutil.which(name, path=search) for name in PROGRAMS)), None)
+    if path is not None and (pinned or os.path.basename(path) != "graphviz-pure"):
+        _FOUND[(search, pinned)] = path
+    return path
 
 
 def missing_message(op: str = "draw") -> str:
