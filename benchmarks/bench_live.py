@@ -178,7 +178,7 @@ def main() -> None:
         mixed = timed_cell(ip, "big = mixed_cell({k})", 20, PAUSE)
         drawn_mixed = _drawn(shown)
         loaded = timed(lambda: ip.run_cell("n = 1"), 200)
-    graph_size = len(live._LIVE.shown or "") and len(
+    graph_size = len(
         __import__("tinygrad_edu.graph", fromlist=["build_graph"])
         .build_graph(*live.current_roots(), max_nodes=live.MAX_NODES)
         .nodes

@@ -254,3 +254,21 @@ def test_the_walks_numpy_layout_is_the_plain_one(seed):
     assert walk.first_op == first_op and walk.more == more
     assert all(walk.op_number(op) == k for k, op in enumerate(ops))
     assert all(walk.leaf_number(a) == j for j, a in enumerate(accs))
+
+
+def test_the_quick_no_repeat_check_never_hides_a_run(monkeypatch):
+    # repeats() returns at once when no period has the matching names a fold needs;
+    # on random chains (runs planted in half of them) it finds what the full scan finds
+    from tinygrad_edu.graph import summarise
+
+    rng = random.Random(1)
+    for _ in range(2000):
+        alphabet = rng.choice(["ab", "abc", "abcdefgh"])
+        names = [rng.choice(alphabet) for _ in range(rng.randint(0, 60))]
+        if rng.random() < 0.5:
+            block = [rng.choice(alphabet) for _ in range(rng.randint(1, 9))]
+            names[len(names) // 2 : len(names) // 2] = block * rng.randint(2, 6)
+        quick = summarise.repeats(names)
+        with monkeypatch.context() as m:
+            m.setattr(summarise, "_may_repeat", lambda names: True)
+            assert summarise.repeats(names) == quick, names

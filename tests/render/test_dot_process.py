@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+import time
 
 import pytest
 import render_cases
@@ -104,3 +105,49 @@ def test_a_layout_slower_than_the_timeout_is_stopped(tmp_path):
         "draw: Graphviz took longer than 0.2 s to lay out 1 node\n"
         "  hint: draw fewer nodes: tg.draw(..., max_nodes=100) or collapse=True"
     )
+
+
+@needs_dot
+def test_inside_start_next_after_the_next_process_starts_when_the_block_ends():
+    # the live view draws inside the block: starting dot must not compete with its drawing
+    with dot_process.start_next_after():
+        dot_to_svg(render_cases.dot("micrograd"))
+        svg_mod._CACHE.clear()
+        dot_to_svg(render_cases.dot("micrograd"))  # a second drawing starts its own
+        dot_process.settle()
+        assert dot_process._WAITING == {}
+    dot_process.settle()
+    (waiting,) = dot_process._WAITING.values()  # one process for the next drawing, not two
+    assert waiting.poll() is None
+
+
+@needs_dot
+def test_a_source_bigger_than_the_pipe_goes_in_pieces_and_draws_as_a_single_run():
+    cmd = [DOT, "-Tsvg"]
+    padding = "/* " + "x" * 300_000 + " */\n"  # more than a pipe holds (64 KB)
+    source = (padding + render_cases.dot("micrograd")).encode()
+    code, out, _ = dot_process.run(cmd, source, 10.0, svg_mod._env())
+    alone = subprocess.run(cmd, input=source, capture_output=True, env=svg_mod._env())
+    assert code == 0 and out == alone.stdout
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="sh script")
+def test_a_program_that_never_reads_a_big_source_is_stopped_at_the_timeout(tmp_path):
+    stuck = tmp_path / "stuckdot"
+    stuck.write_text("#!/bin/sh\nsleep 5\n")
+    stuck.chmod(0o755)
+    source = 'digraph G {\n  a [id="node-a"]\n}\n/* ' + "x" * 300_000 + " */\n"
+    t0 = time.perf_counter()
+    with pytest.raises(RenderError, match="took longer than 0.2 s"):
+        dot_to_svg(source, timeout=0.2, program=str(stuck))
+    assert time.perf_counter() - t0 < 3
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="sh script")
+def test_a_program_that_exits_without_reading_says_why(tmp_path):
+    gone = tmp_path / "gonedot"
+    gone.write_text("#!/bin/sh\necho 'Error: no layout here' >&2\nexit 3\n")
+    gone.chmod(0o755)
+    source = "digraph G { a }\n/* " + "x" * 300_000 + " */\n"
+    with pytest.raises(RenderError, match="Graphviz failed: Error: no layout here"):
+        dot_to_svg(source, program=str(gone))

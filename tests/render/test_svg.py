@@ -77,6 +77,33 @@ def test_fast_layout_flags_are_used_for_big_graphs(monkeypatch):
     assert calls[0][2:] == list(FAST_FLAGS) and calls[1][2:] == []
 
 
+@pytest.fixture(autouse=True)
+def nothing_found_yet(monkeypatch):
+    # find_dot remembers the program it found for the same PATH; these tests change
+    # what `shutil.which` finds without changing PATH
+    monkeypatch.setattr(svg_mod, "_FOUND", {})
+
+
+def test_the_program_found_is_remembered_while_it_is_there(tmp_path, monkeypatch):
+    monkeypatch.delenv("TINYGRAD_EDU_DOT", raising=False)
+    exe = tmp_path / "path" / "dot"
+    exe.parent.mkdir()
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    monkeypatch.setenv("PATH", str(exe.parent))
+    assert svg_mod.find_dot() == str(exe)
+    searched = []
+    real = svg_mod.shutil.which
+    monkeypatch.setattr(
+        svg_mod.shutil,
+        "which",
+        lambda name, path=None: searched.append(name) or real(name, path=path),
+    )
+    assert svg_mod.find_dot() == str(exe) and searched == [str(exe)]  # one check, no search
+    os.remove(exe)
+    assert svg_mod.find_dot() != str(exe)  # gone: searched again
+
+
 def test_missing_dot_raises_with_install_commands(monkeypatch):
     monkeypatch.setattr(svg_mod.shutil, "which", lambda name, path=None: None)
     with pytest.raises(MissingDependencyError) as err:

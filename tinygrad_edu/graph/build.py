@@ -555,8 +555,9 @@ def _label(
             mark_text = obj.mark_text or ""
         if id(obj) in extra:
             marks.append(extra[id(obj)])
-    node.marks = tuple(m for m in MARKS if m in marks)
-    node.mark_text = mark_text
+    if marks:  # (most nodes have none: no generator for them)
+        node.marks = tuple(m for m in MARKS if m in marks)
+        node.mark_text = mark_text
     return node
 
 
@@ -598,7 +599,7 @@ def _saved_constant(op: Any, slot: int) -> Tensor | None:
         return None
     meta = op.input_meta
     # constants in slot order, matched to saved no-grad Tensors in order, by shape and dtype
-    slots = [k for k, (nxt, _) in enumerate(op.next_functions) if nxt is None]
+    slots = [k for k, nxt in enumerate(op.input_nodes) if nxt is None]
     found = [s.tensor for s in saved if isinstance(s.tensor, Tensor) and not s.tensor.requires_grad]
     j = 0
     for k in slots:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 SMALL = 4  # tensors with at most this many elements show every value
+_INFINITIES = (math.inf, -math.inf)
 
 
 def num(v: float) -> str:
@@ -20,7 +21,7 @@ def num(v: float) -> str:
     v = float(v)
     if v != v:
         return "nan"
-    if v in (float("inf"), float("-inf")):
+    if v in _INFINITIES:
         return "inf" if v > 0 else "-inf"
     text = f"{v:.4g}"
     return "0" if text == "-0" else text

@@ -14,6 +14,7 @@ this module only writes text.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from ..core.errors import message
@@ -79,6 +80,10 @@ def quote(text: str) -> str:
     return f'"{text}"'
 
 
+# what record_field must escape: record syntax, a quote, a backslash, spaces a record squeezes
+_RECORD_SPECIAL = re.compile(r'[{}|<>"\\]|  |^ ')
+
+
 def record_field(text: str) -> str:
     r"""Escape text for one field of a record label, ready to sit inside DOT quotes.
 
@@ -90,7 +95,7 @@ def record_field(text: str) -> str:
         \"\}\{\|\<script\> a\\b
     """
     text = _printable(text).replace("\n", " ")
-    if not any(ch in text for ch in '{}|<>"\\') and "  " not in text and text[:1] != " ":
+    if _RECORD_SPECIAL.search(text) is None:
         return text  # the usual label: nothing to escape (the loop below is per character)
     out = []
     for ch in text:

@@ -10,8 +10,9 @@ How "changed" is detected, cheapest test first:
 1. an op observer (`core.function.add_observer`) raises a flag on every op that
    recorded a node or read a tensor that requires grad, and on every backward step, and the tuple of watched tensors (name, creation id, has grad) is
    compared with the previous cell's: neither changed -> return at once;
-2. otherwise the Graph model is built (no layout yet) and its fingerprint compared
-   with the last one drawn: a cell that only computed on plain tensors prints nothing.
+2. otherwise the Graph model is built (no layout yet); in scope "all" its fingerprint
+   is compared with the last one drawn: a cell that only computed on plain tensors
+   prints nothing.
 
 What is drawn depends on the scope (`%tg scope cell|all`). "cell", the default: the
 tensors this cell bound to a variable, or whose grad it changed, or that it ran
@@ -96,7 +97,7 @@ class _Live:
         self.shown_count = 0
         self.flag = _ChangeFlag()
         self.key: tuple | None = None  # watched tensors after the previous cell
-        self.shown: Any = None  # fingerprint of the graph drawn last
+        self.shown: Any = None  # fingerprint of the graph drawn last (scope "all")
         self.mark = _watermark()
         self._remove_observer: Any = None
         self._retain_before: bool | None = None  # core's setting before start()
@@ -167,15 +168,17 @@ class _Live:
         cut = self.scope == "cell" and not grads_changed
         if cut:
             graph = pictures.this_cell(graph)
-        shown = (pictures.fingerprint(graph), tuple(map(str, missing)))  # a typo'd name shows
-        if self.scope == "all" and shown == self.shown:
-            return  # the same picture as the last one drawn: no second copy
-        self.shown = shown
+        if self.scope == "all":  # (a cell's own drawing is new by definition: no hash)
+            shown = (pictures.fingerprint(graph), tuple(map(str, missing)))  # a typo'd name shows
+            if shown == self.shown:
+                return  # the same picture as the last one drawn: no second copy
+            self.shown = shown
         if _PANEL is not None:
             _PANEL.show_graph(roots, since=self.mark, names=names, cell_only=cut)
             if not _PANEL_INLINE:
                 return
-        self.show(pictures.live_bundle(graph, missing))
+        with pictures.drawing_step():  # the next cell's `dot` starts once this one is shown
+            self.show(pictures.live_bundle(graph, missing))
         self.flag.changed = False  # drawing may have run ops of its own
 
     def show(self, bundle: dict) -> None:

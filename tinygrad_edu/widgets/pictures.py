@@ -82,6 +82,17 @@ def live_bundle(graph: GraphModel, missing: Any = ()) -> dict[str, str]:
     return {"text/html": inline_html(svg, text), "text/plain": text}
 
 
+def drawing_step() -> Any:
+    """A block that draws, and then starts the next drawing's `dot` (render/dot_process.py).
+
+    The live view draws a cell's graph inside it, so starting that process does not
+    compete with the rest of the cell's drawing.
+    """
+    from ..render.dot_process import start_next_after
+
+    return start_next_after()
+
+
 def fingerprint(graph: GraphModel) -> str:
     """A hash of what is drawn, ignoring which nodes are new (that changes every cell)."""
     h = hashlib.sha1()
