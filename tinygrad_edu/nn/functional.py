@@ -217,8 +217,11 @@ def embedding(index: Any, weight: Tensor, padding_idx: int | None = None) -> Ten
             )
         )
     rows = weight[idx]
-    if padding_idx is not None:  # the padding row gets no gradient, as in PyTorch
-        rows = rows * (idx != padding_idx)[..., None].astype(weight.dtype)
+    if padding_idx is not None:
+        # the padding row gets no gradient but keeps its numbers, as in PyTorch: a row a
+        # learner loaded or set is returned as it is (multiplying by a 0/1 mask would zero it)
+        keep = (idx != padding_idx)[..., None]
+        rows = where(keep, rows, rows.detach())
     return rows
 
 
@@ -242,6 +245,7 @@ def batch_norm(
     axes = (0, *range(2, x.ndim))
     shape = (1, -1) + (1,) * (x.ndim - 2)
     if training:
+        _check_batch_statistics(x)
         mean = x.mean(axes, keepdims=True)
         var = ((x - mean) * (x - mean)).mean(axes, keepdims=True)
         if running_mean is not None:
@@ -259,6 +263,21 @@ def batch_norm(
     if bias is not None:
         out = out + bias.reshape(shape)
     return out
+
+
+def _check_batch_statistics(x: Tensor) -> None:
+    """A channel's batch statistics need two numbers: one gives variance 0 and output 0."""
+    if x.numel() // max(x.shape[1], 1) == 1 if x.ndim > 1 else True:
+        raise ValueError(
+            message(
+                "batch_norm",
+                f"expected more than 1 value per channel when training, got input of shape "
+                f"{x.shape!r}",
+                source.here(),
+                "use a batch of 2 or more, or call model.eval() to normalise with the running "
+                "statistics",
+            )
+        )
 
 
 def layer_norm(
