@@ -1,0 +1,118 @@
+"""What the nn/optim differential campaign found (scripts/fuzz_nn.py), one test each, with
+PyTorch 2.13's answers written out so they run without torch.
+
+Each test failed before its fix; the seed that found it is in its docstring.
+"""
+
+import numpy as np
+import pytest
+
+import tinygrad_edu as tg
+
+nn, F = tg.nn, tg.nn.functional
+
+
+def _first_lines(excinfo, n=1):
+    return str(excinfo.value).splitlines()[:n]
+
+
+def test_embedding_padding_row_keeps_its_numbers_and_gets_no_gradient():
+    """Seeds 13, 56, 103: the padding row came out as zeros whatever the weight held (a
+    loaded or trained table), where PyTorch returns the row and only blocks its gradient."""
+    emb = nn.Embedding(3, 2, padding_idx=1)
+    emb.load_state_dict({"weight": np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])})
+    out = emb(tg.tensor([1, 2, 1]))
+    np.testing.assert_array_equal(out.numpy(), [[3.0, 4.0], [5.0, 6.0], [3.0, 4.0]])
+    (out * tg.tensor([[1.0, 1.0], [2.0, 3.0], [1.0, 1.0]])).sum().backward()
+    np.testing.assert_array_equal(emb.weight.grad.numpy(), [[0, 0], [0, 0], [2, 3]])
+
+
+def test_embedding_negative_padding_idx_counts_from_the_end():
+    emb = nn.Embedding(3, 1, padding_idx=-1)
+    emb.load_state_dict({"weight": np.array([[1.0], [2.0], [7.0]])})
+    out = emb(tg.tensor([2, 0]))
+    out.sum().backward()
+    np.testing.assert_array_equal(out.numpy(), [[7.0], [1.0]])
+    np.testing.assert_array_equal(emb.weight.grad.numpy(), [[1.0], [0.0], [0.0]])
+
+
+@pytest.mark.parametrize(
+    "layer, shape", [(nn.BatchNorm1d(2), (1, 2)), (nn.BatchNorm1d(2), (1, 2, 1)),
+                     (nn.BatchNorm2d(2), (1, 2, 1, 1))],
+)  # fmt: skip
+def test_batch_norm_with_one_value_per_channel_refuses_to_train(layer, shape):
+    """Seed 6: one value per channel has variance 0, so the output is 0 whatever the input;
+    PyTorch raises "Expected more than 1 value per channel when training"."""
+    with pytest.raises(ValueError) as e:
+        layer(tg.ones(*shape))
+    assert _first_lines(e) == [
+        f"batch_norm: expected more than 1 value per channel when training, got input of "
+        f"shape {shape}"
+    ]
+    assert str(e.value).splitlines()[-1] == (
+        "  hint: use a batch of 2 or more, or call model.eval() to normalise with the running "
+        "statistics"
+    )
+    layer.eval()
+    assert layer(tg.ones(*shape)).shape == shape  # the running statistics need no batch
+
+
+def test_batch_norm_momentum_none_is_the_cumulative_average():
+    """Seed 175: momentum=None raised TypeError; PyTorch averages every batch so far equally."""
+    bn = nn.BatchNorm1d(1, momentum=None)
+    bn(tg.tensor([[1.0], [3.0]]))  # mean 2, unbiased variance 2
+    np.testing.assert_allclose(bn.running_mean.numpy(), [2.0])
+    np.testing.assert_allclose(bn.running_var.numpy(), [2.0])
+    bn(tg.tensor([[0.0], [8.0], [10.0]]))  # mean 6, unbiased variance 28
+    np.testing.assert_allclose(bn.running_mean.numpy(), [4.0])  # (2 + 6) / 2
+    np.testing.assert_allclose(bn.running_var.numpy(), [15.0])  # (2 + 28) / 2
+    assert bn.num_batches_tracked.item() == 2
+
+
+@pytest.mark.parametrize("pool", [F.max_pool2d, F.avg_pool2d])
+def test_pooling_refuses_padding_over_half_the_window(pool):
+    """Seed 209: a 1 x 1 window with padding 1 gave windows of padding alone (-inf for
+    max pooling); PyTorch raises "pad should be at most half of effective kernel size"."""
+    with pytest.raises(ValueError) as e:
+        pool(tg.zeros(1, 1, 3, 3), 1, padding=1)
+    name = pool.__name__
+    assert _first_lines(e, 3) == [
+        f"{name}: padding (1, 1) is more than half of the 1 x 1 window",
+        f"  built at: tests/nn/test_nn_fuzz_findings.py, line {_line_of('pool(tg.zeros')}: "
+        "pool(tg.zeros(1, 1, 3, 3), 1, padding=1)",
+        "  hint: use padding of at most (0, 0) for this window",
+    ]
+    assert pool(tg.zeros(1, 1, 3, 3), 2, padding=1).shape == (1, 1, 2, 2)  # half is allowed
+
+
+def _line_of(text):
+    with open(__file__) as f:
+        return next(i for i, line in enumerate(f, 1) if text in line and "_line_of" not in line)
+
+
+def test_conv_same_padding_puts_an_even_kernels_extra_zero_after():
+    """Seeds 691, 910: padding='same' with an even kernel padded (k - 1) // 2 = 0 on both
+    sides, so the output was smaller than the input; PyTorch pads the extra one after."""
+    x = tg.tensor([[[[1.0, 2.0, 3.0]]]])
+    w = tg.tensor([[[[1.0, 10.0]]]])
+    out = F.conv2d(x, w, padding="same")
+    np.testing.assert_array_equal(out.numpy(), [[[[21.0, 32.0, 3.0]]]])
+    w3 = tg.tensor([[[[1.0, 10.0]]]])  # dilation 2: 2 zeros in all, one each side
+    np.testing.assert_array_equal(
+        F.conv2d(x, w3, padding="same", dilation=2).numpy(), [[[[20.0, 31.0, 2.0]]]]
+    )
+    conv = nn.Conv2d(1, 1, (2, 2), padding="same", bias=False)
+    assert conv(tg.zeros(1, 1, 3, 4)).shape == (1, 1, 3, 4)
+
+
+def test_conv_same_padding_refuses_a_stride():
+    with pytest.raises(ValueError) as e:
+        nn.Conv2d(1, 1, 2, stride=2, padding="same")
+    assert _first_lines(e) == [
+        "Conv2d: padding='same' is not supported for strided convolutions (stride 2)"
+    ]
+    with pytest.raises(ValueError) as e:
+        F.conv2d(tg.zeros(1, 1, 3, 3), tg.zeros(1, 1, 2, 2), stride=2, padding="same")
+    assert _first_lines(e) == [
+        "conv2d: padding='same' is not supported for strided convolutions (stride (2, 2))"
+    ]
