@@ -116,3 +116,75 @@ def test_conv_same_padding_refuses_a_stride():
     assert _first_lines(e) == [
         "conv2d: padding='same' is not supported for strided convolutions (stride (2, 2))"
     ]
+
+
+# --- the class options of the losses (refused before; the campaign now draws them) ------
+
+_LOGITS = [[2.0, 0.0, -1.0], [0.5, 0.5, 0.0], [1.0, -1.0, 3.0]]
+_WEIGHT = [1.0, 2.0, 0.5]
+
+
+@pytest.mark.parametrize(
+    "options, loss, grad",
+    [
+        ({"weight": _WEIGHT}, 2.6242055201513144,
+         [[-0.044630075862, 0.032627199824, 0.012002876038],
+          [0.05480739017, 0.05480739017, -0.10961478034],
+          [0.067034530186, -0.562356434299, 0.495321904113]]),
+        ({"ignore_index": 2}, 2.1563888240280926,
+         [[-0.078102632759, 0.057097599692, 0.021005033067], [0.0, 0.0, 0.0],
+          [0.058655213913, -0.492061880012, 0.433406666099]]),
+        ({"label_smoothing": 0.2}, 1.879154800889962,
+         [[-0.007623977395, 0.015842844239, -0.008218866844],
+          [0.105661688175, 0.105661688175, -0.211323376349],
+          [0.01688125372, -0.283596808897, 0.266715555177]]),
+        ({"weight": _WEIGHT, "ignore_index": 1, "label_smoothing": 0.3}, 1.065968254731349,
+         [[0.057322980804, -0.053396693764, -0.003926287039],
+          [0.112370807889, 0.045704141222, -0.158074949111], [0.0, 0.0, 0.0]]),
+    ],
+)  # fmt: skip
+def test_cross_entropy_weight_ignore_index_and_label_smoothing_as_pytorch(options, loss, grad):
+    """PyTorch 2.13's values: the mean divides by the total weight of the targets kept."""
+    x = tg.tensor(_LOGITS, requires_grad=True)
+    out = nn.CrossEntropyLoss(**options)(x, tg.tensor([0, 2, 1]))
+    out.backward()
+    np.testing.assert_allclose(out.item(), loss, rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), grad, atol=1e-11)
+
+
+def test_nll_loss_weight_and_ignore_index_as_pytorch():
+    x = tg.tensor(_LOGITS, requires_grad=True)
+    out = nn.NLLLoss(weight=tg.tensor(_WEIGHT), ignore_index=0, reduction="sum")(x, [0, 2, 1])
+    out.backward()
+    assert out.item() == 2.0  # -(0.5 * 0.0) - (2.0 * -1.0): row 0 is ignored
+    np.testing.assert_array_equal(x.grad.numpy(), [[0, 0, 0], [0, 0, -0.5], [0, -2, 0]])
+
+
+def test_every_target_ignored_gives_nan_and_no_gradient():
+    x = tg.tensor(_LOGITS, requires_grad=True)
+    out = F.cross_entropy(x, [1, 1, 1], ignore_index=1)
+    out.backward()
+    assert np.isnan(out.item())  # 0 / 0, as PyTorch
+    np.testing.assert_array_equal(x.grad.numpy(), np.zeros((3, 3)))
+
+
+def test_binary_cross_entropy_weight_scales_each_element():
+    """BCEWithLogitsLoss took `weight` and ignored it (a silently different loss)."""
+    p, y, w = [[0.2, 0.9], [0.5, 0.1]], [[0.0, 1.0], [1.0, 0.0]], tg.tensor([2.0, 0.5])
+    np.testing.assert_allclose(nn.BCELoss(weight=w)(tg.tensor(p), y).item(), 0.4844854948515341)
+    np.testing.assert_allclose(
+        nn.BCEWithLogitsLoss(weight=w)(tg.tensor(p), y).item(), 0.7718017436315566
+    )
+
+
+def test_cross_entropy_refuses_a_weight_of_the_wrong_size_and_a_smoothing_over_one():
+    with pytest.raises(tg.ShapeError) as e:
+        F.cross_entropy(tg.tensor(_LOGITS), [0, 1, 2], weight=[1.0, 2.0])
+    assert _first_lines(e) == [
+        "cross_entropy: expected one weight per class, shape (3,), got weight of shape (2,)"
+    ]
+    with pytest.raises(ValueError) as e:
+        F.cross_entropy(tg.tensor(_LOGITS), [0, 1, 2], label_smoothing=1.5)
+    assert _first_lines(e) == [
+        "cross_entropy: label_smoothing must be between 0.0 and 1.0, got 1.5"
+    ]
