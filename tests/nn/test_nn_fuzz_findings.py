@@ -188,3 +188,15 @@ def test_cross_entropy_refuses_a_weight_of_the_wrong_size_and_a_smoothing_over_o
     assert _first_lines(e) == [
         "cross_entropy: label_smoothing must be between 0.0 and 1.0, got 1.5"
     ]
+
+
+def test_avg_pool_count_include_pad_false_and_divisor_override_as_pytorch():
+    """AvgPool2d did not take PyTorch's count_include_pad and divisor_override (TypeError)."""
+    x = tg.arange(12.0).reshape(1, 1, 3, 4)
+    out = nn.AvgPool2d(2, 2, 1, count_include_pad=False)(x)
+    np.testing.assert_array_equal(out.numpy(), [[[[0.0, 1.5, 3.0], [6.0, 7.5, 9.0]]]])
+    out = F.avg_pool2d(x, 2, 2, 1, divisor_override=3)
+    np.testing.assert_array_equal(out.numpy(), [[[[0.0, 1.0, 1.0], [4.0, 10.0, 6.0]]]])
+    with pytest.raises(ValueError) as e:
+        F.avg_pool2d(x, 2, ceil_mode=True)
+    assert _first_lines(e) == ["avg_pool2d: ceil_mode=True is not supported"]

@@ -188,15 +188,33 @@ def max_pool2d(
     return out.squeeze(0) if single else out
 
 
-def avg_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0) -> Tensor:
-    """The mean of each window (padding zeros count, as PyTorch's default)."""
+def avg_pool2d(
+    x: Any,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    """The mean of each window. The padding zeros count (PyTorch's default), or with
+    `count_include_pad=False` only the input's numbers do; `divisor_override` divides
+    every window's sum by that number instead."""
     x, single = _batched("avg_pool2d", x)
-    k = _pair(kernel_size)
-    _check_pool_padding("avg_pool2d", k, _pair(padding))
-    win = _unfold(
-        "avg_pool2d", x, k, _pair(stride if stride is not None else k), _pair(padding), (1, 1), 0.0
-    )
-    out = win.mean((2, 3))
+    if ceil_mode:
+        raise ValueError(message("avg_pool2d", "ceil_mode=True is not supported", source.here()))
+    k, pad = _pair(kernel_size), _pair(padding)
+    _check_pool_padding("avg_pool2d", k, pad)
+    step = _pair(stride if stride is not None else k)
+    win = _unfold("avg_pool2d", x, k, step, pad, (1, 1), 0.0)
+    if divisor_override is not None:
+        out = win.sum((2, 3)) / float(divisor_override)
+    elif count_include_pad or pad == (0, 0):
+        out = win.mean((2, 3))
+    else:  # divide by how many of the window's numbers come from the input
+        ones = Tensor(np.ones((1, 1) + x.shape[2:], dtype=x.dtype))
+        counts = _unfold("avg_pool2d", ones, k, step, pad, (1, 1), 0.0).sum((2, 3))
+        out = win.sum((2, 3)) / counts.numpy()
     return out.squeeze(0) if single else out
 
 
@@ -318,13 +336,30 @@ class MaxPool2d(Module):
 class AvgPool2d(Module):
     """The mean of each `kernel_size` window (stride = kernel_size by default)."""
 
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+    def __init__(
+        self,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+        divisor_override: int | None = None,
+    ) -> None:
         super().__init__()
         self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
-        self.padding = padding
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
     def forward(self, x: Tensor) -> Tensor:
-        return avg_pool2d(x, self.kernel_size, self.stride, self.padding)
+        return avg_pool2d(
+            x,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+            self.divisor_override,
+        )
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
