@@ -711,6 +711,10 @@ def differ(p: NNProgram, torch_lib_: Any) -> Mismatch | None:
     if m is not None and m.kind in ("param", "state", "loss", "grad", "buffer", "clip"):
         if any(s.get("saturated") for s in ours.snapshots + theirs.snapshots):
             return Mismatch("bce-saturated", m.detail, m.silent)
+    if m is not None and m.kind == "torch-raised" and _INPLACE_REFUSAL.search(m.detail):
+        # PyTorch refused an in-place activation's backward: is ours the out-of-place answer?
+        if compare(ours, run(_out_of_place(p), torch_lib_)) is None:
+            return Mismatch("inplace-activation", m.detail, m.silent)
     if m is not None and m.kind == "grad" and compare(ours, theirs, atol=TINY) is None:
         return Mismatch("tiny-gradient", m.detail, m.silent)  # noise of size < TINY
     if m is not None and m.kind in ("param", "state"):  # the gradients agreed: the step?
@@ -718,6 +722,15 @@ def differ(p: NNProgram, torch_lib_: Any) -> Mismatch | None:
         if snapped is None:
             return Mismatch("tiny-gradient", m.detail, m.silent)
     return m
+
+
+_INPLACE_REFUSAL = re.compile(r"modified by an inplace operation|In-place leakyReLu backward")
+
+
+def _out_of_place(p: NNProgram) -> NNProgram:
+    """`p` with every layer's inplace=True dropped."""
+    layers = [(n, {k: v for k, v in kw.items() if k != "inplace"}) for n, kw in p.layers]
+    return dataclasses.replace(p, layers=layers)
 
 
 TINY = 1e-7  # rounding noise through a normalisation over (nearly) equal values
@@ -760,12 +773,14 @@ KNOWN: dict[tuple[str, str], str] = {
     "gradient is the derivative of the loss it computes (docs/pytorch_differences.md, "
     "'Computed differently')",
     (
-        "torch-raised",
-        r"In-place leakyReLu backward calculation is triggered with a negative slope",
-    ): "LeakyReLU(negative_slope < 0, inplace=True): PyTorch's kernel cannot tell the input "
-    "from its output when the slope flips signs, so it refuses the backward; tinygrad's "
-    "in-place activations keep their own copy and compute the gradient "
-    "(docs/pytorch_differences.md, 'Computed here, refused by PyTorch')",
+        "inplace-activation",
+        r"",
+    ): "an in-place activation (LeakyReLU, ELU, SiLU with inplace=True) whose output another "
+    "in-place layer changes, or LeakyReLU(inplace=True) with a negative slope: PyTorch's "
+    "kernel saved its output (or cannot undo a negative slope) and refuses the backward; "
+    "tinygrad's in-place activations keep what their backward needs, and give the answer of "
+    "the same model without inplace=True (checked: the program is run again that way in "
+    "PyTorch) (docs/pytorch_differences.md, 'Computed here, refused by PyTorch')",
     (
         "torch-raised",
         r"at step \d+ clip: RuntimeError: Expected !nested_tensorlist\[0\]\.empty\(\)",
