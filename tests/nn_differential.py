@@ -60,6 +60,7 @@ class NNProgram:
     clip: tuple | None = None  # ("norm", max_norm, norm_type) | ("value", clip_value)
     input_grad: bool = False  # the input batch requires grad (its .grad is compared)
     reload: int | None = None  # after this step the optimizer restarts from its state_dict()
+    closure: bool = False  # opt.step(closure), the closure doing zero_grad ... backward
     weight_seed: int = 0
 
     def __str__(self) -> str:
@@ -141,6 +142,16 @@ class _Gen:
             kw.update({"inplace": True} if inplace else {})
         self.add(name, kw)
         return shape
+
+    def rnn_cell(self, shape: tuple) -> tuple:
+        """One step of an RNNCell from a zero state (a layer of (batch, features) data)."""
+        kw: dict = {"input_size": shape[1], "hidden_size": self.rng.randint(1, 3)}
+        if self.rng.random() < 0.3:
+            kw["nonlinearity"] = "relu"
+        if self.rng.random() < 0.2:
+            kw["bias"] = False
+        self.add("RNNCell", kw)
+        return (shape[0], kw["hidden_size"])
 
     def layer_norm(self, shape: tuple) -> tuple:
         k = 1 if len(shape) < 3 or self.rng.random() < 0.6 else 2
@@ -263,6 +274,8 @@ def _one_layer(g: _Gen, shape: tuple) -> tuple:
     makers = [g.linear, g.activation, g.activation, g.layer_norm]
     if len(shape) in (2, 3):
         makers += [g.batch_norm]
+    if len(shape) == 2:
+        makers += [g.rnn_cell]
     if len(shape) == 4:
         makers += [g.conv, g.conv, g.pool, g.pool, g.batch_norm]
     if len(shape) > 2:
@@ -325,7 +338,9 @@ def _optimizer(g: _Gen) -> tuple:
     kw: dict = {"lr": g.choice(0.1, 0.01, 0.5, 1e-3)}
     maybe = g.rng.random
     if name == "SGD":
-        if maybe() < 0.6:
+        if maybe() < 0.05:  # nesterov without momentum: both must refuse
+            kw["nesterov"] = True
+        elif maybe() < 0.6:
             kw["momentum"] = g.choice(0.9, 0.5)
             if maybe() < 0.3:
                 kw["dampening"] = g.choice(0.1, 0.5)
@@ -398,6 +413,7 @@ def generate(rng: random.Random) -> NNProgram:
     p.input_grad = kind != "index" and rng.random() < 0.2
     if steps > 1 and rng.random() < 0.25:
         p.reload = rng.randrange(steps - 1)
+    p.closure = rng.random() < 0.15
     p.weight_seed = rng.getrandbits(31)
     return p
 
@@ -532,40 +548,55 @@ def _build(p: NNProgram, lib: Any, rec: Record) -> tuple:
 
 
 def _one_step(p: NNProgram, lib: Any, k: int, parts: tuple, rec: Record) -> dict:
+    """zero_grad, forward, backward, clip, optimizer step (with `closure` the first four
+    run inside `opt.step(closure)`, as PyTorch's closure API has it), schedule step."""
     model, loss_fn, opt, sched = parts
-    at = f"step {k}"
     model.train(p.modes[k] == "train")
-    rec.error_at = f"{at} zero_grad"
+    snap: dict = {}
+
+    def closure():
+        loss = _forward_backward(p, lib, k, parts, rec, snap)
+        rec.error_at = f"step {k} clip"
+        params = list(model.parameters())
+        if p.clip and p.clip[0] == "norm":
+            snap["clip"] = float(lib.clip_grad_norm_(params, p.clip[1], p.clip[2]))
+        elif p.clip:
+            lib.clip_grad_value_(params, p.clip[1])
+        lib.before_step(model)
+        rec.error_at = f"step {k} optimizer step"
+        return loss
+
+    if p.closure:
+        opt.step(closure)
+    else:
+        closure()
+        opt.step()
+    if sched is not None:
+        rec.error_at = f"step {k} scheduler step"
+        sched.step()
+    return _snapshot(lib, model, opt, snap)
+
+
+def _forward_backward(p: NNProgram, lib: Any, k: int, parts: tuple, rec: Record, snap: dict):
+    model, loss_fn, opt, _ = parts
+    rec.error_at = f"step {k} zero_grad"
     owner = opt if p.zero.startswith("optimizer") else model
     owner.zero_grad(set_to_none=not p.zero.endswith("zeros"))
     x = lib.tensor(p.inputs[k])
     if p.input_grad:
         x.requires_grad_(True)
-    rec.error_at = f"{at} forward"
+    rec.error_at = f"step {k} forward"
     out = model(x)
-    rec.error_at = f"{at} loss"
-    target = lib.tensor(p.targets[k])
-    loss = loss_fn(out, target)
-    rec.error_at = f"{at} backward"
+    rec.error_at = f"step {k} loss"
+    loss = loss_fn(out, lib.tensor(p.targets[k]))
+    rec.error_at = f"step {k} backward"
     (loss.sum() if loss.ndim else loss).backward()
-    snap = {"loss": lib.numpy(loss), "x.grad": lib.grad_of(x) if p.input_grad else None}
+    snap.update(loss=lib.numpy(loss), **{"x.grad": lib.grad_of(x) if p.input_grad else None})
     if p.loss[0] == "BCELoss":  # see KNOWN: PyTorch's BCE gradient where p(1 - p) < 1e-12
         probs = lib.numpy(out)
         snap["saturated"] = bool(np.any(probs * (1 - probs) < 1e-12))
     snap["grads"] = {n: lib.grad_of(t) for n, t in model.named_parameters()}
-    rec.error_at = f"{at} clip"
-    params = list(model.parameters())
-    if p.clip and p.clip[0] == "norm":
-        snap["clip"] = float(lib.clip_grad_norm_(params, p.clip[1], p.clip[2]))
-    elif p.clip:
-        lib.clip_grad_value_(params, p.clip[1])
-    rec.error_at = f"{at} optimizer step"
-    lib.before_step(model)
-    opt.step()
-    if sched is not None:
-        rec.error_at = f"{at} scheduler step"
-        sched.step()
-    return _snapshot(lib, model, opt, snap)
+    return loss
 
 
 def _snapshot(lib: Any, model: Any, opt: Any, snap: dict) -> dict:
@@ -809,6 +840,8 @@ def _smaller(p: NNProgram):
         reload = p.reload if p.reload is not None and p.reload < p.steps - 2 else None
         yield rep(p, steps=p.steps - 1, inputs=p.inputs[:-1], targets=p.targets[:-1],
                   modes=p.modes[:-1], reload=reload)  # fmt: skip
+    if p.closure:
+        yield rep(p, closure=False)
     for name in ("scheduler", "clip", "group_lr", "reload"):
         if getattr(p, name) is not None:
             yield rep(p, **{name: None})
@@ -927,7 +960,12 @@ def _loop_text(p: NNProgram, with_values: bool) -> list:
         fn = "clip_grad_norm_" if p.clip[0] == "norm" else "clip_grad_value_"
         args = ", ".join("math.inf" if v == math.inf else repr(v) for v in p.clip[1:])
         lines.append(f"    nn.utils.{fn}(model.parameters(), {args})")
-    lines.append("    opt.step()" + ("; sched.step()" if p.scheduler else ""))
+    if p.closure:
+        lines.append(
+            "    # closure: a function of the zero_grad ... backward lines, returning loss"
+        )
+    step = "opt.step(closure)" if p.closure else "opt.step()"
+    lines.append(f"    {step}" + ("; sched.step()" if p.scheduler else ""))
     if p.reload is not None:
         lines.append(f"    # after step {p.reload}: opt (and sched) rebuilt the same way, then")
         lines.append("    # opt.load_state_dict(old_opt.state_dict()) (sched likewise)")
