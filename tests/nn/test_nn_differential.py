@@ -7,6 +7,7 @@ A few hundred seeded programs and a bounded number of hypothesis examples here;
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import sys
 from pathlib import Path
@@ -110,3 +111,36 @@ def test_the_campaign_script_runs(capsys):
     out = capsys.readouterr().out
     assert "5 programs" in out and "silently wrong: " in out
     assert status == (0 if "mismatches: 0" in out else 1)
+
+
+@pytest.mark.torch
+def test_rounding_noise_is_told_apart_from_a_wrong_step(monkeypatch):
+    # seed 8: a LayerNorm over one number, whose weight's gradient is 0 here and ~1e-16 in
+    # PyTorch; RMSprop turns that into a step of size lr. With gradients below 1e-7 made
+    # 0 in both libraries the two agree, so it is counted as "tiny-gradient"
+    pytest.importorskip("torch")
+    program = nd.seeded(8)
+    m = nd.differ(program, nd.torch_lib())
+    assert m.kind == "tiny-gradient" and nd.known(m) is not None
+    # an RMSprop that gets its step wrong is still a plain mismatch
+    update = nd.TG.optim.RMSprop._update
+    monkeypatch.setattr(nd.TG.optim.RMSprop, "_update", lambda *a: update(*a) * 1.001)
+    m = nd.differ(program, nd.torch_lib())
+    assert m.kind in ("param", "state") and nd.known(m) is None
+
+
+@pytest.mark.torch
+def test_an_inplace_activation_pytorch_refuses_must_give_the_out_of_place_answer(monkeypatch):
+    # seed 217: LeakyReLU(negative_slope=-0.5, inplace=True); PyTorch refuses its backward,
+    # tinygrad's gradient is PyTorch's for the same model without inplace=True
+    pytest.importorskip("torch")
+    program = nd.seeded(217)
+    m = nd.differ(program, nd.torch_lib())
+    assert m.kind == "inplace-activation" and nd.known(m) is not None
+    # when the out-of-place run gives other numbers (here: other weights), it is not accepted
+    out_of_place = nd._out_of_place
+    monkeypatch.setattr(
+        nd, "_out_of_place", lambda p: dataclasses.replace(out_of_place(p), weight_seed=1)
+    )
+    m = nd.differ(program, nd.torch_lib())
+    assert m.kind == "torch-raised" and nd.known(m) is None
