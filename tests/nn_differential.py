@@ -135,8 +135,8 @@ class _Gen:
             kw["approximate"] = self.choice("none", "tanh")
         elif name == "Softplus":
             kw["beta"], kw["threshold"] = self.choice(1.0, 2.0, 0.5), self.choice(20.0, 1.0, 0.5)
-        elif name in ("Softmax", "LogSoftmax"):
-            kw["dim"] = self.rng.randrange(-len(shape), len(shape))
+        elif name in ("Softmax", "LogSoftmax") and self.rng.random() < 0.8:
+            kw["dim"] = self.rng.randrange(-len(shape), len(shape))  # else PyTorch's implicit
         elif name == "Dropout":
             kw["p"] = self.choice(0.3, 0.5) if self.all_eval else 0.0
             kw.update({"inplace": True} if inplace else {})

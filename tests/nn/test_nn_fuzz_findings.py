@@ -200,3 +200,17 @@ def test_avg_pool_count_include_pad_false_and_divisor_override_as_pytorch():
     with pytest.raises(ValueError) as e:
         F.avg_pool2d(x, 2, ceil_mode=True)
     assert _first_lines(e) == ["avg_pool2d: ceil_mode=True is not supported"]
+
+
+def test_softmax_without_dim_takes_pytorchs_implicit_axis():
+    """nn.Softmax() used axis -1 for every input; PyTorch's implicit choice (deprecated,
+    with a warning) is axis 0 for 0-, 1- and 3-D input, else axis 1: a 3-D input differed."""
+    x = tg.tensor(np.arange(8.0).reshape(2, 2, 2))
+    with pytest.warns(UserWarning, match="implicit dimension choice for softmax"):
+        out = nn.Softmax()(x)
+    np.testing.assert_allclose(out.numpy().sum(axis=0), np.ones((2, 2)))
+    np.testing.assert_allclose(out.numpy()[1, 0, 0], 1 / (1 + np.exp(-4.0)))
+    with pytest.warns(UserWarning):
+        out = nn.LogSoftmax()(tg.tensor(np.arange(8.0).reshape(2, 2, 2, 1)))
+    np.testing.assert_allclose(np.exp(out.numpy()).sum(axis=1), np.ones((2, 2, 1)))
+    assert repr(nn.Softmax()) == "Softmax(dim=None)"  # as PyTorch's
