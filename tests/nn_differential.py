@@ -138,7 +138,8 @@ class _Gen:
         elif name in ("Softmax", "LogSoftmax") and self.rng.random() < 0.8:
             kw["dim"] = self.rng.randrange(-len(shape), len(shape))  # else PyTorch's implicit
         elif name == "Dropout":
-            kw["p"] = self.choice(0.3, 0.5) if self.all_eval else 0.0
+            # random zeros only where they are off (eval); p=0 and p=1 are deterministic
+            kw["p"] = self.choice(0.3, 0.5, 1.0) if self.all_eval else self.choice(0.0, 0.0, 1.0)
             kw.update({"inplace": True} if inplace else {})
         self.add(name, kw)
         return shape
@@ -208,7 +209,7 @@ class _Gen:
         n, c, h, w = shape
         name = self.choice("MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d")
         if name == "AdaptiveAvgPool2d":
-            size = (self.rng.randint(1, h), self.rng.randint(1, w))
+            size = (self.rng.randint(1, h + 1), self.rng.randint(1, w + 1))  # may be bigger
             if self.rng.random() < 0.3:
                 size = size[0]  # one number: a square output
             self.add(name, {"output_size": size})
