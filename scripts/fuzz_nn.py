@@ -36,8 +36,12 @@ def _worker(first: int, n: int, show: int, shrink: bool) -> None:
     shown: collections.Counter = collections.Counter()
     for seed in range(first, first + n):
         program = nd.seeded(seed)
-        m = nd.differ(program, torch_lib)
+        records: list = []
+        m = nd.differ(program, torch_lib, records)
         row: dict = {"seed": seed}
+        ours, theirs = records
+        if m is None and ours.error is not None:  # both refused the same step: their words
+            row["both"] = [ours.error_at, nd._short(ours.error), nd._short(theirs.error)]
         if m is not None:
             row.update(kind=m.kind, silent=m.silent, detail=m.detail)
             if shown[m.kind] < show and nd.known(m) is None:
@@ -93,8 +97,16 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     kinds: collections.Counter = collections.Counter()
     accepted: collections.Counter = collections.Counter()
+    both: collections.Counter = collections.Counter()  # where both libraries refused
     silent, start = 0, time.time()
     for k, row in enumerate(_programs(args.seed, args.n, args.show, args.shrink)):
+        if "both" in row:
+            at, mine, theirs = row["both"]
+            where = at.split(" ", 2)[-1] if at.startswith("step") else at
+            both[where] += 1
+            if both[where] <= args.show:
+                print(f"--- both raised at {at} (seed {row['seed']}):\n  tinygrad: {mine}\n"
+                      f"  torch:    {theirs}\n", flush=True)  # fmt: skip
         if "kind" in row:
             m = nd.Mismatch(row["kind"], row["detail"], row["silent"])
             reason = nd.known(m)
@@ -114,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
     _summary(args, kinds, accepted, silent, time.time() - start)
+    print("both raised (agree): " + ", ".join(f"{n} at {at}" for at, n in both.most_common()))
     return 1 if kinds else 0
 
 

@@ -729,7 +729,7 @@ def _arr(a: Any) -> str:
     return np.array2string(a, precision=6, separator=",", threshold=12).replace("\n", "")
 
 
-def differ(p: NNProgram, torch_lib_: Any) -> Mismatch | None:
+def differ(p: NNProgram, torch_lib_: Any, records: list | None = None) -> Mismatch | None:
     """Run `p` in both libraries and compare.
 
     A difference in parameters or optimizer state (the gradients agreeing within the
@@ -739,6 +739,8 @@ def differ(p: NNProgram, torch_lib_: Any) -> Mismatch | None:
     So is a difference in gradients of at most TINY (noise that a normalisation over
     equal values magnified): larger gradient differences are never put down to it."""
     ours, theirs = run(p, TG), run(p, torch_lib_)
+    if records is not None:  # the caller wants them too (the campaign prints both errors)
+        records[:] = [ours, theirs]
     m = compare(ours, theirs)
     if m is not None and m.kind in ("param", "state", "loss", "grad", "buffer", "clip"):
         if any(s.get("saturated") for s in ours.snapshots + theirs.snapshots):

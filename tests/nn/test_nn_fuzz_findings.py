@@ -214,3 +214,20 @@ def test_softmax_without_dim_takes_pytorchs_implicit_axis():
         out = nn.LogSoftmax()(tg.tensor(np.arange(8.0).reshape(2, 2, 2, 1)))
     np.testing.assert_allclose(np.exp(out.numpy()).sum(axis=1), np.ones((2, 2, 1)))
     assert repr(nn.Softmax()) == "Softmax(dim=None)"  # as PyTorch's
+
+
+def test_a_dilated_window_too_big_for_the_input_is_named_by_its_span():
+    """Seed 22: "the input is 1 x 2 (padded 1 x 2), smaller than the 1 x 2 window" - true
+    only of the 1 x 3 span a 1 x 2 kernel with dilation 2 covers (PyTorch says "Kernel
+    size: (1 x 3)")."""
+    with pytest.raises(tg.ShapeError) as e:
+        F.conv2d(tg.zeros(1, 1, 1, 2), tg.zeros(1, 1, 1, 2), dilation=2)
+    assert _first_lines(e) == [
+        "conv2d: the input is 1 x 2 (padded 1 x 2), smaller than the 1 x 3 window "
+        "(a 1 x 2 kernel with dilation (2, 2))"
+    ]
+    with pytest.raises(tg.ShapeError) as e:
+        F.max_pool2d(tg.zeros(1, 1, 1, 2), 3)
+    assert _first_lines(e) == [
+        "max_pool2d: the input is 1 x 2 (padded 1 x 2), smaller than the 3 x 3 window"
+    ]

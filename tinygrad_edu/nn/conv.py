@@ -56,11 +56,14 @@ def _unfold(
     h, w = x.shape[2], x.shape[3]
     oh, ow = (h - dh * (kh - 1) - 1) // sh + 1, (w - dw * (kw - 1) - 1) // sw + 1
     if oh < 1 or ow < 1:
+        # the window a dilated kernel spans: d * (k - 1) + 1 numbers on each axis
+        span = f"{dh * (kh - 1) + 1} x {dw * (kw - 1) + 1}"
+        spread = f" (a {kh} x {kw} kernel with dilation {dilation})" if (dh, dw) != (1, 1) else ""
         raise ShapeError(
             message(
                 op,
                 f"the input is {h - 2 * ph} x {w - 2 * pw} (padded "
-                f"{h} x {w}), smaller than the {kh} x {kw} window",
+                f"{h} x {w}), smaller than the {span} window{spread}",
                 source.here(),
                 "use a smaller kernel, more padding or a bigger input",
             )
