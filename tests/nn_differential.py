@@ -2,13 +2,17 @@
 in PyTorch, compared after every step.
 
 A *program* (`NNProgram`) is a small model, a `Sequential` of 1-4 layers whose
-hyper-parameters and shapes are drawn to fit one another (Linear, Conv2d, pooling,
-BatchNorm1d/2d, LayerNorm, Embedding, activations with `inplace=True`, Flatten, Softmax,
-Dropout with p=0 or in eval mode), weights drawn on the spot and loaded into both
-models, a loss with random options and targets, an optimizer with random options,
-sometimes a learning-rate schedule, frozen parameters, a parameter group with its own
-rate, gradient clipping, and 1-3 steps of zero_grad / forward / backward / step in
-train() or eval() mode.
+hyper-parameters and shapes are drawn to fit one another (Linear, Conv2d, max / average /
+adaptive pooling, BatchNorm1d/2d, LayerNorm, Embedding, RNNCell, activations, some with
+`inplace=True`, Flatten, Softmax / LogSoftmax with or without dim, Dropout with p=0 or
+p=1, or any p in eval mode), weights drawn on the spot and loaded into both models
+through `load_state_dict` (so the state-dict keys must match), a loss with random options
+(reduction, class weights, ignore_index, label_smoothing, pos_weight) and targets, an
+optimizer with random options (SGD, Adam, AdamW, RMSprop, Adagrad), sometimes a
+learning-rate schedule, frozen parameters, a parameter group with its own rate, gradient
+clipping, `step(closure)`, a restart of the optimizer and schedule from their
+`state_dict()`s, and 1-3 steps of zero_grad / forward / backward / step in train() or
+eval() mode.
 
 `generate(rng)` draws a program from a `random.Random`; `run(program, lib)` interprets
 it with one library (`TG`, or `torch_lib()`) and records, after each step, the loss,
