@@ -272,7 +272,20 @@ def _model(g: _Gen) -> tuple:
         shape = _one_layer(g, shape)
         if min(shape) < 1:
             break  # a window bigger than the input: both libraries must refuse
+    if min(shape) >= 1 and not _has_parameters(g.layers) and g.rng.random() < 0.9:
+        shape = g.linear(shape)  # something to train (a few programs keep none: both refuse)
     return kind, in_shape, shape
+
+
+def _has_parameters(layers: list) -> bool:
+    for name, kw in layers:
+        if name in ("Linear", "Conv2d", "Embedding", "RNNCell"):
+            return True
+        if name.startswith("BatchNorm") and kw.get("affine", True):
+            return True
+        if name == "LayerNorm" and kw.get("elementwise_affine", True):
+            return True
+    return False
 
 
 def _one_layer(g: _Gen, shape: tuple) -> tuple:
