@@ -112,14 +112,3 @@ def test_a_non_persistent_buffer_is_a_buffer_but_not_saved_as_in_torch():
     assert result.missing_keys == [] and result.unexpected_keys == []
     ours.register_buffer("scratch", tg.ones(2))  # registered again, persistent: saved again
     assert list(ours.state_dict())[:2] == ["seen", "scratch"]
-
-
-def test_cross_entropy_loss_refuses_ignore_index_rather_than_ignoring_it():
-    # PyTorch leaves targets equal to ignore_index out of the mean; a loss that silently
-    # counted them would differ, so the argument is refused by name
-    with pytest.raises(ValueError) as err:
-        nn.CrossEntropyLoss(ignore_index=0)
-    assert str(err.value).splitlines()[0] == (
-        "CrossEntropyLoss: class weights, label smoothing and ignore_index are not supported"
-    )
-    nn.CrossEntropyLoss(ignore_index=-100)  # PyTorch's default: nothing to ignore

@@ -56,11 +56,14 @@ def _unfold(
     h, w = x.shape[2], x.shape[3]
     oh, ow = (h - dh * (kh - 1) - 1) // sh + 1, (w - dw * (kw - 1) - 1) // sw + 1
     if oh < 1 or ow < 1:
+        # the window a dilated kernel spans: d * (k - 1) + 1 numbers on each axis
+        span = f"{dh * (kh - 1) + 1} x {dw * (kw - 1) + 1}"
+        spread = f" (a {kh} x {kw} kernel with dilation {dilation})" if (dh, dw) != (1, 1) else ""
         raise ShapeError(
             message(
                 op,
                 f"the input is {h - 2 * ph} x {w - 2 * pw} (padded "
-                f"{h} x {w}), smaller than the {kh} x {kw} window",
+                f"{h} x {w}), smaller than the {span} window{spread}",
                 source.here(),
                 "use a smaller kernel, more padding or a bigger input",
             )
@@ -68,6 +71,37 @@ def _unfold(
     rows = (np.arange(kh) * dh)[:, None, None, None] + (np.arange(oh) * sh)[None, None, :, None]
     cols = (np.arange(kw) * dw)[None, :, None, None] + (np.arange(ow) * sw)[None, None, None, :]
     return x[:, :, rows, cols]
+
+
+def _padded_by_name(x: Tensor, padding: str, kernel: tuple, stride: tuple, dilation: tuple):
+    """`x` padded for padding="same" or "valid", and the padding left for `_unfold` (none).
+
+    "same" pads d * (k - 1) zeros in all on each axis, half before and the rest after, as
+    PyTorch: an even kernel puts the extra one at the bottom / right."""
+    from .functional import pad
+
+    if padding not in ("same", "valid"):
+        raise ValueError(
+            message(
+                "conv2d",
+                f"padding must be a number, 'same' or 'valid', got {padding!r}",
+                source.here(),
+            )
+        )
+    if padding == "valid":
+        return x, (0, 0)
+    if stride != (1, 1):
+        raise ValueError(
+            message(
+                "conv2d",
+                f"padding='same' is not supported for strided convolutions (stride {stride})",
+                source.here(),
+                "with a stride the output cannot keep the input's size: give the padding as "
+                "numbers",
+            )
+        )
+    (th, tw) = (dilation[0] * (kernel[0] - 1), dilation[1] * (kernel[1] - 1))
+    return pad(x, (tw // 2, tw - tw // 2, th // 2, th - th // 2)), (0, 0)
 
 
 def conv2d(
@@ -107,15 +141,7 @@ def conv2d(
             )
         )
     if isinstance(padding, str):
-        if padding != "same" and padding != "valid":
-            raise ValueError(
-                message(
-                    "conv2d",
-                    f"padding must be a number, 'same' or 'valid', got {padding!r}",
-                    source.here(),
-                )
-            )
-        padding = (0, 0) if padding == "valid" else ((kh - 1) // 2, (kw - 1) // 2)
+        x, padding = _padded_by_name(x, padding, (kh, kw), _pair(stride), _pair(dilation))
     win = _unfold("conv2d", x, (kh, kw), _pair(stride), _pair(padding), _pair(dilation), 0.0)
     n, _, _, _, oh, ow = win.shape
     # (O, C*kh*kw) @ (N, C*kh*kw, OH*OW): every output pixel is one dot product. `win` is
@@ -130,12 +156,27 @@ def conv2d(
     return out.squeeze(0) if single else out
 
 
+def _check_pool_padding(op: str, kernel: tuple, padding: tuple) -> None:
+    """PyTorch's rule: padding at most half the kernel on each side, so that every window
+    holds at least one number of the input (a window of padding alone has no maximum)."""
+    if padding[0] > kernel[0] // 2 or padding[1] > kernel[1] // 2:
+        raise ValueError(
+            message(
+                op,
+                f"padding {padding} is more than half of the {kernel[0]} x {kernel[1]} window",
+                source.here(),
+                f"use padding of at most {(kernel[0] // 2, kernel[1] // 2)} for this window",
+            )
+        )
+
+
 def max_pool2d(
     x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1
 ) -> Tensor:
     """The largest value of each window; the gradient goes to it (the first, on ties)."""
     x, single = _batched("max_pool2d", x)
     k = _pair(kernel_size)
+    _check_pool_padding("max_pool2d", k, _pair(padding))
     win = _unfold(
         "max_pool2d",
         x,
@@ -150,14 +191,33 @@ def max_pool2d(
     return out.squeeze(0) if single else out
 
 
-def avg_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0) -> Tensor:
-    """The mean of each window (padding zeros count, as PyTorch's default)."""
+def avg_pool2d(
+    x: Any,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    """The mean of each window. The padding zeros count (PyTorch's default), or with
+    `count_include_pad=False` only the input's numbers do; `divisor_override` divides
+    every window's sum by that number instead."""
     x, single = _batched("avg_pool2d", x)
-    k = _pair(kernel_size)
-    win = _unfold(
-        "avg_pool2d", x, k, _pair(stride if stride is not None else k), _pair(padding), (1, 1), 0.0
-    )
-    out = win.mean((2, 3))
+    if ceil_mode:
+        raise ValueError(message("avg_pool2d", "ceil_mode=True is not supported", source.here()))
+    k, pad = _pair(kernel_size), _pair(padding)
+    _check_pool_padding("avg_pool2d", k, pad)
+    step = _pair(stride if stride is not None else k)
+    win = _unfold("avg_pool2d", x, k, step, pad, (1, 1), 0.0)
+    if divisor_override is not None:
+        out = win.sum((2, 3)) / float(divisor_override)
+    elif count_include_pad or pad == (0, 0):
+        out = win.mean((2, 3))
+    else:  # divide by how many of the window's numbers come from the input
+        ones = Tensor(np.ones((1, 1) + x.shape[2:], dtype=x.dtype))
+        counts = _unfold("avg_pool2d", ones, k, step, pad, (1, 1), 0.0).sum((2, 3))
+        out = win.sum((2, 3)) / counts.numpy()
     return out.squeeze(0) if single else out
 
 
@@ -224,6 +284,15 @@ class Conv2d(Module):
         self.in_channels, self.out_channels = int(in_channels), int(out_channels)
         self.kernel_size, self.stride = _pair(kernel_size), _pair(stride)
         self.padding = padding if isinstance(padding, str) else _pair(padding)
+        if padding == "same" and _pair(stride) != (1, 1):  # refused when made, as PyTorch
+            raise ValueError(
+                message(
+                    "Conv2d",
+                    f"padding='same' is not supported for strided convolutions (stride {stride})",
+                    source.here(),
+                    "give the padding as numbers",
+                )
+            )
         self.dilation = _pair(dilation)
         bound = 1.0 / math.sqrt(in_channels * self.kernel_size[0] * self.kernel_size[1])
         self.weight = _uniform(bound, (out_channels, in_channels, *self.kernel_size), dtype, device)
@@ -270,13 +339,30 @@ class MaxPool2d(Module):
 class AvgPool2d(Module):
     """The mean of each `kernel_size` window (stride = kernel_size by default)."""
 
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+    def __init__(
+        self,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+        divisor_override: int | None = None,
+    ) -> None:
         super().__init__()
         self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
-        self.padding = padding
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
     def forward(self, x: Tensor) -> Tensor:
-        return avg_pool2d(x, self.kernel_size, self.stride, self.padding)
+        return avg_pool2d(
+            x,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+            self.divisor_override,
+        )
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"

@@ -217,8 +217,11 @@ def embedding(index: Any, weight: Tensor, padding_idx: int | None = None) -> Ten
             )
         )
     rows = weight[idx]
-    if padding_idx is not None:  # the padding row gets no gradient, as in PyTorch
-        rows = rows * (idx != padding_idx)[..., None].astype(weight.dtype)
+    if padding_idx is not None:
+        # the padding row gets no gradient but keeps its numbers, as in PyTorch: a row a
+        # learner loaded or set is returned as it is (multiplying by a 0/1 mask would zero it)
+        keep = (idx != padding_idx)[..., None]
+        rows = where(keep, rows, rows.detach())
     return rows
 
 
@@ -242,6 +245,7 @@ def batch_norm(
     axes = (0, *range(2, x.ndim))
     shape = (1, -1) + (1,) * (x.ndim - 2)
     if training:
+        _check_batch_statistics(x)
         mean = x.mean(axes, keepdims=True)
         var = ((x - mean) * (x - mean)).mean(axes, keepdims=True)
         if running_mean is not None:
@@ -259,6 +263,21 @@ def batch_norm(
     if bias is not None:
         out = out + bias.reshape(shape)
     return out
+
+
+def _check_batch_statistics(x: Tensor) -> None:
+    """A channel's batch statistics need two numbers: one gives variance 0 and output 0."""
+    if x.numel() // max(x.shape[1], 1) == 1 if x.ndim > 1 else True:
+        raise ValueError(
+            message(
+                "batch_norm",
+                f"expected more than 1 value per channel when training, got input of shape "
+                f"{x.shape!r}",
+                source.here(),
+                "use a batch of 2 or more, or call model.eval() to normalise with the running "
+                "statistics",
+            )
+        )
 
 
 def layer_norm(
@@ -339,8 +358,11 @@ def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:  # noq
     return _reduce("mse_loss", diff * diff, reduction)
 
 
-def _class_indices(x: Tensor, target: Any, op: str = "cross_entropy") -> np.ndarray:
-    """Check `target` against logits `x` and return it as an integer array."""
+def _class_indices(
+    x: Tensor, target: Any, op: str = "cross_entropy", ignore_index: int | None = None
+) -> np.ndarray:
+    """Check `target` against logits `x` and return it as an integer array (a target
+    equal to `ignore_index` may be outside the classes)."""
     if x.ndim not in (1, 2):
         raise ShapeError(
             message(
@@ -356,7 +378,7 @@ def _class_indices(x: Tensor, target: Any, op: str = "cross_entropy") -> np.ndar
     _check_target_shape(x, t, op)
     _check_whole_numbers(t, op)
     t = t.astype(np.intp)
-    _check_in_range(t, x.shape[-1], op)
+    _check_in_range(t, x.shape[-1], op, ignore_index)
     return t
 
 
@@ -402,8 +424,8 @@ def _check_whole_numbers(t: np.ndarray, op: str) -> None:
         )
 
 
-def _check_in_range(t: np.ndarray, classes: int, op: str) -> None:
-    bad = (t < 0) | (t >= classes)
+def _check_in_range(t: np.ndarray, classes: int, op: str, ignore_index: int | None) -> None:
+    bad = ((t < 0) | (t >= classes)) & (t != ignore_index)
     if bad.any():
         pos = tuple(int(i) for i in np.argwhere(bad)[0]) if t.ndim else ()
         where = f" at position {pos[0]}" if pos else ""
@@ -418,7 +440,15 @@ def _check_in_range(t: np.ndarray, classes: int, op: str) -> None:
         )
 
 
-def cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:  # noqa: A002
+def cross_entropy(
+    input: Tensor,  # noqa: A002 - PyTorch's argument name
+    target: Any,
+    reduction: str = "mean",
+    *,
+    weight: Any = None,
+    ignore_index: int = -100,
+    label_smoothing: float = 0.0,
+) -> Tensor:
     r"""Softmax cross-entropy of logits against class indices, as `torch.nn.functional`.
 
     loss_i = -log_softmax(input)[i, target_i] = logsumexp(input_i) - input[i, target_i]
@@ -426,17 +456,24 @@ def cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor
     Rules: `input` holds raw scores (logits), shape (batch, classes) or (classes,) for
     one example. `target` holds one class index per example (ints, an int array, or a
     float tensor of whole numbers), shape (batch,) or (). The default reduction is the
-    mean over the batch. Built from `log_softmax` and integer-array indexing.
+    mean over the batch. Built from `log_softmax` and integer-array indexing. With
+    `weight`, `ignore_index` or `label_smoothing`, as PyTorch: loss_i is scaled by
+    weight[target_i], a target equal to `ignore_index` adds nothing, and the mean divides
+    by the sum of the weights of the targets kept; smoothing mixes in the (weighted) mean
+    of -log_softmax over all classes: (1 - s) * loss_i + s / classes * sum_c w_c (-logp_ic).
 
     Args:
         input: the logits (no softmax applied).
-        target: the class indices, each in 0 .. classes - 1.
+        target: the class indices, each in 0 .. classes - 1 (or `ignore_index`).
         reduction: "mean" (default), "sum" or "none".
+        weight: one number per class (default: all 1).
+        ignore_index: a target value that is left out (default -100).
+        label_smoothing: s in [0, 1] (default 0).
 
     Raises:
-        ShapeError: logits not 1-D/2-D, or the target's shape does not fit.
+        ShapeError: logits not 1-D/2-D, the target's or the weight's shape does not fit.
         IndexError: a class index outside 0 .. classes - 1.
-        ValueError: a target that is not a whole number.
+        ValueError: a target that is not a whole number, a smoothing outside [0, 1].
 
     Example:
         >>> import tinygrad_edu as tg
@@ -446,13 +483,69 @@ def cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor
         0.6691
     """
     x = _as_tensor(input)
-    t = _class_indices(x, target)
+    t = _class_indices(x, target, "cross_entropy", ignore_index)
     logp = x.log_softmax(axis=-1)
-    picked = logp[t] if x.ndim == 1 else logp[np.arange(x.shape[0]), t]
-    return _reduce("cross_entropy", -picked, reduction)
+    if weight is None and not label_smoothing and not np.any(t == ignore_index):
+        picked = logp[t] if x.ndim == 1 else logp[np.arange(x.shape[0]), t]
+        return _reduce("cross_entropy", -picked, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(
+            message(
+                "cross_entropy",
+                f"label_smoothing must be between 0.0 and 1.0, got {label_smoothing!r}",
+                source.here(),
+            )
+        )
+    options = (_class_weights("cross_entropy", weight, logp), ignore_index, label_smoothing)
+    return _weighted_nll("cross_entropy", logp, t, reduction, *options)
 
 
-def binary_cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:  # noqa: A002
+def _class_weights(op: str, weight: Any, logp: Tensor) -> np.ndarray:
+    """The per-class weights as a plain array (PyTorch sends them no gradient either)."""
+    classes = logp.shape[-1]
+    if weight is None:
+        return np.ones(classes, dtype=logp.dtype)
+    w = np.asarray(weight.numpy() if isinstance(weight, Tensor) else weight, dtype=logp.dtype)
+    if w.shape != (classes,):
+        raise ShapeError(
+            message(
+                op,
+                f"expected one weight per class, shape ({classes},), got weight of shape "
+                f"{w.shape!r}",
+                source.here(),
+            )
+        )
+    return w
+
+
+def _weighted_nll(
+    op: str, logp: Tensor, t: np.ndarray, reduction: str, w: np.ndarray, ignore: int, s: float
+) -> Tensor:
+    """-w[t_i] logp[i, t_i] for the kept targets, mixed with label smoothing s, reduced as
+    PyTorch: the mean divides by the kept targets' total weight (nan when none is kept)."""
+    keep = t != ignore
+    safe = np.where(keep, t, 0)  # an ignored row picks class 0, then is masked out
+    picked = logp[safe] if logp.ndim == 1 else logp[np.arange(logp.shape[0]), safe]
+    loss = -picked * w[safe]
+    if s:
+        loss = (1.0 - s) * loss + (s / logp.shape[-1]) * -(logp * w).sum(axis=-1)
+    # where, not a product with the mask: an ignored row is 0 and sends no gradient back,
+    # even where its log-probabilities are -inf (0 * inf would be nan)
+    loss = where(keep, loss, 0.0)
+    if reduction == "mean":
+        total = np.where(keep, w[safe], 0.0).sum()
+        with np.errstate(all="ignore"):  # every target ignored: 0 / 0, nan as in PyTorch
+            return loss.sum() / total
+    return _reduce(op, loss, reduction)
+
+
+def binary_cross_entropy(
+    input: Tensor,  # noqa: A002 - PyTorch's argument name
+    target: Any,
+    reduction: str = "mean",
+    *,
+    weight: Any = None,
+) -> Tensor:
     r"""Binary cross-entropy of probabilities: -(y log p + (1 - y) log(1 - p)).
 
     Rules: `input` holds probabilities in [0, 1] (apply `.sigmoid()` first); `target`
@@ -497,7 +590,13 @@ def binary_cross_entropy(input: Tensor, target: Any, reduction: str = "mean") ->
     )
     log_p = p.clip(min=tiny).log().clip(min=-100.0)
     log_q = (1.0 - p).clip(min=tiny).log().clip(min=-100.0)
-    return _reduce("binary_cross_entropy", -(t * log_p + (1.0 - t) * log_q), reduction)
+    loss = -(t * log_p + (1.0 - t) * log_q)
+    return _reduce("binary_cross_entropy", _weighted(loss, weight), reduction)
+
+
+def _weighted(loss: Tensor, weight: Any) -> Tensor:
+    """Each element's loss times its weight (broadcast, as PyTorch), before the reduction."""
+    return loss if weight is None else loss * _as_tensor(weight, loss)
 
 
 def l1_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:  # noqa: A002
@@ -508,15 +607,26 @@ def l1_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:  # noqa
     return _reduce("l1_loss", (x - t).abs(), reduction)
 
 
-def nll_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:  # noqa: A002
+def nll_loss(
+    input: Tensor,  # noqa: A002 - PyTorch's argument name
+    target: Any,
+    reduction: str = "mean",
+    *,
+    weight: Any = None,
+    ignore_index: int = -100,
+) -> Tensor:
     r"""Negative log-likelihood of log-probabilities: -input[i, target_i], averaged.
 
-    Pair it with `log_softmax` (that pair is `cross_entropy`).
+    Pair it with `log_softmax` (that pair is `cross_entropy`). `weight` and `ignore_index`
+    as in `cross_entropy`.
     """
     x = _as_tensor(input)
-    t = _class_indices(x, target, "nll_loss")
-    picked = x[t] if x.ndim == 1 else x[np.arange(x.shape[0]), t]
-    return _reduce("nll_loss", -picked, reduction)
+    t = _class_indices(x, target, "nll_loss", ignore_index)
+    if weight is None and not np.any(t == ignore_index):
+        picked = x[t] if x.ndim == 1 else x[np.arange(x.shape[0]), t]
+        return _reduce("nll_loss", -picked, reduction)
+    w = _class_weights("nll_loss", weight, x)
+    return _weighted_nll("nll_loss", x, t, reduction, w, ignore_index, 0.0)
 
 
 def binary_cross_entropy_with_logits(
@@ -524,6 +634,8 @@ def binary_cross_entropy_with_logits(
     target: Any,
     reduction: str = "mean",
     pos_weight: Any = None,
+    *,
+    weight: Any = None,
 ) -> Tensor:
     r"""Binary cross-entropy of logits: sigmoid and the loss in one stable step.
 
@@ -538,7 +650,8 @@ def binary_cross_entropy_with_logits(
     logs = stack([zeros_like(x), x], axis=-1).log_softmax(-1)
     log_q, log_p = logs[..., 0], logs[..., 1]  # log(1 - sigmoid x), log sigmoid x
     pos = t * log_p if pos_weight is None else _as_tensor(pos_weight, x) * t * log_p
-    return _reduce("binary_cross_entropy_with_logits", -(pos + (1.0 - t) * log_q), reduction)
+    loss = _weighted(-(pos + (1.0 - t) * log_q), weight)
+    return _reduce("binary_cross_entropy_with_logits", loss, reduction)
 
 
 def pad(x: Any, pad: tuple, mode: str = "constant", value: float = 0.0) -> Tensor:

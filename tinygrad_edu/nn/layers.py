@@ -8,6 +8,7 @@ initialisation (uniform in +-1/sqrt(fan_in)), drawn from numpy's global generato
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -399,24 +400,40 @@ class SiLU(Module):
 
 
 class Softmax(Module):
-    """softmax along `dim`."""
+    """softmax along `dim`.
+
+    Rules: without `dim`, PyTorch's old implicit choice, with its warning: axis 0 of a
+    0-, 1- or 3-D input, else axis 1 (so a (batch, classes) input works; a 3-D one is taken
+    as unbatched (channels, h, w)). Pass `dim` to say what you mean.
+    """
 
     def __init__(self, dim: int | None = None) -> None:
         super().__init__()
-        self.dim = -1 if dim is None else dim
+        self.dim = dim
+
+    def _axis(self, x: Tensor) -> int:
+        if self.dim is not None:
+            return self.dim
+        warnings.warn(
+            f"{type(self).__name__}: implicit dimension choice for softmax has been deprecated "
+            "(as in PyTorch); pass dim=...",
+            UserWarning,
+            stacklevel=4,  # _axis, forward, Module.__call__, the caller
+        )
+        return 0 if F._as_tensor(x).ndim in (0, 1, 3) else 1
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.softmax(x, self.dim)
+        return F.softmax(x, self._axis(x))
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
 
 
 class LogSoftmax(Softmax):
-    """log_softmax along `dim` (pair it with `NLLLoss`)."""
+    """log_softmax along `dim` (pair it with `NLLLoss`); without `dim` as `Softmax`."""
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.log_softmax(x, self.dim)
+        return F.log_softmax(x, self._axis(x))
 
 
 class Dropout(Module):

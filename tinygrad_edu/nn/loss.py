@@ -46,7 +46,8 @@ class L1Loss(_Loss):
 
 
 class CrossEntropyLoss(_Loss):
-    """Softmax cross-entropy of logits against class indices (see `F.cross_entropy`)."""
+    """Softmax cross-entropy of logits against class indices (see `F.cross_entropy`), with
+    PyTorch's `weight`, `ignore_index` and `label_smoothing`."""
 
     def __init__(
         self,
@@ -58,32 +59,54 @@ class CrossEntropyLoss(_Loss):
         label_smoothing: float = 0.0,
     ) -> None:
         super().__init__(size_average, reduce, reduction)
-        # refused rather than ignored: each would change the loss PyTorch computes
-        if weight is not None or label_smoothing or ignore_index != -100:
-            raise ValueError(
-                message(
-                    "CrossEntropyLoss",
-                    "class weights, label smoothing and ignore_index are not supported",
-                    source.here(),
-                )
-            )
+        self.weight, self.ignore_index, self.label_smoothing = weight, ignore_index, label_smoothing
 
     def forward(self, input: Any, target: Any) -> Tensor:  # noqa: A002
-        return F.cross_entropy(input, target, self.reduction)
+        return F.cross_entropy(
+            input,
+            target,
+            self.reduction,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            label_smoothing=self.label_smoothing,
+        )
 
 
 class NLLLoss(_Loss):
     """Negative log-likelihood of log-probabilities (see `F.nll_loss`)."""
 
+    def __init__(
+        self,
+        weight: Any = None,
+        size_average: Any = None,
+        ignore_index: int = -100,
+        reduce: Any = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.weight, self.ignore_index = weight, ignore_index
+
     def forward(self, input: Any, target: Any) -> Tensor:  # noqa: A002
-        return F.nll_loss(input, target, self.reduction)
+        return F.nll_loss(
+            input, target, self.reduction, weight=self.weight, ignore_index=self.ignore_index
+        )
 
 
 class BCELoss(_Loss):
     """Binary cross-entropy of probabilities (see `F.binary_cross_entropy`)."""
 
+    def __init__(
+        self,
+        weight: Any = None,
+        size_average: Any = None,
+        reduce: Any = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.weight = weight
+
     def forward(self, input: Any, target: Any) -> Tensor:  # noqa: A002
-        return F.binary_cross_entropy(input, target, self.reduction)
+        return F.binary_cross_entropy(input, target, self.reduction, weight=self.weight)
 
 
 class BCEWithLogitsLoss(_Loss):
@@ -98,7 +121,9 @@ class BCEWithLogitsLoss(_Loss):
         pos_weight: Any = None,
     ) -> None:
         super().__init__(size_average, reduce, reduction)
-        self.pos_weight = pos_weight
+        self.weight, self.pos_weight = weight, pos_weight
 
     def forward(self, input: Any, target: Any) -> Tensor:  # noqa: A002
-        return F.binary_cross_entropy_with_logits(input, target, self.reduction, self.pos_weight)
+        return F.binary_cross_entropy_with_logits(
+            input, target, self.reduction, self.pos_weight, weight=self.weight
+        )

@@ -65,8 +65,11 @@ class _BatchNorm(Module):
                 )
             )
         use_batch = self.training or self.running_mean is None
+        momentum = self.momentum
         if self.training and self.running_mean is not None:
             self.num_batches_tracked.data += 1
+            if momentum is None:  # PyTorch's cumulative moving average: batch k weighs 1/k
+                momentum = 1.0 / float(self.num_batches_tracked.item())
         # training: the batch's statistics (and the running ones move); eval: the running ones
         return F.batch_norm(
             x,
@@ -75,7 +78,7 @@ class _BatchNorm(Module):
             self.weight,
             self.bias,
             training=use_batch,
-            momentum=self.momentum,
+            momentum=momentum,
             eps=self.eps,
         )
 
