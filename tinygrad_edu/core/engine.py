@@ -225,6 +225,7 @@ def steps(
     yielded after it ran (this is what `tg.debug.backward_steps` shows).
     """
     grads: dict[Node, Any] = {}  # node -> d(root)/d(its output), summed over paths so far
+    here = _thread.state  # this thread's observers: a thread-local read costs as much as an op
     for node, g in roots:
         grads[node] = g if node not in grads else grads[node] + g
     with _using_grad(create_graph):  # create_graph: the backward pass is recorded too
@@ -247,7 +248,7 @@ def steps(
                 continue
             # the chain rule, one step: the op's backward rule turns d(root)/d(its output)
             # into d(root)/d(each input) ...
-            for nxt, gi in zip(node._next, _backward_of(node, g, create_graph)):
+            for nxt, gi in zip(node._next, _backward_of(node, g, create_graph, here)):
                 if gi is not None:
                     # ... and where paths meet, the gradients add up: why `a + a` gives 2
                     grads[nxt] = gi if nxt not in grads else grads[nxt] + gi
@@ -271,7 +272,7 @@ def _received(node: Node, g: Any, create_graph: bool) -> Any:
     return g
 
 
-def _backward_of(node: Node, g: Any, create_graph: bool) -> list:
+def _backward_of(node: Node, g: Any, create_graph: bool, here: Any) -> list:
     """Run the node's backward rule: one gradient per input, each in its input's shape and
     dtype (None where the input needs none); observers are told what it sent."""
     if type(g) is not np.ndarray and not (create_graph and isinstance(g, Tensor)):
@@ -295,10 +296,10 @@ def _backward_of(node: Node, g: Any, create_graph: bool) -> list:
         elif type(gi) is not np.ndarray or gi.shape != shape or gi.dtype is not dtype:
             gi = _fit(gi, shape, dtype, node, create_graph)  # broadcast, a number, a Tensor
         fitted.append(gi)
-    if node._own_rule and not create_graph and not _thread.state.observers:
+    if node._own_rule and not create_graph and not here.observers:
         _mark_unshared(node, g, fitted)
-    if _thread.state.observers:  # anomaly mode, breakpoints, the stepper, tracing
-        for obs in tuple(_thread.state.observers):
+    if here.observers:  # anomaly mode, breakpoints, the stepper, tracing
+        for obs in tuple(here.observers):
             hook = getattr(obs, "on_backward", None)
             if hook is not None:
                 hook(node, g, fitted)

@@ -484,7 +484,7 @@ class Function(Node):
         # where the learner built it: the first frame outside this package. Kept as code and
         # bytecode offset; turned into a line only when shown (`f_lineno` reads a line table)
         f = _getframe(2)
-        while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+        while f is not None and _is_ours[f.f_code.co_filename]:
             f = f.f_back
         if f is not None:
             self._code, self._offset = f.f_code, f.f_lasti
@@ -682,6 +682,16 @@ def plain(saved: Any) -> Any:
     return saved.array if type(saved) is InputCopy else saved
 
 
+class _InPackage(dict):
+    """filename -> is it tinygrad_edu's own code? Asked once per file: a dict lookup costs a
+    fifth of `str.startswith` (a method call), and the creation-site walk asks twice per op."""
+
+    def __missing__(self, filename: str) -> bool:
+        ours = self[filename] = filename.startswith(_PKG_DIR)
+        return ours
+
+
+_is_ours = _InPackage()
 _NOTHING = (None, None, None, None)  # a saved None
 _new = object.__new__
 _getframe = sys._getframe
