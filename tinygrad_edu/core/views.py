@@ -30,7 +30,7 @@ from . import source
 from .errors import DataError, InplaceError, ShapeError, message
 from .function import Function
 from .grad_mode import _thread, _using_grad
-from .ops.common import compute_into, data, is_array, where
+from .ops.common import compute_into, data, is_array, store_into, where
 
 
 class ViewOf:
@@ -377,7 +377,7 @@ def bump(t: Any) -> None:
 
 def _store(t: Any, op: str, values: np.ndarray) -> None:
     try:
-        np.copyto(t._data, values, casting="same_kind")
+        store_into(t._data, values)
     except TypeError:
         raise DataError(
             message(

@@ -109,6 +109,13 @@ def compute_into(ufunc: Any, out: np.ndarray, operand: Any) -> None:
     ufunc(out, operand, out=out)
 
 
+def store_into(out: np.ndarray, values: np.ndarray) -> None:
+    """`out[...] = values`, cast to out's dtype within its kind (a float64 result into a
+    float16 tensor): numpy's warning when a number overflows the cast is silenced here, as
+    for every op (the number becomes inf, as in PyTorch, which prints nothing)."""
+    np.copyto(out, values, casting="same_kind")
+
+
 def needs(ctx: Any, n: int) -> tuple:
     """Which of the `n` inputs want a gradient, read in `forward` to save only what backward
     will use (as PyTorch does). A static replay's forward does not know yet: all of them."""
