@@ -73,6 +73,20 @@ def _unfold(
     return x[:, :, rows, cols]
 
 
+def _refuse_strided_same(op: str, stride: Any) -> None:
+    """padding='same' keeps the input's size, which a stride cannot: PyTorch refuses it."""
+    if _pair(stride) != (1, 1):
+        raise ValueError(
+            message(
+                op,
+                f"padding='same' is not supported for strided convolutions (stride {stride})",
+                source.here(),
+                "with a stride the output cannot keep the input's size: give the padding as "
+                "numbers",
+            )
+        )
+
+
 def _padded_by_name(x: Tensor, padding: str, kernel: tuple, stride: tuple, dilation: tuple):
     """`x` padded for padding="same" or "valid", and the padding left for `_unfold` (none).
 
@@ -90,16 +104,7 @@ def _padded_by_name(x: Tensor, padding: str, kernel: tuple, stride: tuple, dilat
         )
     if padding == "valid":
         return x, (0, 0)
-    if stride != (1, 1):
-        raise ValueError(
-            message(
-                "conv2d",
-                f"padding='same' is not supported for strided convolutions (stride {stride})",
-                source.here(),
-                "with a stride the output cannot keep the input's size: give the padding as "
-                "numbers",
-            )
-        )
+    _refuse_strided_same("conv2d", stride)
     (th, tw) = (dilation[0] * (kernel[0] - 1), dilation[1] * (kernel[1] - 1))
     return pad(x, (tw // 2, tw - tw // 2, th // 2, th - th // 2)), (0, 0)
 
@@ -284,15 +289,8 @@ class Conv2d(Module):
         self.in_channels, self.out_channels = int(in_channels), int(out_channels)
         self.kernel_size, self.stride = _pair(kernel_size), _pair(stride)
         self.padding = padding if isinstance(padding, str) else _pair(padding)
-        if padding == "same" and _pair(stride) != (1, 1):  # refused when made, as PyTorch
-            raise ValueError(
-                message(
-                    "Conv2d",
-                    f"padding='same' is not supported for strided convolutions (stride {stride})",
-                    source.here(),
-                    "give the padding as numbers",
-                )
-            )
+        if padding == "same":  # refused when made, as PyTorch
+            _refuse_strided_same("Conv2d", stride)
         self.dilation = _pair(dilation)
         bound = 1.0 / math.sqrt(in_channels * self.kernel_size[0] * self.kernel_size[1])
         self.weight = _uniform(bound, (out_channels, in_channels, *self.kernel_size), dtype, device)
