@@ -40,7 +40,7 @@ def fit_gradient(g: Any, shape: tuple, op: str, site: Any = None, dtype: Any = N
         g = g.astype(dtype)
     if g.shape == shape:
         return g
-    if _broadcasts_to(shape, g.shape):
+    if broadcasts_to(shape, g.shape):
         return sum_to(g, shape)  # forward broadcast the input: add the copies' gradients
     raise ShapeError(
         message(
@@ -64,7 +64,7 @@ def count_error(op: str, site: Any, got: int, inputs: int) -> BackwardError:
     )
 
 
-def _broadcasts_to(shape: tuple, target: tuple) -> bool:
+def broadcasts_to(shape: tuple, target: tuple) -> bool:
     """Does numpy broadcast `shape` to `target`? (np.broadcast_shapes is slow: it makes arrays)"""
     lead = len(target) - len(shape)
     return lead >= 0 and all(n == 1 or n == m for n, m in zip(shape, target[lead:]))

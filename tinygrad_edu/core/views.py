@@ -29,6 +29,7 @@ from . import function as _function
 from . import source
 from .errors import DataError, InplaceError, ShapeError, message
 from .function import Function
+from .grad_fit import broadcasts_to
 from .grad_mode import _thread, _using_grad
 from .ops.common import compute_into, data, is_array, store_into, where
 
@@ -169,10 +170,9 @@ def _into_storage(t: Any, operand: Any) -> Any:
     src = operand._data if isinstance(operand, _function._Tensor) else operand
     if type(src) is float:
         return src  # numpy takes a Python float in t's dtype, as the op does (`_operand`)
-    if type(src) is not np.ndarray or src.dtype != t._data.dtype or src.ndim > t._data.ndim:
+    if type(src) is not np.ndarray or src.dtype != t._data.dtype:
         return None
-    shape = t._data.shape[t._data.ndim - src.ndim :]
-    return src if all(n == 1 or n == m for n, m in zip(src.shape, shape)) else None
+    return src if broadcasts_to(src.shape, t._data.shape) else None
 
 
 def _watch_saved_output(node: Any, t: Any, into_view: bool = False) -> None:

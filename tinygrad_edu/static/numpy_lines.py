@@ -167,8 +167,3 @@ def sum_to_expr(expr: str, got: tuple, shape: tuple) -> str:
         return f"np.add.reduce({expr}, axis={lead_axes!r})"
     summed = f"np.add.reduce({expr}, axis={lead_axes + kept!r}, keepdims=True)"
     return summed if not lead else f"{summed}.reshape({shape!r})"
-
-
-def broadcasts_to(shape: tuple, target: tuple) -> bool:
-    lead = len(target) - len(shape)
-    return lead >= 0 and all(n == 1 or n == m for n, m in zip(shape, target[lead:]))
