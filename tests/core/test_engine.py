@@ -438,3 +438,19 @@ def test_inplace_on_a_plain_tensor_with_a_grad_operand():
     assert y.requires_grad and y.grad_fn.name == "MulBackward"
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [3.0, 4.0])
+
+
+def test_summing_a_broadcast_gradient_does_not_look_up_the_source_line(monkeypatch):
+    # a bias's gradient is summed back to its shape at every step of a training loop; the
+    # line that built the node is only for an error's text, and finding it costs more
+    # (~10 us) than the sum: it must not be looked up when nothing goes wrong
+    from tinygrad_edu.core import source
+
+    looked_up = []
+    resolve = source.resolve
+    monkeypatch.setattr(source, "resolve", lambda raw: looked_up.append(raw) or resolve(raw))
+    x = tg.ones((4, 3), requires_grad=True)
+    b = tg.zeros(3, requires_grad=True)
+    (x + b).sum().backward()
+    np.testing.assert_array_equal(b.grad.numpy(), [4.0, 4.0, 4.0])
+    assert looked_up == []

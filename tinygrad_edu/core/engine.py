@@ -328,7 +328,7 @@ def _fit(gi: Any, shape: tuple, dtype: Any, node: Node, create_graph: bool) -> A
         # a learner's backward may compute with Tensors or return numbers
         gi = gi._data if isinstance(gi, Tensor) else np.asarray(gi)
     if gi.shape != shape or gi.dtype is not dtype:
-        gi = fit_gradient(gi, shape, node.name, node.site, dtype)
+        gi = fit_gradient(gi, shape, node.name, lambda: node.site, dtype)
     return gi
 
 

@@ -30,9 +30,11 @@ def fit_gradient(g: Any, shape: tuple, op: str, site: Any = None, dtype: Any = N
     """`g` in its input's `shape` (summing broadcast axes) and `dtype`, or a ShapeError.
 
     `g` is an ndarray, a Tensor (create_graph) or a number; `op` names the node and
-    `site` is the line that built it. A gradient of another dtype is converted to the
-    input's (PyTorch does the same), so a float32 gradient of a float64 input gives the
-    same numbers whichever engine runs it.
+    `site` is the line that built it, or a function giving it: the engine passes one, since
+    finding a line's text costs more than summing a bias's gradient, and only an error
+    needs it. A gradient of another dtype is converted to the input's (PyTorch does the
+    same), so a float32 gradient of a float64 input gives the same numbers whichever
+    engine runs it.
     """
     if not hasattr(g, "shape"):
         g = np.asarray(g)  # a learner's backward may return a plain number
@@ -46,7 +48,7 @@ def fit_gradient(g: Any, shape: tuple, op: str, site: Any = None, dtype: Any = N
         message(
             op,
             f"backward returned a gradient of shape {g.shape!r} for an input of shape {shape!r}",
-            site,
+            site() if callable(site) else site,
             "each gradient must have its input's shape",
         )
     )
