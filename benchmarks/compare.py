@@ -33,7 +33,7 @@ def _best(fn, repeats: int = REPEATS) -> float:
     """Best wall time of `repeats` runs (bench_core's timing loop; the worker put it on the path)."""
     import bench_core
 
-    return min(bench_core.run_times(fn, repeats))
+    return min(bench_core.in_turns({"fn": fn}, repeats)["fn"])
 
 
 def worker(only: list[str]) -> None:
