@@ -84,12 +84,28 @@ def resolve(raw: tuple | None) -> Site | None:
     if raw is None:
         return None
     where, at = raw
+    known = _resolved.get((id(where), at))
+    if known is not None and known[0] is where:
+        return known[1]
     if isinstance(where, CodeType):
         filename, lineno = where.co_filename, line_at(where, at)
     else:
         filename, lineno = where, at
     text = linecache.getline(filename, lineno).strip()
-    return Site(filename, lineno, _cell_number(filename), text)
+    site = Site(filename, lineno, _cell_number(filename), text)
+    # NOTE: a line of code built its nodes once; a file's line may be edited and run again
+    if isinstance(where, CodeType) and text:
+        if len(_resolved) > 10_000:  # many sites seen: start afresh
+            _resolved.clear()
+        _resolved[id(where), at] = (where, site)
+    return site
+
+
+# (id of a code object, offset) -> (the code, its Site): the nodes of a loop share a few
+# lines, and a drawing labels each node with its line (resolving one costs ~9 us: the line
+# table, the text, the cell). NOTE: keyed by identity: code objects compiled from the same
+# text in two cells compare equal, and the code is kept so that its id stays its own
+_resolved: dict[tuple, tuple] = {}
 
 
 def line_at(code: CodeType, offset: int) -> int:
