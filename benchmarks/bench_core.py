@@ -129,21 +129,25 @@ def chain_numpy(n_ops: int) -> Callable[[], None]:
     return run
 
 
+def chain_ops(x, n_ops: int):
+    """W2's ops on `x`, in turn: `* 0.9`, `+ 0.1`, `tanh` (a tensor of any library)."""
+    for i in range(n_ops):
+        k = i % 3
+        if k == 0:
+            x = x * 0.9
+        elif k == 1:
+            x = x + 0.1
+        else:
+            x = x.tanh()
+    return x
+
+
 def chain_tg(n_ops: int, lib=None) -> Callable[[], None]:
     lib = lib or tg
     x0 = lib.tensor(np.linspace(-1, 1, 4), requires_grad=True)
 
     def run() -> None:
-        x = x0
-        for i in range(n_ops):
-            k = i % 3
-            if k == 0:
-                x = x * 0.9
-            elif k == 1:
-                x = x + 0.1
-            else:
-                x = x.tanh()
-        x.sum().backward()
+        chain_ops(x0, n_ops).sum().backward()
         x0.grad = None
 
     return run

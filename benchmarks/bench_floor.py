@@ -46,7 +46,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import numpy as np  # noqa: E402
-from bench_core import chain_numpy, chain_tg, in_turns  # noqa: E402
+from bench_core import chain_numpy, chain_ops, chain_tg, in_turns  # noqa: E402
 
 # --- bare: a node, its parents, a closure ----------------------------------------------------
 
@@ -168,16 +168,7 @@ def chain(make, n_ops: int):
     x0 = make(np.linspace(-1, 1, 4))
 
     def run() -> None:
-        x = x0
-        for i in range(n_ops):
-            k = i % 3
-            if k == 0:
-                x = x * 0.9
-            elif k == 1:
-                x = x + 0.1
-            else:
-                x = x.tanh()
-        x.backward()
+        chain_ops(x0, n_ops).backward()
 
     return run
 
