@@ -7,7 +7,8 @@ adaptive pooling, BatchNorm1d/2d, LayerNorm, Embedding, RNNCell, activations, so
 `inplace=True`, Flatten, Softmax / LogSoftmax with or without dim, Dropout with p=0 or
 p=1, or any p in eval mode), weights drawn on the spot and loaded into both models
 through `load_state_dict` (so the state-dict keys must match), a loss with random options
-(reduction, class weights, ignore_index, label_smoothing, pos_weight) and targets, an
+(reduction, class weights, ignore_index, label_smoothing, pos_weight) and targets (for
+cross-entropy, class indices or class probabilities), an
 optimizer with random options (SGD, Adam, AdamW, RMSprop, Adagrad), sometimes a
 learning-rate schedule, frozen parameters, a parameter group with its own rate, gradient
 clipping, `step(closure)`, a restart of the optimizer and schedule from their
@@ -316,6 +317,9 @@ def _loss(g: _Gen, shape: tuple, steps: int) -> tuple:
     if name in ("CrossEntropyLoss", "NLLLoss"):
         if name == "NLLLoss" and g.rng.random() < 0.7:
             g.add("LogSoftmax", {"dim": 1})
+        if name == "CrossEntropyLoss" and g.rng.random() < 0.25:  # soft labels
+            targets = [_probability_rows(g, shape) for _ in range(steps)]
+            return (name, _soft_options(g, shape[1], kw)), targets
         targets = [g.np.integers(0, shape[1], size=shape[:1]) for _ in range(steps)]
         return (name, _class_options(g, name, shape[1], targets, kw)), targets
     if name in ("BCELoss", "BCEWithLogitsLoss") and g.rng.random() < 0.3:
@@ -348,6 +352,24 @@ def _class_options(g: _Gen, name: str, classes: int, targets: list, kw: dict) ->
             t[g.np.random(size=t.shape) < 0.4] = kw["ignore_index"]
     if name == "CrossEntropyLoss" and g.rng.random() < 0.3:
         kw["label_smoothing"] = g.choice(0.1, 0.5, 1.0)
+    return kw
+
+
+def _probability_rows(g: _Gen, shape: tuple) -> np.ndarray:
+    """One row of class probabilities per example (uneven, some near 0)."""
+    p = g.np.uniform(0, 1, size=shape) ** 3
+    return np.round(p / p.sum(axis=1, keepdims=True), 3)
+
+
+def _soft_options(g: _Gen, classes: int, kw: dict) -> dict:
+    """weight and label_smoothing, each sometimes; rarely an ignore_index, which both refuse
+    with probabilities."""
+    if g.rng.random() < 0.3:
+        kw["weight"] = np.round(g.np.uniform(0.0, 2.0, size=(classes,)), 3)
+    if g.rng.random() < 0.3:
+        kw["label_smoothing"] = g.choice(0.1, 0.5, 1.0)
+    if g.rng.random() < 0.05:
+        kw["ignore_index"] = g.choice(-1, 0)
     return kw
 
 

@@ -71,12 +71,13 @@ def test_cross_entropy_target_shape_errors():
         "  hint: flatten it: target.reshape(-1)"
     )
     with pytest.raises(tg.ShapeError) as err:
-        F.cross_entropy(logits, np.eye(3)[[0, 1, 2, 0]])  # one-hot target
+        F.cross_entropy(logits, np.eye(3, dtype=int)[[0, 1, 2, 0]])  # one-hot target
     assert str(err.value) == (
         "cross_entropy: expected target of shape (4,) (one class index per row of logits "
         "(4, 3)), got (4, 3)\n"
         f"  built at: {site_of('# one-hot target')}\n"
-        "  hint: cross_entropy takes class indices, not one-hot rows: pass y.argmax(axis=1)"
+        "  hint: for one-hot rows pass the class indices, y.argmax(axis=1); for class "
+        "probabilities pass a float target"
     )
     with pytest.raises(tg.ShapeError) as err:
         F.cross_entropy(logits, [0, 1])  # too few

@@ -387,7 +387,10 @@ def _check_target_shape(x: Tensor, t: np.ndarray, op: str) -> None:
     if t.shape == want:
         return
     if t.shape == x.shape and x.ndim == 2:
-        hint = "cross_entropy takes class indices, not one-hot rows: pass y.argmax(axis=1)"
+        hint = (
+            "for one-hot rows pass the class indices, y.argmax(axis=1); for class "
+            "probabilities pass a float target"
+        )
     elif t.size == int(np.prod(want)):
         hint = "flatten it: target.reshape(-1)" if want else "pass one class index: target[0]"
     else:
@@ -449,7 +452,8 @@ def cross_entropy(
     ignore_index: int = -100,
     label_smoothing: float = 0.0,
 ) -> Tensor:
-    r"""Softmax cross-entropy of logits against class indices, as `torch.nn.functional`.
+    r"""Softmax cross-entropy of logits against class indices or class probabilities,
+    as `torch.nn.functional`.
 
     loss_i = -log_softmax(input)[i, target_i] = logsumexp(input_i) - input[i, target_i]
 
@@ -462,9 +466,15 @@ def cross_entropy(
     by the sum of the weights of the targets kept; smoothing mixes in the (weighted) mean
     of -log_softmax over all classes: (1 - s) * loss_i + s / classes * sum_c w_c (-logp_ic).
 
+    A float target of the logits' shape holds class probabilities instead (soft labels,
+    as PyTorch reads it): loss_i = -sum_c w_c y_ic log_softmax(input)_ic, with y smoothed
+    to (1 - s) y + s / classes; the mean divides by the batch size, and `ignore_index`
+    cannot be used. Its gradient reaches the target too, if it requires one.
+
     Args:
         input: the logits (no softmax applied).
-        target: the class indices, each in 0 .. classes - 1 (or `ignore_index`).
+        target: the class indices, each in 0 .. classes - 1 (or `ignore_index`), or
+            class probabilities of the logits' shape.
         reduction: "mean" (default), "sum" or "none".
         weight: one number per class (default: all 1).
         ignore_index: a target value that is left out (default -100).
@@ -483,21 +493,58 @@ def cross_entropy(
         0.6691
     """
     x = _as_tensor(input)
+    if _holds_probabilities(x, target):
+        return _soft_cross_entropy(x, target, reduction, weight, ignore_index, label_smoothing)
     t = _class_indices(x, target, "cross_entropy", ignore_index)
     logp = x.log_softmax(axis=-1)
     if weight is None and not label_smoothing and not np.any(t == ignore_index):
         picked = logp[t] if x.ndim == 1 else logp[np.arange(x.shape[0]), t]
         return _reduce("cross_entropy", -picked, reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
+    _check_smoothing(label_smoothing)
+    options = (_class_weights("cross_entropy", weight, logp), ignore_index, label_smoothing)
+    return _weighted_nll("cross_entropy", logp, t, reduction, *options)
+
+
+def _holds_probabilities(x: Tensor, target: Any) -> bool:
+    """PyTorch reads a float target of the logits' own shape as class probabilities (a
+    class index target has one number fewer per row). Only its shape and dtype are read."""
+    t = target if isinstance(target, Tensor) else np.asarray(target)
+    return x.ndim in (1, 2) and tuple(t.shape) == x.shape and t.dtype.kind == "f"
+
+
+def _soft_cross_entropy(
+    x: Tensor, target: Any, reduction: str, weight: Any, ignore_index: int, s: float
+) -> Tensor:
+    """-sum_c w_c y_ic logp_ic per row, for class probabilities y (smoothed by s)."""
+    if ignore_index != -100:  # PyTorch's default, which means "none"
         raise ValueError(
             message(
                 "cross_entropy",
-                f"label_smoothing must be between 0.0 and 1.0, got {label_smoothing!r}",
+                f"ignore_index={ignore_index} leaves out class indices, but this target "
+                f"holds class probabilities (a float target of the logits' shape {x.shape!r})",
+                source.here(),
+                "give the left-out rows zero probability, or pass class indices",
+            )
+        )
+    _check_smoothing(s)
+    y = _as_tensor(target, x)
+    if s:
+        y = y * (1.0 - s) + s / x.shape[-1]
+    logp = x.log_softmax(axis=-1)
+    if weight is not None:
+        logp = logp * _class_weights("cross_entropy", weight, logp)
+    return _reduce("cross_entropy", -(logp * y).sum(axis=-1), reduction)
+
+
+def _check_smoothing(s: float) -> None:
+    if not 0.0 <= s <= 1.0:
+        raise ValueError(
+            message(
+                "cross_entropy",
+                f"label_smoothing must be between 0.0 and 1.0, got {s!r}",
                 source.here(),
             )
         )
-    options = (_class_weights("cross_entropy", weight, logp), ignore_index, label_smoothing)
-    return _weighted_nll("cross_entropy", logp, t, reduction, *options)
 
 
 def _class_weights(op: str, weight: Any, logp: Tensor) -> np.ndarray:
