@@ -46,8 +46,8 @@ class L1Loss(_Loss):
 
 
 class CrossEntropyLoss(_Loss):
-    """Softmax cross-entropy of logits against class indices (see `F.cross_entropy`), with
-    PyTorch's `weight`, `ignore_index` and `label_smoothing`."""
+    """Softmax cross-entropy of logits against class indices or class probabilities (see
+    `F.cross_entropy`), with PyTorch's `weight`, `ignore_index` and `label_smoothing`."""
 
     def __init__(
         self,
