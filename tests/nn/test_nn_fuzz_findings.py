@@ -231,3 +231,20 @@ def test_a_dilated_window_too_big_for_the_input_is_named_by_its_span():
     assert _first_lines(e) == [
         "max_pool2d: the input is 1 x 2 (padded 1 x 2), smaller than the 3 x 3 window"
     ]
+
+
+def test_max_pool_takes_pytorchs_ceil_mode_and_return_indices_at_their_defaults():
+    """MaxPool2d and max_pool2d raised Python's TypeError for `ceil_mode=False` and
+    `return_indices=False`, which code copied from PyTorch often spells out; True is
+    refused by name. MaxPool2d keeps PyTorch's order (return_indices before ceil_mode)."""
+    x = tg.arange(16.0).reshape(1, 1, 4, 4)
+    expected = [[[[5.0, 7.0], [13.0, 15.0]]]]
+    np.testing.assert_array_equal(nn.MaxPool2d(2, 2, 0, 1, False, False)(x).numpy(), expected)
+    out = F.max_pool2d(x, 2, ceil_mode=False, return_indices=False)
+    np.testing.assert_array_equal(out.numpy(), expected)
+    with pytest.raises(ValueError) as e:
+        nn.MaxPool2d(2, ceil_mode=True)
+    assert _first_lines(e) == ["MaxPool2d: ceil_mode=True is not supported"]
+    with pytest.raises(ValueError) as e:
+        F.max_pool2d(x, 2, return_indices=True)
+    assert _first_lines(e) == ["max_pool2d: return_indices=True is not supported"]

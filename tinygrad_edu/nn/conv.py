@@ -176,9 +176,17 @@ def _check_pool_padding(op: str, kernel: tuple, padding: tuple) -> None:
 
 
 def max_pool2d(
-    x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1
+    x: Any,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
 ) -> Tensor:
-    """The largest value of each window; the gradient goes to it (the first, on ties)."""
+    """The largest value of each window; the gradient goes to it (the first, on ties).
+    PyTorch's `ceil_mode` and `return_indices` are taken at their defaults only."""
+    _refuse_pool_options("max_pool2d", ceil_mode, return_indices)
     x, single = _batched("max_pool2d", x)
     k = _pair(kernel_size)
     _check_pool_padding("max_pool2d", k, _pair(padding))
@@ -196,6 +204,14 @@ def max_pool2d(
     return out.squeeze(0) if single else out
 
 
+def _refuse_pool_options(op: str, ceil_mode: bool, return_indices: bool = False) -> None:
+    """PyTorch's pooling options not built here, refused by name (False, their default, is
+    fine: code copied from PyTorch often spells it out)."""
+    for name, value in (("ceil_mode", ceil_mode), ("return_indices", return_indices)):
+        if value:
+            raise ValueError(message(op, f"{name}=True is not supported", source.here()))
+
+
 def avg_pool2d(
     x: Any,
     kernel_size: Any,
@@ -208,9 +224,8 @@ def avg_pool2d(
     """The mean of each window. The padding zeros count (PyTorch's default), or with
     `count_include_pad=False` only the input's numbers do; `divisor_override` divides
     every window's sum by that number instead."""
+    _refuse_pool_options("avg_pool2d", ceil_mode)
     x, single = _batched("avg_pool2d", x)
-    if ceil_mode:
-        raise ValueError(message("avg_pool2d", "ceil_mode=True is not supported", source.here()))
     k, pad = _pair(kernel_size), _pair(padding)
     _check_pool_padding("avg_pool2d", k, pad)
     step = _pair(stride if stride is not None else k)
@@ -318,9 +333,16 @@ class MaxPool2d(Module):
     """The largest value of each `kernel_size` window (stride = kernel_size by default)."""
 
     def __init__(
-        self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1
+        self,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        dilation: Any = 1,
+        return_indices: bool = False,  # PyTorch's order: unlike max_pool2d's, before ceil_mode
+        ceil_mode: bool = False,
     ) -> None:
         super().__init__()
+        _refuse_pool_options("MaxPool2d", ceil_mode, return_indices)
         self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
         self.padding, self.dilation = padding, dilation
 
