@@ -93,7 +93,8 @@ def resolve(raw: tuple | None) -> Site | None:
         filename, lineno = where, at
     text = linecache.getline(filename, lineno).strip()
     site = Site(filename, lineno, _cell_number(filename), text)
-    # NOTE: a line of code built its nodes once; a file's line may be edited and run again
+    # NOTE: only (code, offset) is kept: a code object's line stays what ran, while a file's
+    # line may be edited and run again; a line with no text yet is looked up again
     if isinstance(where, CodeType) and text:
         if len(_resolved) > 10_000:  # many sites seen: start afresh
             _resolved.clear()
