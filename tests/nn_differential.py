@@ -362,8 +362,8 @@ def _probability_rows(g: _Gen, shape: tuple) -> np.ndarray:
 
 
 def _soft_options(g: _Gen, classes: int, kw: dict) -> dict:
-    """weight and label_smoothing, each sometimes; rarely an ignore_index, which both refuse
-    with probabilities."""
+    """weight and label_smoothing, each sometimes; rarely an ignore_index (-1 names no class
+    and passes in both; 0 is refused by both with probabilities)."""
     if g.rng.random() < 0.3:
         kw["weight"] = np.round(g.np.uniform(0.0, 2.0, size=(classes,)), 3)
     if g.rng.random() < 0.3:

@@ -63,6 +63,17 @@ def test_ignore_index_with_probabilities_is_refused_as_in_pytorch():
     )
 
 
+@pytest.mark.parametrize("ignore_index", [-100, -1, -5])
+def test_a_negative_ignore_index_names_no_class_and_passes_as_in_pytorch(ignore_index):
+    # copied code often sets ignore_index=-1; PyTorch refuses only 0 and above here
+    logits = tg.tensor(np.random.default_rng(1).standard_normal((3, 4)))
+    probs = np.full((3, 4), 0.25)
+    loss = F.cross_entropy(logits, probs, ignore_index=ignore_index)
+    assert loss.item() == F.cross_entropy(logits, probs).item()
+    module = tg.nn.CrossEntropyLoss(ignore_index=ignore_index)
+    assert module(logits, probs).item() == loss.item()
+
+
 def test_label_smoothing_outside_0_1_is_refused_for_probabilities_too():
     with pytest.raises(ValueError, match="label_smoothing must be between 0.0 and 1.0, got 1.5"):
         F.cross_entropy(tg.randn(2, 3), np.full((2, 3), 1 / 3), label_smoothing=1.5)
@@ -98,6 +109,26 @@ def test_values_and_gradients_match_pytorch(reduction, weight, smoothing, shape)
         theirs.sum().backward()
         np.testing.assert_allclose(ours_x.grad.numpy(), theirs_x.grad.numpy(), rtol=1e-11)
         np.testing.assert_allclose(ours_y.grad.numpy(), theirs_y.grad.numpy(), rtol=1e-11)
+
+
+@pytest.mark.parametrize("smoothing", [0.0, 0.25])
+def test_a_weight_that_requires_grad_gets_pytorchs_gradient(smoothing):
+    # with probabilities the loss is differentiable in the class weights, and PyTorch
+    # sends them a gradient (with class indices it refuses a weight that wants one)
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    logits, probs = rng.standard_normal((4, 3)), rng.dirichlet(np.ones(3), size=4)
+    weight = np.array([0.5, 1.0, 2.0])
+    ours_w = tg.tensor(weight, requires_grad=True)
+    theirs_w = torch.tensor(weight, requires_grad=True)
+    ours = F.cross_entropy(tg.tensor(logits), probs, weight=ours_w, label_smoothing=smoothing)
+    theirs = torch.nn.functional.cross_entropy(
+        torch.tensor(logits), torch.tensor(probs), weight=theirs_w, label_smoothing=smoothing
+    )
+    ours.backward()
+    theirs.backward()
+    np.testing.assert_allclose(ours.item(), theirs.item(), rtol=1e-13)
+    np.testing.assert_allclose(ours_w.grad.numpy(), theirs_w.grad.numpy(), rtol=1e-12)
 
 
 def test_a_float32_target_with_float64_logits_matches_pytorch():

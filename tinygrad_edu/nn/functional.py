@@ -468,8 +468,9 @@ def cross_entropy(
 
     A float target of the logits' shape holds class probabilities instead (soft labels,
     as PyTorch reads it): loss_i = -sum_c w_c y_ic log_softmax(input)_ic, with y smoothed
-    to (1 - s) y + s / classes; the mean divides by the batch size, and `ignore_index`
-    cannot be used. Its gradient reaches the target too, if it requires one.
+    to (1 - s) y + s / classes; the mean divides by the batch size, and an `ignore_index`
+    of 0 or more is refused. Gradients reach the target and a Tensor weight too, if they
+    require them.
 
     Args:
         input: the logits (no softmax applied).
@@ -516,7 +517,7 @@ def _soft_cross_entropy(
     x: Tensor, target: Any, reduction: str, weight: Any, ignore_index: int, s: float
 ) -> Tensor:
     """-sum_c w_c y_ic logp_ic per row, for class probabilities y (smoothed by s)."""
-    if ignore_index != -100:  # PyTorch's default, which means "none"
+    if ignore_index >= 0:  # a negative one can name no class, so PyTorch lets it pass
         raise ValueError(
             message(
                 "cross_entropy",
@@ -532,7 +533,9 @@ def _soft_cross_entropy(
         y = y * (1.0 - s) + s / x.shape[-1]
     logp = x.log_softmax(axis=-1)
     if weight is not None:
-        logp = logp * _class_weights("cross_entropy", weight, logp)
+        w = _class_weights("cross_entropy", weight, logp)  # checked: one number per class
+        # a Tensor weight stays one: with probabilities PyTorch sends it a gradient too
+        logp = logp * (weight if isinstance(weight, Tensor) else w)
     return _reduce("cross_entropy", -(logp * y).sum(axis=-1), reduction)
 
 
@@ -548,7 +551,8 @@ def _check_smoothing(s: float) -> None:
 
 
 def _class_weights(op: str, weight: Any, logp: Tensor) -> np.ndarray:
-    """The per-class weights as a plain array (PyTorch sends them no gradient either)."""
+    """The per-class weights as a plain array (with class indices PyTorch sends them no
+    gradient either)."""
     classes = logp.shape[-1]
     if weight is None:
         return np.ones(classes, dtype=logp.dtype)
