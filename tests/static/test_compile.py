@@ -735,3 +735,39 @@ def test_gradients_that_stop_inside_are_honoured(fn):
     assert e.compiles[1].reason == (
         "what the function read changed: grad mode is False, the last trace read True"
     )
+
+
+def test_a_program_collected_while_linecache_checks_its_entries_breaks_nothing(
+    monkeypatch, tmp_path
+):
+    # A compiled program's source sits in linecache (tracebacks show it). The cyclic GC may
+    # collect the program at any allocation, also inside linecache.checkcache's loop over
+    # its keys (run by every traceback, by doctest, by pdb), which fails if a key it listed
+    # is gone by the time it reads it: dropping the entry must wait for a safe moment
+    import gc
+    import linecache
+    import os
+
+    real_file = tmp_path / "on_disk.py"
+    real_file.write_text("x = 1\n")
+    mtime = real_file.stat().st_mtime
+    linecache.cache[str(real_file)] = (6, mtime, ["x = 1\n"], str(real_file))  # stat()ed
+    g = tg.static.trace(lambda x: (x * 2).sum(), tg.tensor(np.ones(3)))
+    g(tg.tensor(np.ones(3)))  # compiled: its entry comes after the file's
+    cycle = [g]
+    cycle.append(cycle)  # only the cyclic GC can free it now
+    del g, cycle
+    stat = os.stat
+
+    def stat_then_collect(path, *args, **kwargs):
+        if path == str(real_file):
+            gc.collect()  # the collector runs here, as it may at any allocation
+        return stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat_then_collect)
+    linecache.checkcache()  # raised KeyError when the finalizer popped the entry
+    monkeypatch.undo()
+    linecache.cache.pop(str(real_file), None)
+    # the entry goes when the next program is compiled
+    tg.static.trace(lambda x: x + 1, tg.tensor(np.ones(2)))(tg.tensor(np.ones(2)))
+    assert sum("static compiled" in name for name in linecache.cache) <= 1

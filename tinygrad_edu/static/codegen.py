@@ -119,6 +119,9 @@ def _save_plain(self: Any, *arrays: Any) -> None:
 _REPLAY_CLASSES: dict = {}
 
 
+_collected_sources: list[str] = []  # linecache names of programs the GC has collected
+
+
 class Compiled:
     """A program compiled to Python: `run(args, tape)` calls the generated function.
 
@@ -133,13 +136,17 @@ class Compiled:
         self.source, namespace, self.uses_tape = _generate(program, keep_all, run_equation)
         self.filename = f"<tinygrad_edu.static compiled #{next(_compiled_ids)}>"
         # registered with linecache so a traceback through replay shows the generated lines
+        while _collected_sources:  # the entries of programs collected since: no leak on retrace
+            linecache.cache.pop(_collected_sources.pop(), None)
         linecache.cache[self.filename] = (
             len(self.source),
             None,
             self.source.splitlines(True),
             self.filename,
         )
-        weakref.finalize(self, linecache.cache.pop, self.filename, None)  # no leak on retrace
+        # NOTE: only noted when collected, not dropped then: the cyclic GC may run inside
+        # linecache.checkcache's loop over its keys, which fails if one goes meanwhile
+        weakref.finalize(self, _collected_sources.append, self.filename)
         exec(compile(self.source, self.filename, "exec"), namespace)  # our own generated code
         self.fn = namespace["replay"]
 
