@@ -85,3 +85,18 @@ def pytest_collection_modifyitems(config, items):
             if _shares_its_file(item) and not any(True for _ in item.iter_markers("xdist_group")):
                 item.add_marker(pytest.mark.xdist_group(os.path.relpath(str(item.path), ROOT)))
     return (yield)
+
+
+def pytest_report_header(config):
+    """Which of numpy's SIMD paths this run takes: they sum float32 in different orders, so
+    a lesson output that depends on them passes on one CPU and fails on another (CI runs
+    the lessons on the fastest paths and again on the baseline: .ci/run)."""
+    from numpy._core._multiarray_umath import __cpu_baseline__, __cpu_dispatch__, __cpu_features__
+
+    dispatched = [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
+    disabled = os.environ.get("NPY_DISABLE_CPU_FEATURES", "")
+    return (
+        f"numpy SIMD: baseline {' '.join(__cpu_baseline__)}, dispatched "
+        f"{' '.join(dispatched) or 'none'}"
+        + (f" (NPY_DISABLE_CPU_FEATURES={disabled})" if disabled else "")
+    )

@@ -240,7 +240,28 @@ def test_value_summaries():
     assert (
         summarise_array(np.array([np.inf, np.nan, 1.0, 1.0, 1.0])) == "mean 1 std 0, 1 nan, 1 inf"
     )
-    assert summarise_array(np.array([-0.0])) == "-0.0000"
+    # a value that rounds to zero keeps no sign: float noise has either sign
+    assert summarise_array(np.array([-0.0])) == "0.0000"
+    assert summarise_array(np.array(-3e-9)) == summarise_array(np.array(2e-9)) == "0.0000"
+    assert summarise_array(np.array(-0.25)) == "-0.2500"
+
+
+def test_a_mean_that_is_float_noise_next_to_its_std_reads_zero_on_every_cpu():
+    from tinygrad_edu.graph import summarise_array
+
+    # the same float32 values summed in another order (numpy's AVX-512, AVX2 and baseline
+    # paths) give a mean of 0, 9e-12 or -4e-12: all three read as 0 beside a std of 1.5
+    x = np.linspace(-np.pi, np.pi, 200, dtype=np.float32)
+    for noise in (0.0, 9.313e-12, -4e-12, 1.2e-9):
+        assert summarise_array(x + np.float32(noise)) == "mean 0 std 1.823"
+    # below half the last digit of the std shown is noise; above it the mean is shown
+    assert summarise_array(np.array([-1.0, 1.0, 0.0, 2e-4, 0.0])) == "mean 0 std 0.6325"
+    assert summarise_array(np.array([-1.0, 1.0, 0.0, 4e-4, 0.0])) == "mean 8e-05 std 0.6325"
+    # a mean far from zero, or a std of zero (all equal), is shown as it is
+    assert summarise_array(np.array([1e-9] * 5)) == "mean 1e-09 std 0"
+    assert summarise_array(np.array([1000.0, 1000.5, 999.5, 1000.0, 1000.0])) == (
+        "mean 1000 std 0.3162"
+    )
 
 
 def test_fold_takes_constants_in_any_slot_and_own_leaves_but_not_shared_ones():

@@ -48,18 +48,23 @@ def summarise_array(arr: Any) -> str:
         a = a.astype(np.int64)
     if a.size == 1:
         v = float(a.reshape(()))
-        return f"{v:.4f}" if np.isfinite(v) else num(v)
+        if not np.isfinite(v):
+            return num(v)
+        text = f"{v:.4f}"
+        # NOTE: a value that rounds to zero keeps no sign: float noise (-1e-9 here, 1e-9 on
+        # another CPU) must not print as `-0.0000` on one machine and `0.0000` on the next
+        return text[1:] if text == "-0.0000" else text
     if a.size <= SMALL:
         return "[" + ", ".join(num(v) for v in a.reshape(-1).tolist()) + "]"
     flat = a.reshape(-1).astype(np.float64, copy=False)
     finite = np.isfinite(flat)
     if np.logical_and.reduce(finite):  # the usual case, in two numpy calls: no nan, no inf
-        return "mean {} std {}".format(*map(num, _mean_std(flat)))
+        return _mean_std_text(flat)
     nan = int(np.isnan(flat).sum())
     inf = int(flat.size - finite.sum() - nan)
     if finite.any():
         good = flat[finite] if not finite.all() else flat
-        text = "mean {} std {}".format(*map(num, _mean_std(good)))
+        text = _mean_std_text(good)
     else:
         text = "no finite values"
     if nan:
@@ -67,6 +72,28 @@ def summarise_array(arr: Any) -> str:
     if inf:
         text += f", {inf} inf"
     return text
+
+
+def _mean_std_text(a: np.ndarray) -> str:
+    r"""`mean 0.1234 std 1.1`, with a mean that is float noise next to its std read as 0.
+
+    NOTE: numpy sums float32 in another order on another CPU (its AVX-512, AVX2 and
+    baseline paths), so the mean of values that cancel is exactly 0 on one machine and
+    1e-12 on the next. The std is shown to 4 significant digits; a mean smaller than half
+    its last digit is not different from 0 at that precision, so it reads 0, the same on
+    every CPU. A mean that matters (larger than that) is shown as it is.
+
+    Example:
+        >>> import numpy as np
+        >>> _mean_std_text(np.array([-1.5, 1.5, 1e-9]))
+        'mean 0 std 1.225'
+        >>> _mean_std_text(np.array([0.9, 1.1, 1.0]))
+        'mean 1 std 0.08165'
+    """
+    mean, std = _mean_std(a)
+    if std > 0 and abs(mean) < 0.5 * 10.0 ** (math.floor(math.log10(std)) - 3):
+        mean = 0.0
+    return f"mean {num(mean)} std {num(std)}"
 
 
 def _mean_std(a: np.ndarray) -> tuple[float, float]:
