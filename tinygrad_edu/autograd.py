@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from . import core
-from .core.function import saved_tensors_hooks
 from .core.grad_mode import enable_grad, no_grad, set_grad_enabled
+from .core.saved import saved_tensors_hooks
 from .core.tensor import Tensor
 
 __all__ = [

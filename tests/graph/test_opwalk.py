@@ -11,7 +11,7 @@ import pytest
 
 import tinygrad_edu as tg
 from tinygrad_edu import nn
-from tinygrad_edu.core.function import AccumulateGrad
+from tinygrad_edu.core.engine import AccumulateGrad
 from tinygrad_edu.graph import build as B
 from tinygrad_edu.graph import build_graph, watermark
 

@@ -55,7 +55,7 @@ from .dtypes import (
     short,
     uint8,
 )
-from .engine import grad
+from .engine import AccumulateGrad, Node, grad
 from .errors import (
     BackwardError,
     DataError,
@@ -66,7 +66,7 @@ from .errors import (
     ShapeError,
     TracingError,
 )
-from .function import AccumulateGrad, Function, Node
+from .function import Function
 from .functions import *  # noqa: F403 - torch.exp(x) and friends, listed in functions.__all__
 from .functions import abs, max, min, pow, round, sum  # noqa: A004, F401 - see SHADOWING
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled

@@ -1,12 +1,14 @@
-"""The backward engine: `backward()`, `tg.grad()` and the step generator behind both.
+"""The backward engine: the graph's nodes, and the loop that runs them.
 
 1. Topologically sort the nodes reachable from the output (an explicit stack, so a
    100,000-op chain needs no recursion).
-2. Visit them output-first; each node turns the gradient of its output into gradients
-   of its inputs (its `backward` rule), and those are *added* into the inputs' slots:
-   `+=` is the chain rule's sum over paths, which is why `a + a` gives 2.
-3. At a leaf (`AccumulateGrad`) the gradient is added into `.grad`.
+2. Visit them output-first; each node runs its own backward step (`Node.run`): it turns
+   the gradient of its output into gradients of its inputs, and those are *added* into
+   the inputs' slots: `+=` is the chain rule's sum over paths, which is why `a + a` gives 2.
+3. At a leaf the step is `AccumulateGrad.run`: the gradient is added into `.grad`.
 
+`backward()` and `tg.grad()` are the same loop (`steps`) in two modes: `tg.grad` collects
+the gradients of the inputs it was asked about and leaves every `.grad` alone.
 Everything runs on numpy arrays unless `create_graph=True`, where the backward rules
 run on Tensors with grad enabled, so the gradients have graphs of their own.
 Core layer.
@@ -16,17 +18,41 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
+import operator
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import source
+from . import saved, source
+from . import tensor as _tensor  # tensor.py imports this module first: read `.Tensor` when used
 from .errors import BackwardError, ShapeError, message
-from .function import AccumulateGrad, Node, _grad_node
 from .grad_fit import count_error, fit_gradient
-from .grad_mode import _thread, _using_grad
-from .tensor import Tensor, _to_array
+from .grad_mode import ThreadState, _thread
+
+
+def backward(
+    tensor: Any, gradient: Any = None, retain_graph: bool | None = None, create_graph: bool = False
+) -> None:
+    """Accumulate d(tensor)/d(leaf) into every leaf's `.grad` (see `Tensor.backward`)."""
+    root = _root(tensor, gradient, create_graph, "backward")
+    retain = create_graph if retain_graph is None else retain_graph
+    with _gc_paused():
+        for _ in steps([root], retain_graph=retain, create_graph=create_graph):
+            pass
+
+
+def _root(t: Any, gradient: Any, create_graph: bool, op: str) -> tuple[Node, Any]:
+    """Where backward starts: `t`'s node, and d(t)/d(t), ones of t's shape (or `gradient`)."""
+    if not isinstance(t, _tensor.Tensor) or not t._requires_grad:
+        raise _root_error(t, op)
+    if gradient is None and t._data.size != 1:
+        raise _root_error(t, op)
+    g = np.ones_like(t._data) if gradient is None else _given_gradient(t, gradient, op)
+    if create_graph:
+        g = gradient if isinstance(gradient, _tensor.Tensor) else _tensor.Tensor._make(g)
+    return grad_node(t), g
 
 
 def toposort(roots: Sequence[Node]) -> list[Node]:
@@ -50,49 +76,54 @@ def toposort(roots: Sequence[Node]) -> list[Node]:
     return order
 
 
-def _root(t: Tensor, gradient: Any, create_graph: bool, op: str) -> tuple[Node, Any]:
-    if not isinstance(t, Tensor):
-        raise TypeError(message(op, f"expected a Tensor, got {type(t).__name__}", source.here()))
-    if not t.requires_grad:
-        raise BackwardError(
-            message(
-                op,
-                f"{t._label()} does not require grad and has no grad_fn, so there is nothing "
-                "to differentiate",
-                source.here(),
-                "create the inputs with requires_grad=True, outside any `with tg.no_grad():` block",
-            )
-        )
-    if gradient is None:
-        if t._data.size != 1:
-            name = t.name or "y"
-            raise BackwardError(
-                message(
-                    op,
-                    f"{t._label(shape=False)} has shape {t.shape!r}, but backward() without `gradient` needs "
-                    "a single number",
-                    t.grad_fn.site if t.grad_fn is not None else source.here(),
-                    f"call {name}.sum().backward(), or pass gradient= a tensor of shape {t.shape!r}",
-                )
-            )
-        g = np.empty(t.shape, dtype=t.dtype)
-        g.fill(1)  # np.ones is a slow Python wrapper
-    else:
-        g = _to_array(gradient, None, op)
-        if g.shape != t.shape:
-            raise ShapeError(
-                message(
-                    op,
-                    f"gradient has shape {g.shape!r} but {t._label(shape=False)} has shape {t.shape!r}",
-                    source.here(),
-                    "pass a gradient of the same shape as the tensor",
-                )
-            )
-        g = g.astype(t.dtype, copy=False)
-    if create_graph:
-        g = gradient if isinstance(gradient, Tensor) else Tensor._make(g)
-    node = _grad_node(t)
-    return node, g
+class Pass(NamedTuple):
+    """What every node's step needs to know about the backward pass it is part of."""
+
+    create_graph: bool  # the rules run on Tensors, so the gradients have graphs too
+    accumulate: bool  # leaves add into `.grad` (False for `tg.grad`, which only reads)
+    here: ThreadState  # this thread's observers (a thread-local read costs as much as an op)
+
+
+def steps(
+    roots: list[tuple[Node, Any]],
+    retain_graph: bool = False,
+    create_graph: bool = False,
+    capture: dict | None = None,
+) -> Iterator[tuple[Node, Any]]:
+    """Run backward node by node, yielding `(node, grad_of_its_output)` after each one.
+
+    With `capture` (a dict whose keys are ids of nodes), the gradient reaching each of
+    those nodes is stored under its id and no leaf's `.grad` is touched (this is
+    `tg.grad`); `tg.debug.backward_steps` shows the steps one by one.
+    """
+    p = Pass(create_graph, capture is None, _thread.state)
+    grads: dict[Node, Any] = {}  # node -> d(root)/d(its output), summed over paths so far
+    for node, g in roots:
+        grads[node] = grads[node] + g if node in grads else g
+    here = p.here
+    grad_mode, here.enabled = here.enabled, create_graph  # create_graph: backward records too
+    try:
+        # topological order: a node runs only after every node that sends it a gradient,
+        # so the gradient it passes on is complete
+        for node in toposort(list(grads)):
+            g = grads.pop(node, None)
+            if g is None:
+                continue  # no gradient reaches it (it only fed a branch that needs none)
+            if node._pre_hooks or node._retained is not None:
+                g = _received(node, g, create_graph)  # hooks and retain_grad see it first
+            if capture is not None and id(node) in capture:
+                capture[id(node)] = g  # tg.grad asked for this one
+            # the chain rule, one step: the node's rule turns d(root)/d(its output) into
+            # d(root)/d(each input) ...
+            for nxt, gi in zip(node._next, node.run(g, p)):
+                if gi is not None:
+                    # ... and where paths meet, the gradients add up: why `a + a` gives 2
+                    grads[nxt] = grads[nxt] + gi if nxt in grads else gi
+            if not retain_graph:
+                node._saved = None  # what forward saved is used up (a second backward explains)
+            yield node, g
+    finally:
+        here.enabled = grad_mode
 
 
 @contextlib.contextmanager
@@ -112,21 +143,304 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def backward(
-    tensor: Tensor,
-    gradient: Any = None,
-    retain_graph: bool | None = None,
-    create_graph: bool = False,
-) -> None:
-    """Accumulate d(tensor)/d(leaf) into every leaf's `.grad` (see `Tensor.backward`)."""
-    root = _root(tensor, gradient, create_graph, "backward")
-    with _gc_paused():
-        for _ in steps(
-            [root],
-            retain_graph=create_graph if retain_graph is None else retain_graph,
-            create_graph=create_graph,
-        ):
-            pass
+# --- the nodes: what `grad_fn` points at, each running its own backward step --------
+
+
+class Node:
+    """What `grad_fn` points at: a backward step with edges toward the inputs.
+
+    The node view: the graph, debug and widget layers read a node only through the
+    read-only attributes below (`op`, `name`, `next_functions`, `creation_number`,
+    `module_path`, `input_meta`, `output_meta`, `saved_values()`, `freed`, `site`,
+    `output()`, `mark`, `mark_text`), never through the private fields `apply` fills
+    in; docs/architecture.md ("The node view") lists them.
+    """
+
+    _next: tuple = ()  # per input, the node its gradient goes to (None: it needs none)
+    _code: Any = None  # where the learner built it: code object and bytecode offset
+    _offset = 0
+    _scope: tuple = ()  # module path while an nn.Module ran, e.g. ("net", "0")
+    _id = 0  # creation counter (set by `apply` and `AccumulateGrad`)
+    _inputs_meta: tuple = ()
+    _out_meta: tuple | None = None
+    _saved: tuple | None = ()
+    _mark: str | None = None
+    _mark_text = ""
+    _pre_hooks: list | None = None  # hooks on a non-leaf's gradient (`register_hook`)
+    _retained: Any = None  # weakref to the output that called `retain_grad()`
+    _own_rule = False  # the package's own ops (Function sets it): see `_mark_unshared`
+    _as_tensors = False  # saved values come back as Tensors (create_graph)
+    # the op's display name, "Mul": a class attribute (set per subclass below), so the graph
+    # walks over 100,000s of nodes read it as cheaply as a field; `name` derives from it
+    op = "Node"
+
+    @staticmethod
+    def backward(ctx: Any, grad_output: Any) -> Any:
+        """The rule: d(root)/d(output) in, one d(root)/d(input) per input out (`Function`)."""
+        raise NotImplementedError
+
+    def run(self, g: Any, p: Pass) -> list:
+        """One step of backward: the gradient of this node's output in, one gradient per
+        input out, each in its input's shape and dtype (None where none is needed)."""
+        if type(g) is not np.ndarray and not (p.create_graph and isinstance(g, _tensor.Tensor)):
+            g = np.asarray(g)  # numpy turns 0-d sums (`g + g`) into scalars
+        grads_in = _on_tensors(self, g) if p.create_graph else self.backward(self, g)
+        if type(grads_in) is not tuple:
+            grads_in = tuple(grads_in) if isinstance(grads_in, list) else (grads_in,)
+        if len(grads_in) != len(self._next):
+            raise count_error(self.name, self.site, len(grads_in), len(self._next))
+        fitted = []
+        for nxt, gi, (shape, dtype) in zip(self._next, grads_in, self._inputs_meta):
+            if nxt is None or gi is None:
+                gi = None
+            elif type(gi) is not np.ndarray or gi.shape != shape or gi.dtype is not dtype:
+                gi = _fit(gi, shape, dtype, self, p.create_graph)  # broadcast, a number, a Tensor
+            fitted.append(gi)
+        if p.here.observers:  # anomaly mode, breakpoints, the stepper, tracing
+            _tell(p.here.observers, self, g, fitted)
+        elif self._own_rule and not p.create_graph:
+            _mark_unshared(self, g, fitted)
+        return fitted
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.op = cls.__name__
+
+    @property
+    def name(self) -> str:
+        """The grad_fn's name, as PyTorch prints it (`MulBackward`)."""
+        return f"{self.op}Backward"
+
+    @property
+    def next_functions(self) -> tuple:
+        """`((node, 0), ...)`, one pair per input; `(None, 0)` where no grad is needed."""
+        # NOTE: `_next` holds the nodes alone; a pair per input would be one more object
+        # per edge for the cyclic garbage collector to scan while a long graph is built
+        return tuple(zip(self._next, itertools.repeat(0)))
+
+    # NOTE: the attributes every graph walk reads from each of 100,000s of nodes are
+    # properties made of `attrgetter`: read-only like the others, but with no Python call
+    input_nodes = property(
+        operator.attrgetter("_next"),
+        doc="`(node, ...)`, one per input, None where no grad is needed: `next_functions` "
+        "without PyTorch's pairs (a graph walk's cheaper read).",
+    )
+    creation_number = property(
+        operator.attrgetter("_id"),
+        doc="Nodes are numbered in the order they were made (one counter per process).",
+    )
+    module_path = property(
+        operator.attrgetter("_scope"),
+        doc='The `nn.Module` path that built this node, `("net", "0")`, or `()` outside any.',
+    )
+
+    @property
+    def input_meta(self) -> tuple:
+        """`((shape, dtype), ...)`, one per positional input (None, None for a non-array)."""
+        return self._inputs_meta
+
+    @property
+    def output_meta(self) -> tuple | None:
+        """`(shape, dtype)` of the output, kept even when the output tensor is gone."""
+        return self._out_meta
+
+    @property
+    def freed(self) -> bool:
+        """True once a backward without `retain_graph=True` freed the saved values."""
+        return self._saved is None
+
+    def saved_values(self) -> tuple[saved.SavedValue, ...]:
+        """What `save_for_backward` kept, for looking at (no version check; `()` if freed).
+
+        Backward rules read `saved_tensors` instead, which checks in-place changes.
+        """
+        return saved.values(self)
+
+    @property
+    def site(self) -> source.Site | None:
+        """Where the learner's code built this node (cell or file, line, source)."""
+        return None if self._code is None else source.resolve((self._code, self._offset))
+
+    @property
+    def mark(self) -> str | None:
+        """A debug layer's mark ("anomaly", "breakpoint", "gradcheck"); drawings colour it."""
+        return self._mark
+
+    @property
+    def mark_text(self) -> str:
+        """A short explanation of `mark`."""
+        return self._mark_text
+
+    def set_mark(self, kind: str, text: str) -> None:
+        """Mark this node for drawings (debug layers: anomaly mode, breakpoints, checks)."""
+        self._mark, self._mark_text = kind, text
+
+    def output(self) -> Any:
+        """The tensor this node produced, if it is still alive (for drawing)."""
+        return None
+
+    def __repr__(self) -> str:
+        return f"<{self.name}>"
+
+
+class AccumulateGrad(Node):
+    """The end of every path to a leaf: adds the arriving gradient into `leaf.grad`."""
+
+    # the gradient on its way here that nothing else holds (set by the engine): the leaf may
+    # keep it as its `.grad` without a copy
+    _unshared: Any = None
+
+    def __init__(self, variable: Any) -> None:
+        self.variable = variable
+        self._id = next(node_numbers)
+
+    @property
+    def name(self) -> str:
+        return "AccumulateGrad"
+
+    @property
+    def _pre_hooks(self) -> list | None:  # type: ignore[override]
+        return self.variable._hooks  # a leaf's hooks see its gradient before `.grad` does
+
+    def run(self, g: Any, p: Pass) -> list:
+        """The end of a path: `leaf.grad += g`, unless `tg.grad` only reads the gradient."""
+        if p.accumulate:
+            _accumulate(self.variable, g, p.create_graph, unshared=self._unshared is g)
+        self._unshared = None
+        return []
+
+
+def grad_node(t: Any) -> Node:
+    """The node a gradient for tensor `t` goes to: its grad_fn, or a leaf's AccumulateGrad
+    (made once per leaf, so every path to it meets there)."""
+    if t._grad_fn is not None:
+        return t._grad_fn
+    if t._accumulator is None:
+        t._accumulator = AccumulateGrad(t)
+    return t._accumulator
+
+
+def _fit(gi: Any, shape: tuple, dtype: Any, node: Node, create_graph: bool) -> Any:
+    """A gradient a rule returned, made an array (a Tensor under create_graph) of its
+    input's shape and dtype: summed over the axes forward broadcast."""
+    if create_graph:
+        if not isinstance(gi, _tensor.Tensor):
+            gi = _tensor.Tensor._make(np.asarray(gi))
+    elif type(gi) is not np.ndarray:
+        # a learner's backward may compute with Tensors or return numbers
+        gi = gi._data if isinstance(gi, _tensor.Tensor) else np.asarray(gi)
+    if gi.shape != shape or gi.dtype is not dtype:
+        gi = fit_gradient(gi, shape, node.name, lambda: node.site, dtype)
+    return gi
+
+
+def _mark_unshared(node: Node, g: Any, fitted: list) -> None:
+    """Tell each leaf which gradient on its way to it no one else holds: one this rule made
+    new (not its `g` itself, not a view, not sent to two inputs). The leaf keeps that one as
+    its `.grad` without a copy, as PyTorch's AccumulateGrad does with a gradient no one else
+    refers to: copying a big weight's gradient into fresh memory costs as much as a matmul's
+    share of a step (150 us for a 784x128 float32 gradient)."""
+    for nxt, gi in zip(node._next, fitted):
+        if type(nxt) is AccumulateGrad and gi is not None and gi is not g and gi.base is None:
+            if sum(other is gi for other in fitted) == 1:
+                nxt._unshared = gi
+
+
+def _accumulate(t: Any, g: Any, create_graph: bool, unshared: bool = False) -> None:
+    """`t.grad += g`, keeping t's dtype. The first gradient is copied (never aliased) unless
+    nothing else holds it (`unshared`) and no hook on `t` has seen it."""
+    if create_graph:
+        gt = g if isinstance(g, _tensor.Tensor) else _tensor.Tensor._make(g)
+        t._grad = gt if t._grad is None else t._grad + gt
+        return
+    if g.dtype != t._data.dtype:
+        g, unshared = g.astype(t._data.dtype), True
+    if t._grad is None:
+        t._grad = _tensor.Tensor._make(g if unshared and not t._hooks else np.array(g, copy=True))
+    else:
+        t._grad._data = np.asarray(t._grad._data + g)  # 0-d + 0-d is a numpy scalar
+
+
+def _on_tensors(node: Node, g: Any) -> Any:
+    """Run the node's rule under `create_graph`: its saved values come back as Tensors, so
+    the rule's arithmetic records a graph of its own."""
+    node._as_tensors = True
+    try:
+        return node.backward(node, g)
+    finally:
+        node._as_tensors = False
+
+
+def _tell(observers: list, node: Node, g: Any, fitted: list) -> None:
+    """Observers (anomaly mode, breakpoints, the stepper, tracing) see what a node sent."""
+    for obs in tuple(observers):
+        hook = getattr(obs, "on_backward", None)
+        if hook is not None:
+            hook(node, g, fitted)
+
+
+def _received(node: Node, g: Any, create_graph: bool) -> Any:
+    """The gradient as the node sees it: after hooks, and kept where `retain_grad` asked."""
+    if type(g) is not np.ndarray and not isinstance(g, _tensor.Tensor):
+        g = np.asarray(g)  # numpy turns 0-d sums (`g + g`) into scalars
+    if node._pre_hooks:
+        g = _run_hooks(node._pre_hooks, g, create_graph)
+    if node._retained is not None:
+        kept = node._retained()
+        if kept is not None:
+            _accumulate(kept, g, create_graph)
+    return g
+
+
+def _run_hooks(hooks: list, g: Any, create_graph: bool) -> Any:
+    for hook in list(hooks):
+        out = hook(g if isinstance(g, _tensor.Tensor) else _tensor.Tensor._make(g))
+        if out is None:
+            continue
+        if not isinstance(out, (_tensor.Tensor, np.ndarray)):
+            name = getattr(hook, "__name__", type(hook).__name__)
+            raise TypeError(
+                message(
+                    "hook",
+                    f"hook {name!r} returned a {type(out).__name__}, not a Tensor",
+                    source.here(),
+                    "return the new gradient as a Tensor (g * 2, say), or None to keep it",
+                )
+            )
+        arr = out._data if isinstance(out, _tensor.Tensor) else np.asarray(out)
+        if arr.shape != g.shape:
+            name = getattr(hook, "__name__", type(hook).__name__)
+            raise ShapeError(
+                message(
+                    "hook",
+                    f"hook {name!r} returned a gradient of shape {arr.shape!r} for a "
+                    f"gradient of shape {g.shape!r}",
+                    source.here(),
+                    "a hook may change the gradient's values, not its shape; return None to keep it",
+                )
+            )
+        g = out if create_graph else arr
+    return g
+
+
+class Counter:
+    """Creation numbers 1, 2, 3, ...: `next(counter)` takes one, `peek()` tells the next one
+    without taking it (`graph.watermark()` marks a moment by the next numbers)."""
+
+    __slots__ = ("last",)
+
+    def __init__(self) -> None:
+        self.last = 0
+
+    def __next__(self) -> int:
+        self.last += 1
+        return self.last
+
+    def peek(self) -> int:
+        return self.last + 1
+
+
+node_numbers = Counter()  # every node's `creation_number`, in the order they were made
 
 
 def grad(
@@ -136,7 +450,7 @@ def grad(
     retain_graph: bool | None = None,
     create_graph: bool = False,
     allow_unused: bool = False,
-) -> tuple:
+) -> tuple[Any, ...]:
     r"""Return d(outputs)/d(inputs) without touching any `.grad`.
 
     Rules: `outputs` and `inputs` are Tensors or sequences of them; `grad_outputs`
@@ -150,29 +464,27 @@ def grad(
         >>> dy, tg.grad(dy, x)[0]
         (tensor(27., grad_fn=<MulBackward>), tensor(18.))
     """
-    outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
-    ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    tensor_type = _tensor.Tensor
+    outs = [outputs] if isinstance(outputs, tensor_type) else list(outputs)
+    ins = [inputs] if isinstance(inputs, tensor_type) else list(inputs)
     gouts = (
         [grad_outputs] * len(outs)
-        if grad_outputs is None or isinstance(grad_outputs, Tensor)
+        if grad_outputs is None or isinstance(grad_outputs, tensor_type)
         else list(grad_outputs)
     )
     roots = [_root(o, g, create_graph, "grad") for o, g in zip(outs, gouts)]
     nodes = [_wanted_node(k, t) for k, t in enumerate(ins)]
-    targets = dict.fromkeys(map(id, nodes))
-    captured = {}
+    captured: dict[int, Any] = dict.fromkeys(map(id, nodes))
     retain = create_graph if retain_graph is None else retain_graph
     with _gc_paused():
-        for node, g in steps(
-            roots, retain_graph=retain, create_graph=create_graph, capture=targets
-        ):
-            captured[id(node)] = g
+        for _ in steps(roots, retain_graph=retain, create_graph=create_graph, capture=captured):
+            pass
     return tuple(_gradient_of(t, node, captured, allow_unused) for t, node in zip(ins, nodes))
 
 
 def _wanted_node(k: int, t: Any) -> Node:
     """The node whose gradient `tg.grad` returns for input `k`; a clear error if none can be."""
-    if not isinstance(t, Tensor):
+    if not isinstance(t, _tensor.Tensor):
         raise TypeError(
             message(
                 "grad",
@@ -191,10 +503,10 @@ def _wanted_node(k: int, t: Any) -> Node:
                 "create it with requires_grad=True, outside any `with tg.no_grad():` block",
             )
         )
-    return _grad_node(t)
+    return grad_node(t)
 
 
-def _gradient_of(t: Tensor, node: Node, captured: dict, allow_unused: bool) -> Tensor | None:
+def _gradient_of(t: Any, node: Node, captured: dict, allow_unused: bool) -> Any:
     """The gradient backward captured at `node` for input `t`, as a Tensor (None if unused
     and allowed)."""
     g = captured.get(id(node))
@@ -209,172 +521,46 @@ def _gradient_of(t: Tensor, node: Node, captured: dict, allow_unused: bool) -> T
                 "pass allow_unused=True to get None for it instead",
             )
         )
-    return g if isinstance(g, Tensor) else Tensor._make(g)
+    return g if isinstance(g, _tensor.Tensor) else _tensor.Tensor._make(g)
 
 
-def steps(
-    roots: list[tuple[Node, Any]],
-    retain_graph: bool = False,
-    create_graph: bool = False,
-    capture: dict | None = None,
-) -> Iterator[tuple[Node, Any]]:
-    """Run backward node by node, yielding `(node, grad_of_its_output)` after each one.
-
-    With `capture` (ids of nodes), the gradients reaching those nodes are yielded only
-    and leaves' `.grad` is left alone (this is `tg.grad`); otherwise every node is
-    yielded after it ran (this is what `tg.debug.backward_steps` shows).
-    """
-    grads: dict[Node, Any] = {}  # node -> d(root)/d(its output), summed over paths so far
-    here = _thread.state  # this thread's observers: a thread-local read costs as much as an op
-    for node, g in roots:
-        grads[node] = g if node not in grads else grads[node] + g
-    with _using_grad(create_graph):  # create_graph: the backward pass is recorded too
-        # topological order: a node runs only after every node that sends it a gradient,
-        # so the gradient it passes on is complete
-        for node in toposort(list(grads)):
-            g = grads.pop(node, None)
-            if g is None:
-                continue  # no gradient reaches it (it only fed a branch that needs none)
-            if node._pre_hooks or node._retained or type(node) is AccumulateGrad:
-                g = _received(node, g, create_graph)  # hooks and retain_grad see it first
-            if capture is not None and id(node) in capture:
-                yield node, g  # tg.grad asked for this one
-            if type(node) is AccumulateGrad:  # a leaf: the end of every path to it
-                alone = node._unshared is g  # no one else holds g: .grad may be g itself
-                node._unshared = None
-                if capture is None:
-                    _accumulate(node.variable, g, create_graph, alone)  # leaf.grad += g
-                    yield node, g
-                continue
-            # the chain rule, one step: the op's backward rule turns d(root)/d(its output)
-            # into d(root)/d(each input) ...
-            for nxt, gi in zip(node._next, _backward_of(node, g, create_graph, here)):
-                if gi is not None:
-                    # ... and where paths meet, the gradients add up: why `a + a` gives 2
-                    grads[nxt] = gi if nxt not in grads else grads[nxt] + gi
-            if not retain_graph:
-                node._saved = None  # what forward saved is used up (a second backward explains)
-            if capture is None:
-                yield node, g
-
-
-def _received(node: Node, g: Any, create_graph: bool) -> Any:
-    """The gradient as the node sees it: after hooks, and kept where `retain_grad` asked."""
-    if type(g) is not np.ndarray and not isinstance(g, Tensor):
-        g = np.asarray(g)  # numpy turns 0-d sums (`g + g`) into scalars
-    hooks = node.variable._hooks if type(node) is AccumulateGrad else node._pre_hooks
-    if hooks:
-        g = _run_hooks(hooks, g, create_graph)
-    if node._retained is not None:
-        kept = node._retained()
-        if kept is not None:
-            _accumulate(kept, g, create_graph)
-    return g
-
-
-def _backward_of(node: Node, g: Any, create_graph: bool, here: Any) -> list:
-    """Run the node's backward rule: one gradient per input, each in its input's shape and
-    dtype (None where the input needs none); observers are told what it sent."""
-    if type(g) is not np.ndarray and not (create_graph and isinstance(g, Tensor)):
-        g = np.asarray(g)  # numpy turns 0-d sums (`g + g`) into scalars
-    if create_graph:
-        node._as_tensors = True  # saved values come back as Tensors, so backward records
-        try:
-            grads_in = node.backward(node, g)
-        finally:
-            node._as_tensors = False
-    else:
-        grads_in = node.backward(node, g)
-    if type(grads_in) is not tuple:
-        grads_in = tuple(grads_in) if isinstance(grads_in, list) else (grads_in,)
-    if len(grads_in) != len(node._next):
-        raise count_error(node.name, node.site, len(grads_in), len(node._next))
-    fitted = []
-    for nxt, gi, (shape, dtype) in zip(node._next, grads_in, node._inputs_meta):
-        if nxt is None or gi is None:
-            gi = None
-        elif type(gi) is not np.ndarray or gi.shape != shape or gi.dtype is not dtype:
-            gi = _fit(gi, shape, dtype, node, create_graph)  # broadcast, a number, a Tensor
-        fitted.append(gi)
-    if node._own_rule and not create_graph and not here.observers:
-        _mark_unshared(node, g, fitted)
-    if here.observers:  # anomaly mode, breakpoints, the stepper, tracing
-        for obs in tuple(here.observers):
-            hook = getattr(obs, "on_backward", None)
-            if hook is not None:
-                hook(node, g, fitted)
-    return fitted
-
-
-def _mark_unshared(node: Node, g: Any, fitted: list) -> None:
-    """Tell each leaf which gradient on its way to it no one else holds: one this rule made
-    new (not its `g` itself, not a view, not sent to two inputs). The leaf keeps that one as
-    its `.grad` without a copy, as PyTorch's AccumulateGrad does with a gradient no one else
-    refers to: copying a big weight's gradient into fresh memory costs as much as a matmul's
-    share of a step (150 us for a 784x128 float32 gradient)."""
-    for nxt, gi in zip(node._next, fitted):
-        if type(nxt) is AccumulateGrad and gi is not None and gi is not g and gi.base is None:
-            if sum(other is gi for other in fitted) == 1:
-                nxt._unshared = gi
-
-
-def _fit(gi: Any, shape: tuple, dtype: Any, node: Node, create_graph: bool) -> Any:
-    """A gradient a rule returned, made an array (a Tensor under create_graph) of its
-    input's shape and dtype: summed over the axes forward broadcast."""
-    if create_graph:
-        if not isinstance(gi, Tensor):
-            gi = Tensor._make(np.asarray(gi))
-    elif type(gi) is not np.ndarray:
-        # a learner's backward may compute with Tensors or return numbers
-        gi = gi._data if isinstance(gi, Tensor) else np.asarray(gi)
-    if gi.shape != shape or gi.dtype is not dtype:
-        gi = fit_gradient(gi, shape, node.name, lambda: node.site, dtype)
-    return gi
-
-
-def _run_hooks(hooks: list | None, g: Any, create_graph: bool) -> Any:
-    if not hooks:
-        return g
-    for hook in list(hooks):
-        out = hook(g if isinstance(g, Tensor) else Tensor._make(g))
-        if out is None:
-            continue
-        if not isinstance(out, (Tensor, np.ndarray)):
-            name = getattr(hook, "__name__", type(hook).__name__)
-            raise TypeError(
-                message(
-                    "hook",
-                    f"hook {name!r} returned a {type(out).__name__}, not a Tensor",
-                    source.here(),
-                    "return the new gradient as a Tensor (g * 2, say), or None to keep it",
-                )
+def _root_error(t: Any, op: str) -> Exception:
+    """Why backward cannot start at `t`: not a Tensor, nothing to differentiate, or more
+    than one number and no `gradient`."""
+    if not isinstance(t, _tensor.Tensor):
+        return TypeError(message(op, f"expected a Tensor, got {type(t).__name__}", source.here()))
+    if not t.requires_grad:
+        return BackwardError(
+            message(
+                op,
+                f"{t._label()} does not require grad and has no grad_fn, so there is nothing "
+                "to differentiate",
+                source.here(),
+                "create the inputs with requires_grad=True, outside any `with tg.no_grad():` block",
             )
-        arr = out._data if isinstance(out, Tensor) else np.asarray(out)
-        if arr.shape != g.shape:
-            name = getattr(hook, "__name__", type(hook).__name__)
-            raise ShapeError(
-                message(
-                    "hook",
-                    f"hook {name!r} returned a gradient of shape {arr.shape!r} for a "
-                    f"gradient of shape {g.shape!r}",
-                    source.here(),
-                    "a hook may change the gradient's values, not its shape; return None to keep it",
-                )
+        )
+    name = t.name or "y"
+    return BackwardError(
+        message(
+            op,
+            f"{t._label(shape=False)} has shape {t.shape!r}, but backward() without `gradient` needs "
+            "a single number",
+            t.grad_fn.site if t.grad_fn is not None else source.here(),
+            f"call {name}.sum().backward(), or pass gradient= a tensor of shape {t.shape!r}",
+        )
+    )
+
+
+def _given_gradient(t: Any, gradient: Any, op: str) -> np.ndarray:
+    """The `gradient=` a learner passed, as an array of t's shape and dtype."""
+    g = _tensor._to_array(gradient, None, op)
+    if g.shape != t.shape:
+        raise ShapeError(
+            message(
+                op,
+                f"gradient has shape {g.shape!r} but {t._label(shape=False)} has shape {t.shape!r}",
+                source.here(),
+                "pass a gradient of the same shape as the tensor",
             )
-        g = out if create_graph else arr
-    return g
-
-
-def _accumulate(t: Tensor, g: Any, create_graph: bool, unshared: bool = False) -> None:
-    """`t.grad += g`, keeping t's dtype. The first gradient is copied (never aliased) unless
-    nothing else holds it (`unshared`) and no hook on `t` has seen it."""
-    if create_graph:
-        gt = g if isinstance(g, Tensor) else Tensor._make(g)
-        t._grad = gt if t._grad is None else t._grad + gt
-        return
-    if g.dtype != t._data.dtype:
-        g, unshared = g.astype(t._data.dtype), True
-    if t._grad is None:
-        t._grad = Tensor._make(g if unshared and not t._hooks else np.array(g, copy=True))
-    else:
-        t._grad._data = np.asarray(t._grad._data + g)  # 0-d + 0-d is a numpy scalar
+        )
+    return g.astype(t.dtype, copy=False)

@@ -9,7 +9,6 @@ float64 promotion). Core layer: numpy and the standard library only.
 
 from __future__ import annotations
 
-import itertools
 import numbers
 import reprlib
 import warnings
@@ -22,16 +21,17 @@ import numpy as np
 from . import function as _function
 from . import source, torch_api, views
 from .dtypes import _default as _default_dtype
+from .engine import Counter
 from .errors import BackwardError, DataError, ShapeError, message
 from .grad_mode import _thread
 from .views import _var
 
-_tensor_ids = itertools.count(1)
+tensor_numbers = Counter()  # every tensor's creation number, in the order they were made
 
 
 def next_tensor_number() -> int:
     """The creation number the next Tensor gets (`graph.watermark()` reads it)."""
-    return _function.next_number(_tensor_ids)
+    return tensor_numbers.peek()
 
 
 def _to_array(data: Any, dtype: Any, op: str) -> np.ndarray:
@@ -268,7 +268,7 @@ class Tensor(torch_api.TorchMethods):
         self._requires_grad = bool(requires_grad)
         self._grad_fn = None
         self._counter = None  # the version counter, made when first needed (`_vc`)
-        self._id = next(_tensor_ids)
+        self._id = next(tensor_numbers)
         if name is not None:
             self.name = name
 
@@ -280,7 +280,7 @@ class Tensor(torch_api.TorchMethods):
         t._requires_grad = False
         t._grad_fn = None
         t._counter = None  # the version counter, made when first needed (`_vc`)
-        t._id = next(_tensor_ids)
+        t._id = next(tensor_numbers)
         return t
 
     # the public name for layers outside core (static replays, nn buffers): an array the
@@ -1255,11 +1255,6 @@ def _notify_concrete(t: Tensor, kind: str) -> None:
         if hook is not None:
             hook(t, kind)
 
-
-_function._Tensor = Tensor
-torch_api._Tensor = Tensor
-_function._views = views
-_function._Tensor_ids = _tensor_ids
 
 # Imported last: the ops import this module's Tensor through function.py.
 from .ops.elementwise import (  # noqa: E402

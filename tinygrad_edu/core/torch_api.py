@@ -16,13 +16,12 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import grad_mode, source, views
+from . import tensor as _tensor  # tensor.py imports this module first: read `.Tensor` when used
 from .dtypes import check_device, device
 from .errors import DataError, ShapeError, message
 from .ops.elementwise import Fill
 from .ops.movement import Index
 from .ops.trig import Cos, Erf, Sin
-
-_Tensor: Any = None  # set by tensor.py once Tensor exists (tensor.py imports this module)
 
 
 class Size(tuple):
@@ -97,7 +96,7 @@ def gather(t: Any, dim: int, index: Any) -> Any:
         tensor([[2.],
                 [3.]])
     """
-    idx = np.asarray(index._data if isinstance(index, _Tensor) else index)
+    idx = np.asarray(index._data if isinstance(index, _tensor.Tensor) else index)
     if idx.dtype.kind not in "iu":
         raise DataError(
             message(
@@ -130,12 +129,12 @@ def reduce_with_index(t: Any, op: str, dim: int, keepdim: bool) -> ValuesIndices
     d = _dim(t, dim, op)
     arg = np.argmax if op == "max" else np.argmin
     if t.ndim == 0:
-        return ValuesIndices(t * 1, _Tensor._make(np.asarray(0)))
+        return ValuesIndices(t * 1, _tensor.Tensor._make(np.asarray(0)))
     idx = arg(t._data, axis=d, keepdims=True)
     values = gather(t, d, idx)
     if not keepdim:
         values, idx = values.squeeze(d), idx.squeeze(d)
-    return ValuesIndices(values, _Tensor._make(np.asarray(idx, dtype=np.int64)))
+    return ValuesIndices(values, _tensor.Tensor._make(np.asarray(idx, dtype=np.int64)))
 
 
 def _same_dims(op: str, a: Any, b: Any, n: int, what: str) -> None:
@@ -155,7 +154,7 @@ def _parse_to(t: Any, args: tuple, kwargs: dict) -> Any:
     dtype = kwargs.get("dtype")
     check_device(kwargs.get("device"), "to")
     for a in args:
-        if isinstance(a, _Tensor):
+        if isinstance(a, _tensor.Tensor):
             dtype = a.dtype
         elif isinstance(a, (str, device)):
             check_device(a, "to")
@@ -234,7 +233,7 @@ class TorchMethods:
         if src is self and not grad_mode.is_grad_enabled():
             views.bump(self)  # as PyTorch: nothing to write (even into a broadcast view)
             return self
-        src = src if isinstance(src, _Tensor) else _Tensor(src)
+        src = src if isinstance(src, _tensor.Tensor) else _tensor.Tensor(src)
         if src.dtype != self.dtype:
             src = src.astype(self.dtype)
         return self._inplace("copy_", lambda t: Fill.apply(t, value=0.0) + src, src)
@@ -280,11 +279,11 @@ class TorchMethods:
 
     def uniform_(self, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Any:
         """Fill in place with uniform samples in [a, b) (numpy's global generator)."""
-        return self.copy_(_Tensor._make(np.random.uniform(a, b, self.shape)))
+        return self.copy_(_tensor.Tensor._make(np.random.uniform(a, b, self.shape)))
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Any:
         """Fill in place with normal samples (numpy's global generator)."""
-        return self.copy_(_Tensor._make(np.random.normal(mean, std, self.shape)))
+        return self.copy_(_tensor.Tensor._make(np.random.normal(mean, std, self.shape)))
 
     def masked_fill(self, mask: Any, value: Any) -> Any:
         from .creation import where
@@ -381,7 +380,7 @@ class TorchMethods:
         keys = -self._data if largest else self._data
         order = np.argsort(keys, axis=d, kind="stable") if self.ndim else np.zeros(1, np.int64)
         idx = np.take(order, np.arange(k), axis=d) if self.ndim else order[:k]
-        return ValuesIndices(gather(self, d, idx), _Tensor._make(idx.astype(np.int64)))
+        return ValuesIndices(gather(self, d, idx), _tensor.Tensor._make(idx.astype(np.int64)))
 
     def gather(self, dim: int, index: Any) -> Any:
         return gather(self, dim, index)
@@ -396,7 +395,7 @@ class TorchMethods:
         d = _dim(self, dim, "argsort")
         keys = -self._data if descending else self._data
         order = np.argsort(keys, axis=d, kind="stable") if self.ndim else np.asarray(0)
-        return _Tensor._make(order.astype(np.int64))
+        return _tensor.Tensor._make(order.astype(np.int64))
 
     def unique(
         self,
@@ -414,11 +413,11 @@ class TorchMethods:
                 message("unique", "dim= is not supported; unique over all values", source.here())
             )
         values, inverse, counts = np.unique(self._data, return_inverse=True, return_counts=True)
-        out = [_Tensor._make(values.astype(self.dtype, copy=False))]
+        out = [_tensor.Tensor._make(values.astype(self.dtype, copy=False))]
         if return_inverse:  # where each element's value sits in `values`
-            out.append(_Tensor._make(inverse.reshape(self.shape).astype(np.int64)))
+            out.append(_tensor.Tensor._make(inverse.reshape(self.shape).astype(np.int64)))
         if return_counts:
-            out.append(_Tensor._make(counts.astype(np.int64)))
+            out.append(_tensor.Tensor._make(counts.astype(np.int64)))
         return out[0] if len(out) == 1 else tuple(out)
 
     def prod(self, dim: Any = None, keepdim: bool = False) -> Any:
@@ -427,7 +426,7 @@ class TorchMethods:
         x = self.reshape(-1) if dim is None else self.movedim(_dim(self, dim, "prod"), -1)
         while x.shape[-1] > 1:
             if x.shape[-1] % 2:  # an odd count: pair the last factor with a 1
-                x = _cat([x, _Tensor._make(np.ones(x.shape[:-1] + (1,), x.dtype))], -1)
+                x = _cat([x, _tensor.Tensor._make(np.ones(x.shape[:-1] + (1,), x.dtype))], -1)
             x = x[..., 0::2] * x[..., 1::2]
         out = x.squeeze(-1) if x.shape[-1] == 1 else x.sum(-1) * 0 + 1  # empty product: 1
         if keepdim:
@@ -443,7 +442,7 @@ class TorchMethods:
         gradients)."""
         d = _dim(self, dim, "cumsum")
         n = self.shape[d] if self.ndim else 1
-        tri = _Tensor._make(np.triu(np.ones((n, n), dtype=self.dtype)))
+        tri = _tensor.Tensor._make(np.triu(np.ones((n, n), dtype=self.dtype)))
         return (self.movedim(d, -1) @ tri).movedim(-1, d) if self.ndim else self * 1
 
     def movedim(self, source: int, destination: int) -> Any:
@@ -629,12 +628,12 @@ def _triangle(t: Any, keep: Any, diagonal: int) -> Any:
     from .creation import where
 
     mask = keep(np.ones(t.shape[-2:], dtype=bool), diagonal)
-    return where(mask, t, _Tensor._make(np.zeros((), t.dtype)))
+    return where(mask, t, _tensor.Tensor._make(np.zeros((), t.dtype)))
 
 
 def _constant_like(t: Any, values: np.ndarray) -> Any:
     """A step function's result: these values, with gradient 0 (as PyTorch's round, sign)."""
-    out = _Tensor._make(values.astype(t.dtype, copy=False))
+    out = _tensor.Tensor._make(values.astype(t.dtype, copy=False))
     return t * 0 + out if t.requires_grad else out
 
 
@@ -651,7 +650,7 @@ def multinomial(
     """
     from .creation import random_source
 
-    p = np.asarray(probs._data if isinstance(probs, _Tensor) else probs, dtype=np.float64)
+    p = np.asarray(probs._data if isinstance(probs, _tensor.Tensor) else probs, dtype=np.float64)
     rows = p.reshape(-1, p.shape[-1])
     if (rows < 0).any() or not np.isfinite(rows).all() or (rows.sum(1) <= 0).any():
         raise ValueError(
@@ -665,11 +664,11 @@ def multinomial(
     out = np.stack(
         [rng.choice(len(r), size=num_samples, replace=replacement, p=r / r.sum()) for r in rows]
     )
-    return _Tensor._make(out.reshape(p.shape[:-1] + (num_samples,)).astype(np.int64))
+    return _tensor.Tensor._make(out.reshape(p.shape[:-1] + (num_samples,)).astype(np.int64))
 
 
 def _values(x: Any) -> np.ndarray:
-    return x._data if isinstance(x, _Tensor) else np.asarray(x)
+    return x._data if isinstance(x, _tensor.Tensor) else np.asarray(x)
 
 
 def equal(a: Any, b: Any) -> bool:
@@ -688,7 +687,9 @@ def isclose(
     a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
 ) -> Any:
     """Elementwise |a - b| <= atol + rtol * |b|, a boolean tensor (`torch.isclose`)."""
-    return _Tensor._make(np.asarray(np.isclose(_values(a), _values(b), rtol, atol, equal_nan)))
+    return _tensor.Tensor._make(
+        np.asarray(np.isclose(_values(a), _values(b), rtol, atol, equal_nan))
+    )
 
 
 def allclose(
@@ -702,7 +703,7 @@ def maximum(a: Any, b: Any) -> Any:
     """The larger of `a` and `b` elementwise; where they tie, each gets half the gradient."""
     from .creation import where
 
-    a = a if isinstance(a, _Tensor) else _Tensor(a)
+    a = a if isinstance(a, _tensor.Tensor) else _tensor.Tensor(a)
     return where(a > b, a, where(a < b, b, (a + b) * 0.5))
 
 
@@ -710,5 +711,5 @@ def minimum(a: Any, b: Any) -> Any:
     """The smaller of `a` and `b` elementwise (ties share the gradient, as in PyTorch)."""
     from .creation import where
 
-    a = a if isinstance(a, _Tensor) else _Tensor(a)
+    a = a if isinstance(a, _tensor.Tensor) else _tensor.Tensor(a)
     return where(a < b, a, where(a > b, b, (a + b) * 0.5))

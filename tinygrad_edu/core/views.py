@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from . import function as _function
-from . import source
+from . import saved, source
+from . import tensor as _tensor  # tensor.py imports this module first: read `.Tensor` when used
 from .errors import DataError, InplaceError, ShapeError, message
 from .function import Function
 from .grad_fit import broadcasts_to
@@ -167,7 +168,7 @@ def _into_storage(t: Any, operand: Any) -> Any:
     while an observer watches ops: a trace must see the op."""
     if _thread.state.observers or t._data.dtype.kind != "f":
         return None
-    src = operand._data if isinstance(operand, _function._Tensor) else operand
+    src = operand._data if isinstance(operand, _tensor.Tensor) else operand
     if type(src) is float:
         return src  # numpy takes a Python float in t's dtype, as the op does (`_operand`)
     if type(src) is not np.ndarray or src.dtype != t._data.dtype:
@@ -182,11 +183,11 @@ def _watch_saved_output(node: Any, t: Any, into_view: bool = False) -> None:
     through that saved output goes through the view's node (`Function._output_grad_fn`)."""
     if node is None or not node._saved or node._unpack is not None:
         return
-    if into_view and any(tag is _function._OUTPUT for _, tag, _, _ in node._saved):
+    if into_view and any(tag is saved.OUTPUT for _, tag, _, _ in node._saved):
         node._written_into = weakref.ref(t.grad_fn)  # weak: t.grad_fn leads back here
     vc = t._vc
     node._saved = tuple(
-        (arr, tag, vc, vc[0]) if tag is _function._OUTPUT else (arr, tag, counter, version)
+        (arr, tag, vc, vc[0]) if tag is saved.OUTPUT else (arr, tag, counter, version)
         for arr, tag, counter, version in node._saved
     )
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.function import AccumulateGrad, Node
+from ..core.engine import AccumulateGrad, Node
 
 _ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)")
 

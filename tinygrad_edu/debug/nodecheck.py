@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from ..core import engine
-from ..core.function import AccumulateGrad, Function, Node
+from ..core.engine import AccumulateGrad, Node
+from ..core.function import Function
 from ..core.grad_fit import fit_gradient
 from ..core.tensor import Tensor
 from .describe import array_of, built_at, label

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from ..core import engine
-from ..core.function import AccumulateGrad, Node, add_observer
+from ..core.engine import AccumulateGrad, Node
+from ..core.function import add_observer
 from ..core.grad_mode import is_grad_enabled, set_grad_enabled
 from ..core.tensor import Tensor
 from .describe import array_of, built_at, label, values

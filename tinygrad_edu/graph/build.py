@@ -26,8 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from ..core.engine import AccumulateGrad, Node
 from ..core.errors import message
-from ..core.function import AccumulateGrad, Node, next_node_number
+from ..core.function import next_node_number
 from ..core.tensor import Tensor, next_tensor_number
 from .model import MARKS, GraphEdge, GraphModel, GraphNode, Watermark
 from .opwalk import summarise_forward

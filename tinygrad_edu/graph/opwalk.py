@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.function import AccumulateGrad
+from ..core.engine import AccumulateGrad
 from .summarise import MIN_REPEATS, Summary, finish, repeats
 from .walk import NEVER, ForwardWalk
 

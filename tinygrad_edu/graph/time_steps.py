@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.function import AccumulateGrad
+from ..core.engine import AccumulateGrad
 
 STEP = "t="  # a step's part of a module path: `rnncell.t=3` (no attribute can be named so)
 

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.function import AccumulateGrad
+from ..core.engine import AccumulateGrad
 from .time_steps import STEP, call_numbers
 
 NEVER = 1 << 62  # a creation number no node reaches: nothing is new without a watermark

@@ -27,9 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from ..core.function import OPS, plain
+from ..core.function import OPS
 from ..core.grad_fit import count_error, fit_gradient
 from ..core.ops.common import broadcast_to, zero_where
+from ..core.saved import plain
 from ..core.tensor import Tensor
 from . import numpy_lines
 from .ir import ZERO, Eqn, Program, Var, names

@@ -11,7 +11,8 @@ import numpy as np
 
 from .. import source
 from ..errors import ShapeError, message
-from ..function import Function, InputCopy
+from ..function import Function
+from ..saved import InputCopy
 from .common import needs
 
 
