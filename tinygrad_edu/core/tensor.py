@@ -995,7 +995,17 @@ class Tensor(torch_api.TorchMethods):
     def transpose(self, *axes: Any) -> Tensor:
         """Two axes: swap them (PyTorch's `transpose(0, 1)`); all axes: reorder (numpy's)."""
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-            axes = tuple(axes[0])
+            # NOTE: numpy reads a tuple as a permutation, PyTorch refuses it: swapping two
+            # axes for `(0, 1)` would be silently different from one of them (issue 30)
+            raise TypeError(
+                message(
+                    "transpose",
+                    f"takes two axes to swap, transpose(dim0, dim1), not the tuple "
+                    f"{tuple(axes[0])!r} (tensor shape {self.shape!r})",
+                    source.here(),
+                    f"to reorder all axes use .permute{tuple(axes[0])!r}",
+                )
+            )
         if len(axes) == 2:
             return self.swapaxes(*axes)
         return Transpose.apply(self, axes=tuple(axes) if axes else None)
