@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .ops import arith as _arith
 from .tensor import Tensor
 from .torch_api import allclose, equal, isclose, maximum, minimum, multinomial
 
@@ -81,6 +82,9 @@ _METHODS = [
     "gather",
     "repeat",
 ]
+
+# PyTorch's further ops (issue 30, core/ops/): each method is also torch.<name>(x, ...)
+_METHODS += [n for m in (_arith,) for n in m.METHODS if n.strip("_") == n and n not in _METHODS]
 
 
 def _method(name: str) -> Callable[..., Any]:

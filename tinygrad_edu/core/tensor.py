@@ -1305,3 +1305,16 @@ from .ops.movement import (  # noqa: E402
     select,
 )
 from .ops.reduce import LogSoftmax, Max, Min, Softmax, Sum  # noqa: E402
+
+
+def _add_torch_ops() -> None:
+    """PyTorch's further ops (issue 30): each module under core/ops/ lists its methods."""
+    from .ops import arith
+
+    for module in (arith,):
+        for name, method in module.METHODS.items():
+            setattr(Tensor, name, method)
+    _REFLECTED.update({np.remainder: "__rmod__", np.floor_divide: "__rfloordiv__"})
+
+
+_add_torch_ops()
