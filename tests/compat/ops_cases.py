@@ -183,3 +183,188 @@ def arithmetic_inplace(lib):
     y = lib.t(A)
     y %= 1.25
     return i, j, x, y
+
+
+# --- family 2: shapes and indexing ----------------------------------------------------------
+
+C = vals(3, 4, 5)
+
+
+@case("Tensor.flip", "torch.flip", "Tensor.fliplr", "torch.fliplr", "Tensor.flipud")
+def flip(lib):
+    x = lib.t(C, grad=True)
+    m = lib.t(A, grad=True)
+    return x.flip(0), lib.flip(x, (0, 2)), x.flip(dims=[-1]), lib.fliplr(m), m.flipud()
+
+
+@case("Tensor.flip", refused="a dim out of range")
+def flip_bad_dim(lib):
+    return lib.t(A).flip(2)
+
+
+@case("Tensor.roll", "torch.roll")
+def roll(lib):
+    x = lib.t(C, grad=True)
+    return x.roll(1, 0), lib.roll(x, (2, -1), (1, 2)), x.roll(3), lib.t(IA).roll(-2, 1)
+
+
+@case("Tensor.rot90", "torch.rot90")
+def rot90(lib):
+    x = lib.t(C, grad=True)
+    return x.rot90(), lib.rot90(x, 2, (1, 2)), x.rot90(-1, [0, 2]), x.rot90(4)
+
+
+@case("Tensor.diag", "torch.diag", "Tensor.diagonal", "torch.diagonal", "torch.diag_embed")
+def diagonals(lib):
+    v, m, x = lib.t(vals(4), grad=True), lib.t(A, grad=True), lib.t(C, grad=True)
+    return (
+        lib.diag(v), v.diag(1), lib.diag(v, -2), m.diag(), lib.diag(m, 1), m.diag(-1),
+        m.diagonal(), x.diagonal(1, 0, 2), lib.diagonal(x, -1, 2, 1),
+        lib.diag_embed(m), lib.diag_embed(m, 1, 0, 2), lib.t(IA).diag(),
+    )  # fmt: skip
+
+
+@case("Tensor.diag", "Tensor.diagonal")
+def diagonal_is_a_view(lib):
+    m = lib.t(A)
+    d = m.diagonal()
+    d.mul_(10)  # writes into m, as PyTorch's view does
+    e = m.diag()
+    e.mul_(0)  # diag of a matrix is a copy: m is unchanged
+    return m, d
+
+
+@case("Tensor.tril", "torch.tril", "Tensor.triu", "torch.triu", "Tensor.tril_", "Tensor.triu_")
+def triangles(lib):
+    x = lib.t(C, grad=True)
+    y, z = lib.t(A), lib.t(A)
+    y.tril_(1)
+    z.triu_(-1)
+    return x.tril(), lib.triu(x, 1), x.tril(-1), lib.tril(lib.t(IA)), y, z
+
+
+@case("torch.eye")
+def eye(lib):
+    return lib.eye(3), lib.eye(2, 4), lib.eye(4, 2, dtype=lib.int64), lib.eye(3, 3)
+
+
+@case("Tensor.nonzero", "torch.nonzero", "Tensor.argwhere", "torch.argwhere")
+def nonzero(lib):
+    i, x = lib.t(IA), lib.t(A) > 0
+    v = lib.t([0, 3, 0, 5])
+    return i.nonzero(), lib.nonzero(x), lib.nonzero(v, as_tuple=True), i.argwhere(), v.nonzero()
+
+
+@case("Tensor.masked_select", "torch.masked_select", "x[mask]", "x[mask] = v")
+def masked(lib):
+    x = lib.t(A, grad=True)
+    mask = lib.t(A) > 0
+    y = x * 1
+    y[mask] = 0.0
+    z = x * 1
+    z[~mask] = lib.t(vals(int((A <= 0).sum())), grad=True)
+    col = lib.t([True, False, True, True])  # broadcast over the rows
+    return x.masked_select(mask), lib.masked_select(x, col), x[mask], y, z, x[:, col]
+
+
+@case("Tensor.index_select", "torch.index_select")
+def index_select(lib):
+    x = lib.t(C, grad=True)
+    idx = lib.t([2, 0, 2])
+    return x.index_select(0, idx), lib.index_select(x, 2, lib.t([4, 1])), x.index_select(-2, idx)
+
+
+@case("Tensor.index_select", refused="a float index")
+def index_select_float(lib):
+    return lib.t(C).index_select(0, lib.t([0.0, 1.0]))
+
+
+@case("Tensor.index_add_", "Tensor.index_add", "torch.index_add")
+def index_add(lib):
+    x, src = lib.t(A, grad=True), lib.t(vals(3, 3), grad=True)
+    idx = lib.t([1, 3, 1])
+    y = lib.t(A)
+    y.index_add_(1, idx, lib.t(vals(3, 3)), alpha=2)
+    return x.index_add(1, idx, src), lib.index_add(x, 0, lib.t([2, 2]), src[:2, :1].expand(2, 4)), y
+
+
+SRC = vals(2, 4)
+IDX0 = np.array([[2, 0, 1, 2], [0, 1, 0, 1]])
+
+
+@case(
+    "Tensor.scatter",
+    "torch.scatter",
+    "Tensor.scatter_",
+    "Tensor.scatter_add",
+    "Tensor.scatter_add_",
+)
+def scatter(lib):
+    x, src = lib.t(A, grad=True), lib.t(SRC, grad=True)
+    idx = lib.t(IDX0[:1])  # one row: no place is written twice (PyTorch's order is undefined then)
+    y = lib.t(A)
+    y.scatter_(1, lib.t([[3], [0], [1]]), 9.5)
+    w = lib.zeros(3, 4, dtype=lib.float64)
+    w.scatter_add_(0, lib.t(IDX0), lib.t(SRC))
+    return (
+        x.scatter(0, idx, src[:1]), lib.scatter(x, 1, lib.t([[1, 3]]), src[:1, :2]), y,
+        x.scatter_add(0, lib.t(IDX0), src), lib.scatter_add(x, 1, lib.t(IDX0), src), w,
+        lib.zeros(5, dtype=lib.int64).scatter_add(0, lib.t([1, 1, 4]), lib.t([1, 1, 1])),
+    )  # fmt: skip
+
+
+@case("Tensor.scatter_reduce", "torch.scatter_reduce")
+def scatter_reduce(lib):
+    x, src = lib.t(A, grad=True), lib.t(SRC, grad=True)
+    idx = lib.t(IDX0)
+    out = []
+    for how in ("sum", "mean", "amax", "amin"):
+        for inc in (True, False):
+            out.append(x.scatter_reduce(0, idx, src, how, include_self=inc))
+    counts = lib.zeros(4, dtype=lib.int64)
+    out.append(counts.scatter_reduce(0, lib.t([0, 3, 3, 3]), lib.t([5, 1, 2, 7]), "amax"))
+    return out
+
+
+@case("Tensor.take_along_dim", "torch.take_along_dim")
+def take_along_dim(lib):
+    x = lib.t(A, grad=True)
+    order = lib.t(np.argsort(A, axis=1))
+    return (
+        lib.take_along_dim(x, order, 1),
+        x.take_along_dim(lib.t([[0], [2]])[:1], 0),
+        lib.take_along_dim(x, lib.t([5, 0])),
+    )
+
+
+@case("Tensor.repeat_interleave", "torch.repeat_interleave")
+def repeat_interleave(lib):
+    x = lib.t(A, grad=True)
+    return (
+        x.repeat_interleave(2),
+        lib.repeat_interleave(x, 3, dim=0),
+        x.repeat_interleave(lib.t([1, 0, 2, 1]), dim=1),
+    )
+
+
+@case("Tensor.unflatten", "torch.unflatten", "Tensor.movedim", "torch.movedim", "Tensor.moveaxis")
+def unflatten_movedim(lib):
+    x = lib.t(C, grad=True)
+    return (
+        x.unflatten(2, (5, 1)), lib.unflatten(x, 1, (2, -1)), x.movedim(0, -1),
+        lib.movedim(x, (0, 1), (2, 0)), x.moveaxis(1, 0),
+    )  # fmt: skip
+
+
+@case("torch.meshgrid")
+def meshgrid(lib):
+    a, b, c = lib.t(vals(3), grad=True), lib.t(vals(2), grad=True), lib.t([1.0, 2, 3, 4])
+    ij = lib.meshgrid(a, b, indexing="ij")
+    xy = lib.meshgrid(a, b, c, indexing="xy")
+    i, j = lib.meshgrid(lib.arange(3), lib.arange(2), indexing="xy")
+    return ij, xy, lib.meshgrid([a, c], indexing="ij"), i, j
+
+
+@case("torch.meshgrid", refused="tensors of different dtypes")
+def meshgrid_dtypes(lib):
+    return lib.meshgrid(lib.t([1.0, 2.0]), lib.t([1, 2]), indexing="ij")

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .ops import arith as _arith
+from .ops import indexing as _indexing
 from .tensor import Tensor
 from .torch_api import allclose, equal, isclose, maximum, minimum, multinomial
 
@@ -84,7 +85,9 @@ _METHODS = [
 ]
 
 # PyTorch's further ops (issue 30, core/ops/): each method is also torch.<name>(x, ...)
-_METHODS += [n for m in (_arith,) for n in m.METHODS if n.strip("_") == n and n not in _METHODS]
+_METHODS += [
+    n for m in (_arith, _indexing) for n in m.METHODS if n.strip("_") == n and n not in _METHODS
+]
 
 
 def _method(name: str) -> Callable[..., Any]:
@@ -100,6 +103,8 @@ def _method(name: str) -> Callable[..., Any]:
 
 for _name in _METHODS:
     globals()[_name] = _method(_name)
+_FUNCTIONS = {**_indexing.FUNCTIONS}  # torch.<name> with no Tensor method (issue 30)
+globals().update(_FUNCTIONS)
 
 
 def is_tensor(obj: Any) -> bool:
@@ -118,4 +123,5 @@ __all__ = [
     "allclose",
     "isclose",
     "multinomial",
+    *_FUNCTIONS,
 ]
