@@ -368,3 +368,124 @@ def meshgrid(lib):
 @case("torch.meshgrid", refused="tensors of different dtypes")
 def meshgrid_dtypes(lib):
     return lib.meshgrid(lib.t([1.0, 2.0]), lib.t([1, 2]), indexing="ij")
+
+
+# --- family 3: reductions and search --------------------------------------------------------
+
+D = np.array([[0.5, -1.2, 2.0, 0.0, 1.5], [2.5, 0.7, -0.4, 3.0, -2.0], [1.0, 0.0, 0.8, -1.5, 0.3]])
+
+
+@case("Tensor.cumsum", "torch.cumsum", "Tensor.cumprod", "torch.cumprod")
+def cumsum_cumprod(lib):
+    x, d = lib.t(C, grad=True), lib.t(D, grad=True)  # D has zeros: cumprod's hard case
+    i = lib.t(IA)
+    return (
+        x.cumsum(0), lib.cumsum(x, dim=-1), lib.cumprod(d, 1), d.cumprod(0), i.cumsum(1),
+        i.cumprod(0), lib.t([True, False, True]).cumsum(0), lib.t(C).cumsum(1, dtype=lib.float32),
+        lib.t(IA).int().cumsum(0), lib.t(2.5, grad=True).cumprod(0),
+    )  # fmt: skip
+
+
+@case("Tensor.cumsum", "torch.cumsum", "Tensor.cumprod", "torch.cumprod")
+def cumprod_second_order(lib):
+    d = lib.t(D, grad=True)
+    with lib.enable_grad():  # gradcheck runs the case under no_grad
+        (g,) = lib.autograd.grad((d.cumprod(1) * lib.t(A[:, :1])).sum(), d, create_graph=True)
+    return g
+
+
+TIES = np.array([[3.0, 1.0, 2.0, 1.0, 3.0, np.nan], [0.5, 0.5, -1.0, 2.0, 0.5, 2.0]])
+
+
+@case("Tensor.sort", "torch.sort", "Tensor.argsort", "torch.argsort")
+def sort(lib):
+    x, t = lib.t(D, grad=True), lib.t(TIES)
+    i = lib.t(IA)
+    return (
+        x.sort(), lib.sort(x, 0, descending=True), t.sort(stable=True),
+        t.sort(descending=True, stable=True), lib.argsort(t, stable=True),
+        t.argsort(dim=0, descending=True, stable=True), i.sort(dim=1, stable=True),
+        lib.sort(i, descending=True, stable=True), lib.t([True, False, True]).argsort(stable=True),
+    )  # fmt: skip
+
+
+@case("Tensor.unique", "torch.unique")
+def unique(lib):
+    i = lib.t(IA)
+    return (
+        lib.unique(i), i.unique(return_counts=True), lib.unique(i, return_inverse=True),
+        lib.unique(lib.t(TIES[1]), return_inverse=True, return_counts=True),
+    )  # fmt: skip
+
+
+@case("Tensor.bincount", "torch.bincount", "Tensor.histc", "torch.histc")
+def bincount_histc(lib):
+    labels = lib.t([0, 3, 1, 1, 3, 3])
+    w = lib.t([0.5, 1.0, 2.0, 0.25, 1.0, 1.0])
+    x = lib.t(vals(50))
+    return (
+        labels.bincount(), lib.bincount(labels, minlength=6), labels.bincount(w),
+        lib.bincount(labels, weights=w.float()), x.histc(), lib.histc(x, bins=7, min=-2, max=2),
+        lib.histc(lib.t([1.0, 2.0, 1.0, 4.0]), bins=4), lib.t([0.0, 1.0, 3.0]).histc(3, 0, 3),
+    )  # fmt: skip
+
+
+@case("Tensor.bincount", refused="negative counts")
+def bincount_negative(lib):
+    return lib.t([1, -1]).bincount()
+
+
+@case("Tensor.kthvalue", "torch.kthvalue", "Tensor.median", "torch.median", "Tensor.mode")
+def order_statistics(lib):
+    x = lib.t(C, grad=True)
+    i = lib.t([[1, 2, 2, 3, 3, 1], [4, 4, 0, 0, 0, 4]])
+    return (
+        x.kthvalue(2), lib.kthvalue(x, 3, 0, keepdim=True), x.median(), lib.median(x, 1),
+        x.median(dim=0, keepdim=True), lib.t(vals(6), grad=True).median(), i.mode(), lib.mode(i, 0),
+        lib.median(lib.t([1.0, float("nan"), 0.5])),
+    )  # fmt: skip
+
+
+@case("Tensor.kthvalue", refused="k larger than the dim")
+def kthvalue_too_big(lib):
+    return lib.t(A).kthvalue(5)
+
+
+@case("Tensor.logsumexp", "torch.logsumexp")
+def logsumexp(lib):
+    x = lib.t(C, grad=True)
+    big = lib.t([[1000.0, 1000.0], [-1000.0, 0.0]], grad=True)
+    return x.logsumexp(1), lib.logsumexp(x, (0, 2)), x.logsumexp(-1, keepdim=True), big.logsumexp(1)
+
+
+@case("torch.var_mean", "torch.std_mean")
+def var_std_mean(lib):
+    x = lib.t(C, grad=True)
+    return (
+        lib.var_mean(x), lib.var_mean(x, 1), lib.std_mean(x, dim=(0, 2), keepdim=True),
+        lib.var_mean(x, 0, unbiased=False), lib.std_mean(x, 2, correction=0),
+    )  # fmt: skip
+
+
+@case("Tensor.count_nonzero", "torch.count_nonzero")
+def count_nonzero(lib):
+    i, x = lib.t(IA), lib.t(D)
+    return (
+        i.count_nonzero(),
+        lib.count_nonzero(x, dim=1),
+        x.count_nonzero((0, 1)),
+        (x > 0).count_nonzero(0),
+    )
+
+
+@case("torch.searchsorted", "torch.bucketize")
+def searches(lib):
+    edges = lib.t([-1.0, 0.0, 0.5, 2.0])
+    x = lib.t(A)
+    rows = lib.t([[1, 3, 5, 7], [2, 4, 6, 8]])
+    return (
+        lib.searchsorted(edges, x), lib.searchsorted(edges, x, right=True),
+        lib.searchsorted(rows, lib.t([[3, 6], [1, 9]])), lib.searchsorted(rows, lib.t([[3], [4]]), side="right"),
+        lib.bucketize(x, edges), lib.bucketize(x, edges, right=True),
+        lib.bucketize(lib.t([3, 6, 9]), lib.t([1, 3, 5, 7]), out_int32=True),
+    )  # fmt: skip

@@ -11,6 +11,7 @@ from typing import Any
 
 from .ops import arith as _arith
 from .ops import indexing as _indexing
+from .ops import search as _search
 from .tensor import Tensor
 from .torch_api import allclose, equal, isclose, maximum, minimum, multinomial
 
@@ -86,7 +87,10 @@ _METHODS = [
 
 # PyTorch's further ops (issue 30, core/ops/): each method is also torch.<name>(x, ...)
 _METHODS += [
-    n for m in (_arith, _indexing) for n in m.METHODS if n.strip("_") == n and n not in _METHODS
+    n
+    for m in (_arith, _indexing, _search)
+    for n in m.METHODS
+    if n.strip("_") == n and n not in _METHODS
 ]
 
 
@@ -103,7 +107,10 @@ def _method(name: str) -> Callable[..., Any]:
 
 for _name in _METHODS:
     globals()[_name] = _method(_name)
-_FUNCTIONS = {**_indexing.FUNCTIONS}  # torch.<name> with no Tensor method (issue 30)
+_FUNCTIONS = {
+    **_indexing.FUNCTIONS,
+    **_search.FUNCTIONS,
+}  # torch.<name> with no Tensor method (issue 30)
 globals().update(_FUNCTIONS)
 
 
