@@ -23,15 +23,16 @@ class Case:
     refused: str = ""  # what PyTorch refuses here (both must raise), or "" for values
     backward: bool = True  # compare gradients of the grad=True inputs
     key: str = field(default="")
+    unsupported: str = ""  # what PyTorch computes and tinygrad_edu refuses, by name
+    gradcheck: bool = True  # False where finite differences straddle a kink (a clip at eps)
 
 
 CASES: list[Case] = []
 
 
-def case(*names: str, refused: str = "", backward: bool = True) -> Callable:
+def case(*names: str, refused="", backward=True, unsupported="", gradcheck=True) -> Callable:
     def register(fn: Callable) -> Callable:
-        key = f"{fn.__name__}"
-        CASES.append(Case(names, fn, refused, backward, key))
+        CASES.append(Case(names, fn, refused, backward, fn.__name__, unsupported, gradcheck))
         return fn
 
     return register
@@ -489,3 +490,135 @@ def searches(lib):
         lib.bucketize(x, edges), lib.bucketize(x, edges, right=True),
         lib.bucketize(lib.t([3, 6, 9]), lib.t([1, 3, 5, 7]), out_int32=True),
     )  # fmt: skip
+
+
+# --- family 4: linear algebra and friends ---------------------------------------------------
+
+M1, M2, V = vals(3, 4), vals(4, 5), vals(4)
+
+
+@case("torch.einsum")
+def einsum(lib):
+    a, b, v = lib.t(M1, grad=True), lib.t(M2, grad=True), lib.t(V, grad=True)
+    x = lib.t(C, grad=True)
+    return (
+        lib.einsum("ij,jk->ik", a, b), lib.einsum("ij,j->i", a, v), lib.einsum("i,i->", v, v),
+        lib.einsum("bij->bji", x), lib.einsum("bij,jk->bik", x.transpose(1, 2)[:, :, :4], b),
+        lib.einsum("ij", a), lib.einsum("ji", a), lib.einsum("i,j->ij", v, v),
+        lib.einsum("...j,jk->...k", x.transpose(1, 2)[..., :4], b), lib.einsum("ij->", a),
+        lib.einsum("ij,ij->i", [a, a]), lib.einsum("ii->i", lib.t(np.eye(3) * 2)),
+        lib.einsum("abc->b", x),
+    )  # fmt: skip
+
+
+@case("Tensor.outer", "torch.outer", "Tensor.kron", "torch.kron", "Tensor.trace", "torch.trace")
+def outer_kron_trace(lib):
+    v, w, a = lib.t(V, grad=True), lib.t(vals(3), grad=True), lib.t(M1, grad=True)
+    s = lib.t(vals(4, 4), grad=True)
+    return (
+        lib.outer(v, w), w.outer(v), lib.kron(a, lib.t(vals(2, 2), grad=True)), v.kron(w),
+        lib.kron(a, w), s.trace(), lib.trace(lib.t(IA[:, :3])), lib.trace(a),
+    )  # fmt: skip
+
+
+@case("torch.tensordot")
+def tensordot(lib):
+    x, b = lib.t(C, grad=True), lib.t(vals(4, 5, 2), grad=True)
+    a = lib.t(M1, grad=True)
+    return (
+        lib.tensordot(x, b, dims=2), lib.tensordot(a, lib.t(M2, grad=True), 1),
+        lib.tensordot(x, b, dims=([1, 2], [0, 1])), lib.tensordot(x, a, dims=([0], [0])),
+        lib.tensordot(a, a, 0),
+    )  # fmt: skip
+
+
+@case("torch.cdist", "torch.linalg.norm", "torch.linalg.vector_norm")
+def cdist_norms(lib):
+    x1, x2 = lib.t(vals(4, 3), grad=True), lib.t(vals(5, 3), grad=True)
+    same = lib.t(np.array([[1.0, 2.0], [1.0, 2.0], [0.0, 0.0]]), grad=True)  # 0 distances
+    a = lib.t(M1, grad=True)
+    return (
+        lib.cdist(x1, x2), lib.cdist(x1, x2, p=1), lib.cdist(same, same), lib.cdist(x1, x2, 3),
+        lib.cdist(lib.t(C, grad=True), lib.t(vals(3, 2, 5), grad=True)),
+        lib.linalg.norm(a), lib.linalg.norm(a, dim=1), lib.linalg.norm(a, "fro"),
+        lib.linalg.norm(a, 1), lib.linalg.norm(a, float("inf")), lib.linalg.norm(a, -1, keepdim=True),
+        lib.linalg.vector_norm(a), lib.linalg.vector_norm(a, 1, dim=0),
+        lib.linalg.vector_norm(a, float("inf"), dim=(0, 1)), lib.linalg.vector_norm(a, 3, 1, True),
+        lib.linalg.vector_norm(a, 0.5), lib.linalg.vector_norm(same, dim=1),
+    )  # fmt: skip
+
+
+@case(
+    "torch.cdist",
+    "torch.linalg.norm",
+    unsupported="matrix norms from singular values (ord=2, -2, 'nuc')",
+)
+def spectral_norm(lib):
+    return lib.linalg.norm(lib.t(M1), 2)
+
+
+def _functional(lib):
+    return lib.nn.functional
+
+
+# gradcheck: the zero row's norm is clipped at eps, and central differences step past it
+@case("torch.nn.functional.one_hot", "torch.nn.functional.normalize", gradcheck=False)
+def one_hot_normalize(lib):
+    fn = _functional(lib)
+    x = lib.t(np.vstack([M1, np.zeros((1, 4))]), grad=True)  # a zero row: gradient 0, not nan
+    return (
+        fn.one_hot(lib.t([0, 2, 1, 2])), fn.one_hot(lib.t([[1], [3]]), num_classes=5),
+        fn.normalize(x), fn.normalize(x, dim=0), fn.normalize(x, p=1, dim=1),
+    )  # fmt: skip
+
+
+@case("torch.nn.functional.one_hot", refused="float labels")
+def one_hot_float(lib):
+    return _functional(lib).one_hot(lib.t([0.0, 1.0]))
+
+
+@case("torch.nn.functional.one_hot", refused="a label past num_classes")
+def one_hot_too_big(lib):
+    return _functional(lib).one_hot(lib.t([0, 4]), num_classes=3)
+
+
+@case("torch.nn.functional.cosine_similarity", "torch.nn.functional.pairwise_distance")
+def cosine_similarity(lib):
+    fn = _functional(lib)
+    a, b = lib.t(M1, grad=True), lib.t(vals(3, 4), grad=True)
+    return (
+        fn.cosine_similarity(a, b), fn.cosine_similarity(a, b, dim=0),
+        fn.cosine_similarity(a, lib.t(V, grad=True), dim=-1), fn.pairwise_distance(a, b),
+        fn.pairwise_distance(a, b, p=1, keepdim=True),
+    )  # fmt: skip
+
+
+@case("torch.multinomial", "Tensor.multinomial", "torch.Generator")
+def seeded_sampling(lib):
+    # makemore's sampling loop: the draws differ between the libraries, what holds for any
+    # draw is compared (same seed, same draws; shapes, dtypes, zero-probability rows)
+    p = lib.t([[0.0, 0.2, 0.8, 0.0], [0.5, 0.0, 0.0, 0.5]])
+    g1 = lib.Generator().manual_seed(2147483647)
+    g2 = lib.Generator().manual_seed(2147483647)
+    a = lib.multinomial(p, num_samples=6, replacement=True, generator=g1)
+    b = p.multinomial(6, True, generator=g2)
+    w = lib.randn((27, 27), generator=g1)
+    ix = lib.randint(0, 10, (32,), generator=g1)
+    one = lib.multinomial(p[0], num_samples=1, replacement=True, generator=g1).item()
+    no_repeat = lib.multinomial(lib.t([0.1, 0.2, 0.3, 0.4]), 4, generator=g1)
+    u1 = lib.empty(5).uniform_(-1, 1, generator=lib.Generator().manual_seed(7))
+    u2 = lib.empty(5).uniform_(-1, 1, generator=lib.Generator().manual_seed(7))
+    n1 = lib.empty(5).normal_(generator=lib.Generator().manual_seed(8))
+    n2 = lib.empty(5).normal_(generator=lib.Generator().manual_seed(8))
+    return (
+        a.shape, str(a.dtype).replace("torch.", ""), bool((a == b).all()),
+        bool(((a[0] == 1) | (a[0] == 2)).all()), bool(((a[1] == 0) | (a[1] == 3)).all()),
+        w.shape, str(w.dtype).replace("torch.", ""), ix.shape, bool(((ix >= 0) & (ix < 10)).all()),
+        one in (1, 2), sorted(no_repeat.tolist()), bool((u1 == u2).all()), bool((n1 == n2).all()),
+        bool(((u1 >= -1) & (u1 < 1)).all()),
+    )  # fmt: skip
+
+
+@case("torch.multinomial", refused="more samples than categories without replacement")
+def multinomial_too_many(lib):
+    return lib.multinomial(lib.t([0.5, 0.5]), 3)

@@ -11,6 +11,7 @@ from typing import Any
 
 from .ops import arith as _arith
 from .ops import indexing as _indexing
+from .ops import products as _products
 from .ops import search as _search
 from .tensor import Tensor
 from .torch_api import allclose, equal, isclose, maximum, minimum, multinomial
@@ -88,9 +89,9 @@ _METHODS = [
 # PyTorch's further ops (issue 30, core/ops/): each method is also torch.<name>(x, ...)
 _METHODS += [
     n
-    for m in (_arith, _indexing, _search)
+    for m in (_arith, _indexing, _search, _products)
     for n in m.METHODS
-    if n.strip("_") == n and n not in _METHODS
+    if n.strip("_") == n and n not in _METHODS and n not in globals()  # not multinomial
 ]
 
 
@@ -107,10 +108,8 @@ def _method(name: str) -> Callable[..., Any]:
 
 for _name in _METHODS:
     globals()[_name] = _method(_name)
-_FUNCTIONS = {
-    **_indexing.FUNCTIONS,
-    **_search.FUNCTIONS,
-}  # torch.<name> with no Tensor method (issue 30)
+# torch.<name> with no Tensor method (issue 30)
+_FUNCTIONS = {**_indexing.FUNCTIONS, **_search.FUNCTIONS, **_products.FUNCTIONS}
 globals().update(_FUNCTIONS)
 
 

@@ -1309,9 +1309,9 @@ from .ops.reduce import LogSoftmax, Max, Min, Softmax, Sum  # noqa: E402
 
 def _add_torch_ops() -> None:
     """PyTorch's further ops (issue 30): each module under core/ops/ lists its methods."""
-    from .ops import arith, indexing, search
+    from .ops import arith, indexing, products, search
 
-    for module in (arith, indexing, search):
+    for module in (arith, indexing, search, products):
         for name, method in module.METHODS.items():
             setattr(Tensor, name, method)
     _REFLECTED.update({np.remainder: "__rmod__", np.floor_divide: "__rfloordiv__"})
