@@ -471,3 +471,14 @@ def test_unique_matches_pytorch():
         assert o.tolist() == t.tolist() and str(o.dtype) == str(t.dtype).replace("torch.", "")
     assert tg.unique(tg.tensor([2, 2, 1])).tolist() == [1, 2]
     assert not tg.tensor([1.0, 1.0], requires_grad=True).unique().requires_grad
+
+
+def test_transpose_of_a_tuple_is_refused_as_in_pytorch():
+    # numpy reads (0, 1) as a permutation (nothing moves), PyTorch refuses it: swapping the
+    # two axes would be silently different from one of them (issue 30, found by fuzzing)
+    x = tg.zeros(2, 3)
+    with pytest.raises(TypeError, match=r"transpose: takes two axes") as err:
+        x.transpose((0, 1))
+    assert "hint: to reorder all axes use .permute(0, 1)" in str(err.value)
+    assert "shape (2, 3)" in str(err.value)
+    assert x.transpose(0, 1).shape == (3, 2) and x.transpose(1, 0).shape == (3, 2)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .tensor import Tensor
+from .tensor import TORCH_OP_MODULES, Tensor
 from .torch_api import allclose, equal, isclose, maximum, minimum, multinomial
 
 _METHODS = [
@@ -82,6 +82,14 @@ _METHODS = [
     "repeat",
 ]
 
+# PyTorch's further ops (issue 30, core/ops/): each method is also torch.<name>(x, ...)
+_METHODS += [
+    n
+    for m in TORCH_OP_MODULES
+    for n in m.METHODS
+    if n.strip("_") == n and n not in _METHODS and n not in globals()  # not multinomial
+]
+
 
 def _method(name: str) -> Callable[..., Any]:
     def fn(input: Any, *args: Any, out: Any = None, **kwargs: Any) -> Any:  # noqa: A002
@@ -96,6 +104,9 @@ def _method(name: str) -> Callable[..., Any]:
 
 for _name in _METHODS:
     globals()[_name] = _method(_name)
+# torch.<name> with no Tensor method (issue 30)
+_FUNCTIONS = {k: f for m in TORCH_OP_MODULES for k, f in getattr(m, "FUNCTIONS", {}).items()}
+globals().update(_FUNCTIONS)
 
 
 def is_tensor(obj: Any) -> bool:
@@ -114,4 +125,5 @@ __all__ = [
     "allclose",
     "isclose",
     "multinomial",
+    *_FUNCTIONS,
 ]

@@ -995,7 +995,17 @@ class Tensor(torch_api.TorchMethods):
     def transpose(self, *axes: Any) -> Tensor:
         """Two axes: swap them (PyTorch's `transpose(0, 1)`); all axes: reorder (numpy's)."""
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-            axes = tuple(axes[0])
+            # NOTE: numpy reads a tuple as a permutation, PyTorch refuses it: swapping two
+            # axes for `(0, 1)` would be silently different from one of them (issue 30)
+            raise TypeError(
+                message(
+                    "transpose",
+                    f"takes two axes to swap, transpose(dim0, dim1), not the tuple "
+                    f"{tuple(axes[0])!r} (tensor shape {self.shape!r})",
+                    source.here(),
+                    f"to reorder all axes use .permute{tuple(axes[0])!r}",
+                )
+            )
         if len(axes) == 2:
             return self.swapaxes(*axes)
         return Transpose.apply(self, axes=tuple(axes) if axes else None)
@@ -1257,6 +1267,10 @@ def _notify_concrete(t: Tensor, kind: str) -> None:
 
 
 # Imported last: the ops import this module's Tensor through function.py.
+# PyTorch's further ops (issue 30): each of these modules lists its Tensor methods in
+# METHODS (core.functions makes each one torch.<name> too). Imported here, at the end,
+# because they read `Tensor` from this module.
+from .ops import arith, indexing, products, search  # noqa: E402
 from .ops.elementwise import (  # noqa: E402
     Abs,
     Add,
@@ -1290,3 +1304,15 @@ from .ops.movement import (  # noqa: E402
     select,
 )
 from .ops.reduce import LogSoftmax, Max, Min, Softmax, Sum  # noqa: E402
+
+TORCH_OP_MODULES = (arith, indexing, search, products)
+
+
+def _add_torch_ops() -> None:
+    for module in TORCH_OP_MODULES:
+        for name, method in module.METHODS.items():
+            setattr(Tensor, name, method)
+    _REFLECTED.update({np.remainder: "__rmod__", np.floor_divide: "__rfloordiv__"})
+
+
+_add_torch_ops()

@@ -278,12 +278,18 @@ class TorchMethods:
         return self._inplace("masked_fill_", lambda t: t.masked_fill(mask, value), value)
 
     def uniform_(self, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Any:
-        """Fill in place with uniform samples in [a, b) (numpy's global generator)."""
-        return self.copy_(_tensor.Tensor._make(np.random.uniform(a, b, self.shape)))
+        """Fill in place with uniform samples in [a, b) (the generator's, else numpy's global)."""
+        from .creation import random_source  # a seeded Generator was ignored (issue 30)
+
+        return self.copy_(_tensor.Tensor._make(random_source(generator).uniform(a, b, self.shape)))
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Any:
-        """Fill in place with normal samples (numpy's global generator)."""
-        return self.copy_(_tensor.Tensor._make(np.random.normal(mean, std, self.shape)))
+        """Fill in place with normal samples (the generator's, else numpy's global)."""
+        from .creation import random_source
+
+        return self.copy_(
+            _tensor.Tensor._make(random_source(generator).normal(mean, std, self.shape))
+        )
 
     def masked_fill(self, mask: Any, value: Any) -> Any:
         from .creation import where
@@ -658,6 +664,16 @@ def multinomial(
                 "multinomial",
                 "probabilities must be finite, non-negative and not all zero in a row",
                 source.here(),
+            )
+        )
+    if not replacement and num_samples > rows.shape[-1]:  # PyTorch refuses it too
+        raise ValueError(
+            message(
+                "multinomial",
+                f"cannot draw {num_samples} samples without replacement from {rows.shape[-1]} "
+                "categories",
+                source.here(),
+                "pass replacement=True",
             )
         )
     rng = random_source(generator)

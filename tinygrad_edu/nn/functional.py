@@ -15,8 +15,9 @@ import numpy as np
 
 from ..core import source, views
 from ..core.creation import stack, where, zeros_like
-from ..core.errors import ShapeError, message
+from ..core.errors import DataError, ShapeError, message
 from ..core.grad_mode import no_grad
+from ..core.ops.products import vector_norm
 from ..core.tensor import Tensor
 
 __all__ = [
@@ -165,14 +166,48 @@ def silu(x: Any, inplace: bool = False) -> Tensor:
 def normalize(x: Any, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
     """x / max(||x||_p, eps) along `dim`."""
     x = _as_tensor(x)
-    return x / x.norm(p, dim=dim, keepdim=True).clip(min=eps)
+    # vector_norm: its gradient at a zero row is 0, as PyTorch's (sqrt's would be nan)
+    return x / vector_norm(x, p, dim, keepdim=True).clip(min=eps)
 
 
 def one_hot(target: Any, num_classes: int = -1) -> Tensor:
     """Class indices -> rows of zeros with a 1 at the class (int64, as in PyTorch)."""
-    t = np.asarray(target).astype(np.int64)
-    n = int(t.max()) + 1 if num_classes < 0 else num_classes
+    t = np.asarray(target)
+    n = int(t.max()) + 1 if num_classes < 0 and t.size else max(num_classes, 0)
+    # PyTorch refuses float labels and labels outside 0 .. n-1; a cast would hide them
+    if t.dtype.kind not in "iu" or (t.size and (t.min() < 0 or t.max() >= n)):
+        raise DataError(
+            message(
+                "one_hot",
+                f"needs class indices in 0 .. {n - 1} of an integer dtype, got {t.dtype} "
+                f"of shape {t.shape!r}"
+                + (
+                    f" with values {t.min()} .. {t.max()}"
+                    if t.size and t.dtype.kind in "iu"
+                    else ""
+                ),
+                source.here(),
+                "labels are whole numbers from 0: .long(), and num_classes larger than the largest",
+            )
+        )
     return Tensor.wrap((t[..., None] == np.arange(n)).astype(np.int64))
+
+
+def cosine_similarity(x1: Any, x2: Any, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """The cosine of the angle between x1 and x2 along `dim` (both broadcast), each divided
+    by its norm first (at least `eps`), as PyTorch computes it."""
+    x1, x2 = _as_tensor(x1), _as_tensor(x2)
+    n1 = vector_norm(x1, 2, dim, keepdim=True).clip(min=eps)
+    n2 = vector_norm(x2, 2, dim, keepdim=True).clip(min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(
+    x1: Any, x2: Any, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
+) -> Tensor:
+    """The p-norm of x1 - x2 + eps along the last dim, as PyTorch."""
+    x1, x2 = _as_tensor(x1), _as_tensor(x2)
+    return vector_norm(x1 - x2 + eps, p, -1, keepdim=keepdim)
 
 
 def dropout(x: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
