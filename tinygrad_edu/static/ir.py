@@ -87,6 +87,33 @@ def max_id(program: Program) -> int:
     return max(ids, default=0)
 
 
+# --- dataflow: the walks the passes and the code printer share ----------------------
+
+
+def constant_steps(steps: list, known: Any, foldable: Any) -> list:
+    """The steps (equations, or lines of generated code) that read known values only.
+
+    `known` are the constants; a step that reads only those, and may be computed ahead
+    (`foldable(step)`), makes known values too. Each step has `ins` and `outs`.
+    """
+    known, out = set(known), []
+    for s in steps:
+        if s.ins and foldable(s) and set(s.ins) <= known:
+            out.append(s)
+            known.update(s.outs)
+    return out
+
+
+def last_reads(steps: list) -> list[set]:
+    """For each step, the values it is the last to read: dead after it (walked backward)."""
+    later: set = set()
+    out = []
+    for s in reversed(steps):
+        out.append(set(s.ins) - later)
+        later.update(s.ins)
+    return out[::-1]
+
+
 # --- text ------------------------------------------------------------------------------
 
 
