@@ -137,6 +137,18 @@ def test_a_data_dependent_if_is_refused_with_its_line():
     )
 
 
+def test_a_data_dependent_if_inside_a_cond_branch_is_refused_in_exports_words():
+    # the branch is traced by a child of export's tracer, with its policy: it refuses, and
+    # does not say (as a plain trace would) that the branch was frozen into the graph
+    def f(x):
+        return tg.static.cond(x.sum() > 100, branchy, lambda a: -a, x)
+
+    with pytest.raises(tg.static.TracingError) as e:
+        tg.static.export(f, (tg.tensor(rand(4, 2)),))
+    assert str(e.value).startswith("tg.static.export: data-dependent branching: bool() of ")
+    assert f"  built at: {line_of(branchy, 'if x.sum() > 0')}\n" in str(e.value)
+
+
 @pytest.mark.parametrize(
     "fn, read",
     [

@@ -31,9 +31,9 @@ from ..core.errors import message
 from ..core.grad_mode import is_grad_enabled
 from ..core.tensor import Tensor
 from . import guards, symbolic
-from .capture import CaptureTracer, Miss, PathTree, replay, results, split
+from .capture import Miss, PathTree, replay, results, split
 from .program import StaticGraph
-from .tracer import current, outside_lifter
+from .tracer import Tracer, current, outside_lifter
 
 MAX_CAPTURES = 8  # per cache entry, as torch.compile's recompile limit; then it runs eagerly
 
@@ -228,7 +228,7 @@ class CompiledFn:
 
     def _run_capturing(self, args: tuple, labels: dict) -> tuple:
         """`(result, tracer, path)`: `fn` run eagerly on the real arguments, recorded."""
-        tr = CaptureTracer(self.fullgraph)
+        tr = Tracer(policy="break", strict=self.fullgraph, who="tg.static.compile")
         tr.lift = outside_lifter(labels)
         names = self._names[len(args)]
         call_args, arg_vars = list(args), []

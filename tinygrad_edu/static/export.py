@@ -45,57 +45,6 @@ class ConstraintViolationError(TracingError):
     """The code (or the example) contradicts a declared `Dim`, as torch's of that name."""
 
 
-class _ExportTracer(Tracer):
-    """A strict tracer whose refusals read as torch.export's: name the line, offer cond."""
-
-    def __init__(self) -> None:
-        super().__init__(strict=True)
-
-    def concrete(self, t: Tensor, kind: str) -> None:
-        if not self.depends_on_input(t):
-            return  # a constant (a weight read as a number): the same for every input
-        site = source.resolve(source.capture(2))
-        if kind == "bool":
-            what = (
-                "data-dependent branching: bool() of a traced tensor decides an `if` or "
-                "`while` here, and its value depends on the input, so no one graph holds "
-                "the branch for every input"
-            )
-            hint = (
-                "use tg.static.cond(pred, true_fn, false_fn, *operands) (torch.cond) to keep "
-                "both branches in the graph, or tg.where for elementwise choices"
-            )
-        elif kind == "index":
-            what = (
-                "a traced tensor is used as an index here: its values, which depend on the "
-                "input, would choose the elements"
-            )
-            hint = "index with Python ints or slices, or choose with tg.where"
-        else:
-            read = {"data": ".data", "numpy": "numpy()", "tolist": "tolist()"}.get(
-                kind, f"{kind}()"
-            )
-            what = (
-                f"could not guard on data-dependent expression: {read} of a traced tensor "
-                "turns a value that depends on the input into Python data here"
-            )
-            hint = (
-                "keep it a tensor and compute with tensor ops; for a choice, use "
-                "tg.static.cond (torch.cond) or tg.where"
-            )
-        raise TracingError(message(EXPORT, what, site, hint))
-
-    def eager_backward(self) -> None:
-        raise TracingError(
-            message(
-                EXPORT,
-                "backward() or tg.grad() ran inside the exported function",
-                source.here(),
-                "export the forward pass only; call backward() on its result",
-            )
-        )
-
-
 # --- the dynamic_shapes argument ----------------------------------------------------------
 
 
@@ -256,7 +205,7 @@ def export(
     arrays = [_as_array(a) for a in args]
     symbols = _symbols(spec)
     a = _example_sizes(spec, symbols, arrays, names)
-    graph_a = record(_ExportTracer(), fn, args, fname)
+    graph_a = record(Tracer(policy="refuse", who=EXPORT), fn, args, fname)
     if not symbols:
         return ExportedProgram(graph_a, None, (), (), spec, symbols)
     # a second trace at other sizes tells which numbers in the program follow each Dim
@@ -360,7 +309,7 @@ def _trace_at(
         _named(_resized(x, dims, symbols, b), ex) for x, dims, ex in zip(arrays, spec, args)
     )
     try:
-        return record(_ExportTracer(), fn, args_b, name)
+        return record(Tracer(policy="refuse", who=EXPORT), fn, args_b, name)
     except TracingError:
         raise
     except Exception as e:  # the learner's code failed at a size they did not pass
