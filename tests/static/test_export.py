@@ -291,11 +291,58 @@ def test_a_tampered_export_is_refused(tmp_path):
     tg.static.save(ep, path)
     with open(path + ".json") as f:
         doc = json.load(f)
-    doc["sizes"] = [[4], [4]]
+    doc["dims"]["sizes"] = [[4], [4]]
     with open(path + ".json", "w") as f:
         json.dump(doc, f)
     with pytest.raises(tg.static.FormatError, match="sizes do not match"):
         tg.static.load(path)
+
+
+def _edited(path, edit):
+    with open(path + ".json") as f:
+        doc = json.load(f)
+    edit(doc)
+    with open(path + ".json", "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+def test_an_export_is_a_static_graphs_file_with_a_dims_section(tmp_path):
+    # one format, one loader: the program where a static graph keeps it, plus the Dims
+    ep = tg.static.export(mean_rows, (rand(4, 3),), dynamic_shapes=({0: BATCH},))
+    path = os.path.join(tmp_path, "m")
+    tg.static.save(ep, path)
+    with open(path + ".json") as f:
+        doc = json.load(f)
+    assert doc["format"] == "tinygrad_edu.static" and doc["version"] == 1
+    assert set(doc) == {"format", "version", "name", "structure", "program", "dims"}
+    assert doc["dims"]["inputs"] == [{"0": ["batch", 2, 64]}]
+    assert doc["dims"]["sizes"] == [[4], [5]] and doc["dims"]["program"]["eqns"]
+    # a section that says a dim is dynamic but has no second program is refused
+    _edited(path, lambda d: d["dims"].update(program=None))
+    with pytest.raises(tg.static.FormatError, match="a second program exactly when a dim"):
+        tg.static.load(path)
+    # a bad second program is refused by the same checks as the first, named by its place
+    tg.static.save(ep, path)
+    _edited(path, lambda d: d["dims"]["program"]["eqns"][0].update(op="system"))
+    with pytest.raises(tg.static.FormatError, match=r"load: dims\.program\.eqns\[0\]: unknown op"):
+        tg.static.load(path)
+
+
+def test_a_file_of_the_former_export_format_still_loads(tmp_path):
+    ep = tg.static.export(mean_rows, (rand(4, 3),), dynamic_shapes=({0: BATCH},))
+    path = os.path.join(tmp_path, "m")
+    tg.static.save(ep, path)
+
+    def to_former(d):  # the layout tg.static.save wrote for an export before
+        dims = d.pop("dims")
+        d.update(format="tinygrad_edu.export", dims=dims["inputs"], sizes=dims["sizes"])
+        d["programs"] = [d.pop("program"), dims["program"]]
+
+    loaded = tg.static.load(_edited(path, to_former))
+    assert str(loaded) == str(ep)
+    x = rand(9, 3, seed=9)
+    np.testing.assert_allclose(loaded.module()(x).numpy(), mean_rows(tg.tensor(x)).numpy())
 
 
 # --- against torch.export ----------------------------------------------------------------
