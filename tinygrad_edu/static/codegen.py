@@ -122,7 +122,7 @@ _REPLAY_CLASSES: dict = {}
 _collected_sources: list[str] = []  # linecache names of programs the GC has collected
 
 
-class Compiled:
+class Replay:
     """A program compiled to Python: `run(args, tape)` calls the generated function.
 
     `source` is the generated code. With `keep_all` (a `cond` branch or loop body whose

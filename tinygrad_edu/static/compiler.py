@@ -81,7 +81,7 @@ class CompiledFn:
         self.fn, self.fullgraph, self.dynamic = fn, fullgraph, dynamic
         self.entries: list[_Entry] = []
         self.dynamic_dims: dict[int, set] = {}  # argument position -> its dynamic dims
-        self.compiles: list[guards.Compile] = []
+        self.compiles: list[guards.LogEntry] = []
         self.notes: list[str] = []  # re-specialisations, eager fallbacks
         self.calls = self.replays = self.eager_calls = 0  # eager: not captured, not replayed
         self._last: tuple | None = None  # (entry, sizes, parts) of the last call
@@ -222,7 +222,7 @@ class CompiledFn:
             tree = entry.trees[sizes] = PathTree(self.name, parts)
         dropped = tree.add(path)
         self.compiles.append(
-            guards.Compile(self.calls, reason + (f"; {dropped}" if dropped else ""))
+            guards.LogEntry(self.calls, reason + (f"; {dropped}" if dropped else ""))
         )
         return result
 

@@ -38,7 +38,7 @@ class Explanation:
     graphs: list  # StaticGraph per graph (`tg.draw(e.graphs[0])`)
     breaks: list  # BreakInfo per break
     guards: list  # one line per guard
-    compiles: list  # Compile per capture: call number and reason
+    compiles: list  # guards.LogEntry per capture: call number and reason
     notes: list  # re-specialisations and eager fallbacks, with the call number
     text: str = ""
 

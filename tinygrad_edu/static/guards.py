@@ -4,7 +4,7 @@ missed (one text for both), and the log of every trace.
 The key: per argument, a tensor's shape and dtype (and for `compile` requires_grad),
 or a static value with its type (`arg_key`). A call whose key has no cached trace
 traces again, and `retrace_reason` says in words how its arguments differ from the
-last call's; `Compile` is one line of the log (`CompiledFn.compiles`, the reasons
+last call's; a `LogEntry` is one line of the log (`CompiledFn.compiles`, the reasons
 `cache_info()` reports).
 
 The guards: what a trace read besides its arguments, so a changed model is noticed.
@@ -132,7 +132,7 @@ def read_changed(now: dict, before: dict) -> str:
 
 
 @dataclass
-class Compile:
+class LogEntry:
     """One line of the compile log: which call traced (captured), and why."""
 
     call: int

@@ -11,8 +11,8 @@ gradients are wanted.
 
 A call of a StaticGraph does not walk this loop: `runner` prints the program once as
 straight-line Python (codegen.py) and runs that. The printed code must mean what
-`interpret` means: with `CHECK_AGAINST_INTERPRETER` on (the tests turn it on), every
-compiled run is also interpreted and the two results compared.
+`interpret` means: in the tests every compiled run is also interpreted and the two
+results compared (tests/static/conftest.py).
 
 Static layer: imports the core, numpy and the standard library only.
 """
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import message
-from .codegen import Compiled, fit_grad, gradients
+from .codegen import Replay, fit_grad, gradients
 from .ir import ZERO, Eqn, Program
 
 MAX_ITERATIONS = 100_000  # while_loop's default limit; `while_loop(..., max_iterations=n)`
@@ -81,41 +81,13 @@ def compiled(
     return runner(program, keep_all).run(args, tape)
 
 
-CHECK_AGAINST_INTERPRETER = False  # the tests set it: every compiled run is also interpreted
-
-
-def runner(program: Program, keep_all: bool = False) -> Compiled:
+def runner(program: Program, keep_all: bool = False) -> Replay:
     """The program compiled to Python, once (programs are not changed after tracing)."""
     key = "_runner_all" if keep_all else "_runner"
     r = program.__dict__.get(key)
     if r is None:
-        r = program.__dict__[key] = Compiled(program, keep_all, run_equation)
-    if CHECK_AGAINST_INTERPRETER:
-        return _Checked(r)
+        r = program.__dict__[key] = Replay(program, keep_all, run_equation)
     return r
-
-
-class _Checked:
-    """A compiled program whose every run is checked against `interpret` (for the tests)."""
-
-    def __init__(self, compiled: Compiled) -> None:
-        self.compiled = compiled
-        self.source = compiled.source
-
-    def run(self, args: list, tape: dict | None = None) -> list:
-        c = self.compiled
-        # the interpreter's own copy of the tape: a forward fills it, a gradient reads it
-        mine = {} if tape is None else dict(tape)
-        outs = c.run(args, tape)
-        want = interpret(c.program, list(args), mine, c.keep_all)
-        for got, ref in zip(outs, want, strict=True):
-            same = got.shape == ref.shape and got.dtype == ref.dtype
-            if not same or not np.array_equal(got, ref, equal_nan=got.dtype.kind in "fc"):
-                raise AssertionError(
-                    f"compiled replay differs from the interpreter:\n{c.source}\n"
-                    f"compiled: {got!r}\ninterpreted: {ref!r}"
-                )
-        return outs
 
 
 def run_equation(e: Eqn, env: dict, tape: dict, keep: bool, run: Callable | None = None) -> None:

@@ -168,7 +168,7 @@ class StaticFunction:
         self.strict = strict
         self.cache: dict[tuple, list[_Trace]] = {}
         self.info = CacheInfo()
-        self.compiles: list[guards.Compile] = []  # the log: which miss traced, and why
+        self.compiles: list[guards.LogEntry] = []  # the log: which miss traced, and why
 
     def cache_info(self) -> CacheInfo:
         """Entries, hits, misses and, in words, why the last trace happened."""
@@ -197,7 +197,7 @@ class StaticFunction:
         last = self.info.entries[-1] if self.info.entries else None
         reason = reason or guards.retrace_reason(key, last, names, "traced")
         self.info.last_retrace_reason = reason
-        self.compiles.append(guards.Compile(self.info.hits + self.info.misses, reason))
+        self.compiles.append(guards.LogEntry(self.info.hits + self.info.misses, reason))
         t = self._trace(args, names, labels, now)
         self.cache[key] = (traces + [t])[-MAX_TRACES_PER_SIGNATURE:]
         self.info.entries.append(key)
