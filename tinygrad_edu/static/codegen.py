@@ -252,7 +252,7 @@ def _generate(program: Program, keep_all: bool, run_equation: Callable) -> tuple
     for vid, arr in program.consts.items():
         nm.namespace[nm[vid]] = arr
     written = _written_out(program, keep_all)
-    read = {e.attrs["of"] for e in program.eqns if e.op == "vjp"}
+    read = ir.saved_for_backward(program.eqns)
     made = {e.outs[0] for e in program.eqns if e.fn is not None and e.op != "vjp"}
     # contexts a gradient program reads from the tape its forward program filled
     tape_in = sorted({e.attrs["of"] for e in program.eqns if _is_plain_vjp(e)} - made)

@@ -79,6 +79,11 @@ class IdSource:
         return next(self._count)
 
 
+def saved_for_backward(eqns: list) -> set:
+    """The forward variables whose op's context a `vjp` equation among `eqns` reads."""
+    return {e.attrs["of"] for e in eqns if e.op == "vjp"}
+
+
 def max_id(program: Program) -> int:
     """The largest variable id used anywhere in `program` (to continue numbering)."""
     ids = list(program.vars)

@@ -82,7 +82,7 @@ def fold_constants(g: StaticGraph) -> StaticGraph:
         (('Transpose', 'MatMul'), ('MatMul',))
     """
     prog = _copy(g.program)
-    ctx_read = runtime.saved_for_backward(prog)
+    ctx_read = ir.saved_for_backward(prog.eqns)
 
     def foldable(e: Eqn) -> bool:  # a vjp line reads its forward's context: neither folds
         return e.op != "vjp" and not (e.outs and e.outs[0] in ctx_read)

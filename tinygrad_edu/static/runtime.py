@@ -26,7 +26,7 @@ import numpy as np
 
 from ..core.errors import message
 from .codegen import Replay, fit_grad, gradients
-from .ir import ZERO, Eqn, Program
+from .ir import ZERO, Eqn, Program, saved_for_backward
 
 MAX_ITERATIONS = 100_000  # while_loop's default limit; `while_loop(..., max_iterations=n)`
 
@@ -62,16 +62,11 @@ def interpret(
     env = dict(program.consts)
     env.update(zip(program.inputs, args))
     tape = {} if tape is None else tape
-    read = saved_for_backward(program)
+    read = saved_for_backward(program.eqns)
     for e in program.eqns:
         keep = keep_all or (bool(e.outs) and e.outs[0] in read)
         run_equation(e, env, tape, keep, interpret)
     return [env[v] for v in program.outputs]
-
-
-def saved_for_backward(program: Program) -> set:
-    """The forward variables whose op's context a `vjp` equation of `program` reads."""
-    return {e.attrs["of"] for e in program.eqns if e.op == "vjp"}
 
 
 def compiled(
