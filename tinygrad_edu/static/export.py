@@ -357,31 +357,43 @@ def _specialised(ga: StaticGraph, gb: StaticGraph, symbols: list, a: tuple, b: t
         except _NotSymbolicError:
             return False
 
+    return _violated(
+        symbols,
+        a,
+        lambda shown: (
+            f"You marked {shown} as dynamic but your code specialized it to be a "
+            f"constant: traced at {_sizes_text(symbols, a)} and at {_sizes_text(symbols, b)}, the "
+            "programs differ in more than the size (a Python decision on a shape, such as "
+            f"`if x.shape[0] == {a[0]}:`)."
+        ),
+        _first_site(ga.program, gb.program, same),
+        "compute without a Python decision on the size (tg.static.cond, tg.where)",
+    )
+
+
+def _violated(symbols: list, a: tuple, why: Callable, site: Any, fix: str) -> str:
+    """`constraints violated (batch)! <why> Suggested fixes: batch = 4`, torch's wording."""
     shown = " and ".join(d.name for d in symbols)
     fixes = ", ".join(f"{d.name} = {n}" for d, n in zip(symbols, a))
     return message(
         EXPORT,
-        f"constraints violated ({shown})! You marked {shown} as dynamic but your code "
-        f"specialized it to be a constant: traced at {_sizes_text(symbols, a)} and at "
-        f"{_sizes_text(symbols, b)}, the programs differ in more than the size (a Python "
-        f"decision on a shape, such as `if x.shape[0] == {a[0]}:`). Suggested fixes: {fixes}",
-        _first_site(ga.program, gb.program, same),
-        "make the dim static (drop its Dim), or compute without a Python decision on the "
-        "size (tg.static.cond, tg.where)",
+        f"constraints violated ({shown})! {why(shown)} Suggested fixes: {fixes}",
+        site,
+        f"make the dim static (drop its Dim), or {fix}",
     )
 
 
 def _not_linear(expected: Program, pc: Program, symbols: list, a: tuple, b: tuple, c: tuple) -> str:
     """The sizes at a and b did not predict the program at c: not a multiple of the size."""
-    shown = " and ".join(d.name for d in symbols)
-    fixes = ", ".join(f"{d.name} = {n}" for d, n in zip(symbols, a))
-    return message(
-        EXPORT,
-        f"constraints violated ({shown})! The program traced at {_sizes_text(symbols, c)} "
-        f"is not the one the traces at {_sizes_text(symbols, a)} and "
-        f"{_sizes_text(symbols, b)} predict: the code uses {shown} in a way that is not a "
-        f"multiple of it (such as x.shape[0] // 2), which export cannot keep symbolic. "
-        f"Suggested fixes: {fixes}",
+    return _violated(
+        symbols,
+        a,
+        lambda shown: (
+            f"The program traced at {_sizes_text(symbols, c)} is not the one the "
+            f"traces at {_sizes_text(symbols, a)} and {_sizes_text(symbols, b)} predict: the code "
+            f"uses {shown} in a way that is not a multiple of it (such as x.shape[0] // 2), which "
+            "export cannot keep symbolic."
+        ),
         _first_site(expected, pc, same_eqn),
-        "make the dim static (drop its Dim), or compute sizes as multiples of the dim",
+        "compute sizes as multiples of the dim",
     )
