@@ -285,17 +285,13 @@ def test_save_and_load_keep_the_dynamic_dim(tmp_path):
         assert len(npz.files) == 4  # the weights once, though both programs use them
 
 
-def test_a_tampered_export_is_refused(tmp_path):
+def _saved_export(tmp_path):
+    """A dynamic-batch export saved as `m`: (its path, its JSON document)."""
     ep = tg.static.export(mean_rows, (rand(4, 3),), dynamic_shapes=({0: BATCH},))
     path = os.path.join(tmp_path, "m")
     tg.static.save(ep, path)
     with open(path + ".json") as f:
-        doc = json.load(f)
-    doc["dims"]["sizes"] = [[4], [4]]
-    with open(path + ".json", "w") as f:
-        json.dump(doc, f)
-    with pytest.raises(tg.static.FormatError, match="sizes do not match"):
-        tg.static.load(path)
+        return path, json.load(f)
 
 
 def _edited(path, edit):
@@ -307,13 +303,16 @@ def _edited(path, edit):
     return path
 
 
+def test_a_tampered_export_is_refused(tmp_path):
+    path, _ = _saved_export(tmp_path)
+    _edited(path, lambda d: d["dims"].update(sizes=[[4], [4]]))
+    with pytest.raises(tg.static.FormatError, match="sizes do not match"):
+        tg.static.load(path)
+
+
 def test_an_export_is_a_static_graphs_file_with_a_dims_section(tmp_path):
     # one format, one loader: the program where a static graph keeps it, plus the Dims
-    ep = tg.static.export(mean_rows, (rand(4, 3),), dynamic_shapes=({0: BATCH},))
-    path = os.path.join(tmp_path, "m")
-    tg.static.save(ep, path)
-    with open(path + ".json") as f:
-        doc = json.load(f)
+    path, doc = _saved_export(tmp_path)
     assert doc["format"] == "tinygrad_edu.static" and doc["version"] == 1
     assert set(doc) == {"format", "version", "name", "structure", "program", "dims"}
     assert doc["dims"]["inputs"] == [{"0": ["batch", 2, 64]}]
@@ -323,16 +322,15 @@ def test_an_export_is_a_static_graphs_file_with_a_dims_section(tmp_path):
     with pytest.raises(tg.static.FormatError, match="a second program exactly when a dim"):
         tg.static.load(path)
     # a bad second program is refused by the same checks as the first, named by its place
-    tg.static.save(ep, path)
+    path, _ = _saved_export(tmp_path)
     _edited(path, lambda d: d["dims"]["program"]["eqns"][0].update(op="system"))
     with pytest.raises(tg.static.FormatError, match=r"load: dims\.program\.eqns\[0\]: unknown op"):
         tg.static.load(path)
 
 
 def test_a_file_of_the_former_export_format_still_loads(tmp_path):
-    ep = tg.static.export(mean_rows, (rand(4, 3),), dynamic_shapes=({0: BATCH},))
-    path = os.path.join(tmp_path, "m")
-    tg.static.save(ep, path)
+    path, _ = _saved_export(tmp_path)
+    ep = tg.static.load(path)
 
     def to_former(d):  # the layout tg.static.save wrote for an export before
         dims = d.pop("dims")
