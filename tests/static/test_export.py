@@ -328,6 +328,31 @@ def test_an_export_is_a_static_graphs_file_with_a_dims_section(tmp_path):
         tg.static.load(path)
 
 
+@pytest.mark.parametrize(
+    "edit, text",
+    [
+        (lambda d: d.update(dims=[]), "dims needs exactly inputs, sizes and program"),
+        (lambda d: d["dims"].update(code="x"), "dims needs exactly inputs, sizes and program"),
+        (lambda d: d["dims"].update(inputs=[]), "dims: one entry per input"),
+        (
+            lambda d: d["dims"]["inputs"][0].update({"0": ["batch", 9, 2]}),
+            "dims[0]: a dim entry must be 'dim': [name, min, max], got '0': ['batch', 9, 2]",
+        ),
+        (lambda d: d["dims"].update(sizes=[[-1], [5]]), "sizes: two lists with one size"),
+        (lambda d: d["dims"].update(program=[]), "dims.program: a program must be an object"),
+        (
+            lambda d: d["dims"]["program"]["vars"][0].update(shape=[10**6, 10**6]),
+            "dims.program.vars[0]: shape (1000000, 1000000) has 1000000000000 elements",
+        ),
+    ],
+)
+def test_a_hostile_dims_section_is_refused_saying_where(tmp_path, edit, text):
+    path, _ = _saved_export(tmp_path)
+    with pytest.raises(tg.static.FormatError) as info:
+        tg.static.load(_edited(path, edit))
+    assert text in str(info.value)
+
+
 def test_a_file_of_the_former_export_format_still_loads(tmp_path):
     path, _ = _saved_export(tmp_path)
     ep = tg.static.load(path)

@@ -527,7 +527,7 @@ def _spec(inputs_doc: Any, program: Program, jpath: str) -> list[dict]:
                 and len(triple) == 3
                 and isinstance(triple[0], str)
                 and type(triple[1]) is int
-                and (triple[2] is None or type(triple[2]) is int)
+                and (triple[2] is None or (type(triple[2]) is int and triple[1] <= triple[2]))
             )
             if not ok:
                 raise _fail(
