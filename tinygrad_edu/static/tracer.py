@@ -272,6 +272,8 @@ class Tracer:
             broke = parent.policy == "break"
             policy = "freeze" if broke else parent.policy
             strict, who = (False, "trace") if broke else (parent.strict, parent.who)
+        if policy not in POLICIES:
+            raise ValueError(f"Tracer: policy {policy!r} is not one of {POLICIES}")
         self.policy, self.strict, self.who = policy, strict, who
         self.new_id = new_id or (parent.new_id if parent is not None else IdSource())
         self.program = Program([], [], {}, [], {})
