@@ -137,6 +137,18 @@ def test_a_data_dependent_if_is_refused_with_its_line():
     )
 
 
+def test_a_data_dependent_if_inside_a_cond_branch_is_refused_in_exports_words():
+    # the branch is traced by a child of export's tracer, with its policy: it refuses, and
+    # does not say (as a plain trace would) that the branch was frozen into the graph
+    def f(x):
+        return tg.static.cond(x.sum() > 100, branchy, lambda a: -a, x)
+
+    with pytest.raises(tg.static.TracingError) as e:
+        tg.static.export(f, (tg.tensor(rand(4, 2)),))
+    assert str(e.value).startswith("tg.static.export: data-dependent branching: bool() of ")
+    assert f"  built at: {line_of(branchy, 'if x.sum() > 0')}\n" in str(e.value)
+
+
 @pytest.mark.parametrize(
     "fn, read",
     [
@@ -273,17 +285,87 @@ def test_save_and_load_keep_the_dynamic_dim(tmp_path):
         assert len(npz.files) == 4  # the weights once, though both programs use them
 
 
-def test_a_tampered_export_is_refused(tmp_path):
+def _saved_export(tmp_path):
+    """A dynamic-batch export saved as `m`: (its path, its JSON document)."""
     ep = tg.static.export(mean_rows, (rand(4, 3),), dynamic_shapes=({0: BATCH},))
     path = os.path.join(tmp_path, "m")
     tg.static.save(ep, path)
     with open(path + ".json") as f:
+        return path, json.load(f)
+
+
+def _edited(path, edit):
+    with open(path + ".json") as f:
         doc = json.load(f)
-    doc["sizes"] = [[4], [4]]
+    edit(doc)
     with open(path + ".json", "w") as f:
         json.dump(doc, f)
+    return path
+
+
+def test_a_tampered_export_is_refused(tmp_path):
+    path, _ = _saved_export(tmp_path)
+    _edited(path, lambda d: d["dims"].update(sizes=[[4], [4]]))
     with pytest.raises(tg.static.FormatError, match="sizes do not match"):
         tg.static.load(path)
+
+
+def test_an_export_is_a_static_graphs_file_with_a_dims_section(tmp_path):
+    # one format, one loader: the program where a static graph keeps it, plus the Dims
+    path, doc = _saved_export(tmp_path)
+    assert doc["format"] == "tinygrad_edu.static" and doc["version"] == 1
+    assert set(doc) == {"format", "version", "name", "structure", "program", "dims"}
+    assert doc["dims"]["inputs"] == [{"0": ["batch", 2, 64]}]
+    assert doc["dims"]["sizes"] == [[4], [5]] and doc["dims"]["program"]["eqns"]
+    # a section that says a dim is dynamic but has no second program is refused
+    _edited(path, lambda d: d["dims"].update(program=None))
+    with pytest.raises(tg.static.FormatError, match="a second program exactly when a dim"):
+        tg.static.load(path)
+    # a bad second program is refused by the same checks as the first, named by its place
+    path, _ = _saved_export(tmp_path)
+    _edited(path, lambda d: d["dims"]["program"]["eqns"][0].update(op="system"))
+    with pytest.raises(tg.static.FormatError, match=r"load: dims\.program\.eqns\[0\]: unknown op"):
+        tg.static.load(path)
+
+
+@pytest.mark.parametrize(
+    "edit, text",
+    [
+        (lambda d: d.update(dims=[]), "dims needs exactly inputs, sizes and program"),
+        (lambda d: d["dims"].update(code="x"), "dims needs exactly inputs, sizes and program"),
+        (lambda d: d["dims"].update(inputs=[]), "dims: one entry per input"),
+        (
+            lambda d: d["dims"]["inputs"][0].update({"0": ["batch", 9, 2]}),
+            "dims[0]: a dim entry must be 'dim': [name, min, max], got '0': ['batch', 9, 2]",
+        ),
+        (lambda d: d["dims"].update(sizes=[[-1], [5]]), "sizes: two lists with one size"),
+        (lambda d: d["dims"].update(program=[]), "dims.program: a program must be an object"),
+        (
+            lambda d: d["dims"]["program"]["vars"][0].update(shape=[10**6, 10**6]),
+            "dims.program.vars[0]: shape (1000000, 1000000) has 1000000000000 elements",
+        ),
+    ],
+)
+def test_a_hostile_dims_section_is_refused_saying_where(tmp_path, edit, text):
+    path, _ = _saved_export(tmp_path)
+    with pytest.raises(tg.static.FormatError) as info:
+        tg.static.load(_edited(path, edit))
+    assert text in str(info.value)
+
+
+def test_a_file_of_the_former_export_format_still_loads(tmp_path):
+    path, _ = _saved_export(tmp_path)
+    ep = tg.static.load(path)
+
+    def to_former(d):  # the layout tg.static.save wrote for an export before
+        dims = d.pop("dims")
+        d.update(format="tinygrad_edu.export", dims=dims["inputs"], sizes=dims["sizes"])
+        d["programs"] = [d.pop("program"), dims["program"]]
+
+    loaded = tg.static.load(_edited(path, to_former))
+    assert str(loaded) == str(ep)
+    x = rand(9, 3, seed=9)
+    np.testing.assert_allclose(loaded.module()(x).numpy(), mean_rows(tg.tensor(x)).numpy())
 
 
 # --- against torch.export ----------------------------------------------------------------

@@ -91,7 +91,7 @@ def test_an_appended_layer_retraces_and_says_so():
     assert f(x).shape == (5, 1)
     assert_matches_eager(f, net, x)
     assert f.cache_info().last_retrace_reason == (
-        "what the trace read changed: sequential now has sub-modules ['0', '1', '2', '3'], the "
+        "what the function read changed: sequential now has sub-modules ['0', '1', '2', '3'], the "
         "last trace saw ['0', '1', '2']"
     )
     assert (f.cache_info().misses, f.cache_info().hits) == (2, 1)
@@ -115,7 +115,7 @@ def test_a_changed_python_attribute_used_in_forward_retraces():
     m.scale = 3.0
     assert_matches_eager(f, m, x)
     assert f.cache_info().last_retrace_reason == (
-        "what the trace read changed: scaled.scale is 3.0, the last trace read 2.0"
+        "what the function read changed: scaled.scale is 3.0, the last trace read 2.0"
     )
     m.scale = 2.0  # back to a state already traced: a hit, no new trace
     assert_matches_eager(f, m, x)
@@ -129,13 +129,13 @@ def test_a_replaced_parameter_object_and_train_eval_are_guarded():
     net[0].weight = tg.nn.Parameter(np.ones((4, 3)))
     assert_matches_eager(f, net, x)
     assert f.cache_info().last_retrace_reason == (
-        "what the trace read changed: sequential.0.weight is a different tensor object than the "
+        "what the function read changed: sequential.0.weight is a different tensor object than the "
         "one the last trace read"
     )
     net.eval()
     f(x)
     assert f.cache_info().last_retrace_reason.startswith(
-        "what the trace read changed: sequential.training is False, the last trace read True"
+        "what the function read changed: sequential.training is False, the last trace read True"
     )
 
 
@@ -155,7 +155,7 @@ def test_closure_tensors_and_globals_are_read_or_guarded():
     k = 3.0  # noqa: F841 (read by f through its closure)
     assert f(x).item() == 27.0
     assert f.cache_info().last_retrace_reason == (
-        "what the trace read changed: k is 3.0, the last trace read 2.0"
+        "what the function read changed: k is 3.0, the last trace read 2.0"
     )
     f(x).backward()
     np.testing.assert_array_equal(w.grad.numpy(), [3.0, 3.0, 3.0])
@@ -178,7 +178,7 @@ def test_a_changed_global_read_by_the_function_retraces():
     finally:
         LEARNING_RATE = 0.5
     assert f.cache_info().last_retrace_reason == (
-        "what the trace read changed: LEARNING_RATE is 0.25, the last trace read 0.5"
+        "what the function read changed: LEARNING_RATE is 0.25, the last trace read 0.5"
     )
 
 
@@ -190,7 +190,7 @@ def test_a_captured_tensor_whose_shape_changed_retraces():
     net[2].bias.data = tg.ones(1)  # now broadcasts differently
     assert f(x).item() == pytest.approx(net(x).sum().item())
     assert f.cache_info().last_retrace_reason == (
-        "what the trace read changed: net.2.bias now has shape (1,) float64, the last trace saw "
+        "what the function read changed: net.2.bias now has shape (1,) float64, the last trace saw "
         "shape (2,) float64"
     )
 
@@ -241,7 +241,7 @@ def test_a_bound_forward_is_guarded_through_self():
     m.scale = -1.0
     assert_matches_eager(f, m, x)
     assert f.cache_info().last_retrace_reason == (
-        "what the trace read changed: self.scale is -1.0, the last trace read 2.0"
+        "what the function read changed: self.scale is -1.0, the last trace read 2.0"
     )
 
 

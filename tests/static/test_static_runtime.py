@@ -185,3 +185,33 @@ def test_a_batched_product_whose_operand_pytorch_copies_replays_like_eager():
     for got in (traced(a, b), traced.optimize()(a, b)):
         for g, e in zip(got, expected, strict=True):
             np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=1e-12)
+
+
+def test_the_interpreter_runs_a_program_with_control_flow_and_its_gradient_like_eager():
+    # runtime.interpret is the program's meaning: one equation at a time, by each op's class
+    from tinygrad_edu.static import runtime
+
+    def f(x, w):
+        h = tg.static.while_loop(lambda h: h.abs().sum() > 1.0, lambda h: h * 0.5, x @ w)
+        return tg.static.cond(h.sum() > 0, lambda a: a.relu(), lambda a: -a, h).sum()
+
+    x, w = np.array([[1.0, -2.0, 3.0]]), np.linspace(-1, 1, 6).reshape(3, 2)
+    g = tg.static.trace(f, x, w)
+    dg = g.grad(wrt=["w"])
+    xt, wt = tg.tensor(x), tg.tensor(w, requires_grad=True)
+    f(xt, wt).backward()
+    (value,) = runtime.interpret(g.program, [x, w])
+    (grad_w,) = runtime.interpret(dg.program, [x, w])
+    np.testing.assert_allclose(value, f(xt, tg.tensor(w)).item(), rtol=1e-12)
+    np.testing.assert_allclose(grad_w, wt.grad.numpy(), rtol=1e-12)
+
+
+def test_a_compiled_run_that_differs_from_the_interpreter_is_reported(monkeypatch):
+    # the printer's numpy for tanh replaced by a wrong one: the check (on in every static
+    # test, tests/static/conftest.py) names the difference
+    from tinygrad_edu.static import numpy_lines
+
+    monkeypatch.setitem(numpy_lines._UNARY, "Tanh", "np.sin({a})")
+    g = tg.static.trace(lambda x: x.tanh(), np.array([0.5]))
+    with pytest.raises(AssertionError, match="compiled replay differs from the interpreter"):
+        g(np.array([0.5]))

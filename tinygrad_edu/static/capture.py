@@ -29,50 +29,12 @@ from typing import Any
 
 import numpy as np
 
-from ..core import source
 from ..core.errors import TracingError, message
 from ..core.tensor import Tensor
 from .ir import Eqn, Program
 from .program import StaticGraph
 from .static_function import _Trace, _with_grad
-from .tracer import Tracer
-
-# what the Python got from a tensor's array at a break, for each kind the core reports
-_CONVERT = {
-    "bool": lambda a: bool(a.item()),
-    "int": lambda a: int(a.item()),
-    "float": lambda a: float(a.item()),
-    "item": lambda a: a.item(),
-    "tolist": lambda a: a.tolist(),
-    "numpy": lambda a: np.array(a),  # a copy: the outcome must not change with the tensor
-    "data": lambda a: np.array(a),
-    "index": lambda a: np.array(a),  # a tensor used as an index: its values pick elements
-}
-
-
-@dataclass
-class Break:
-    """A tensor read as a Python value while capturing: where, which value, what came out."""
-
-    var: int  # the tensor's variable
-    kind: str  # "bool" (an if / while), "int", "float" or "item"
-    outcome: Any  # what the Python got (True, 3, 0.25, ...)
-    site: Any  # source.Site of the learner's line, or None
-
-    def reason(self) -> str:
-        if self.kind == "bool":
-            return "data-dependent control flow: bool() of a traced tensor (an `if` or `while`)"
-        if self.kind == "index":
-            return "a traced tensor used as an index: its values choose the elements"
-        if self.kind in ("numpy", "tolist"):
-            return f"{self.kind}() of a traced tensor: its values left the graph for Python"
-        return f"{self.kind}() of a traced tensor: a Python number was read from it"
-
-
-def read_outcome(value: Any, kind: str) -> Any:
-    """What the learner's Python gets from this tensor value, as at the break."""
-    arr = np.asarray(value)
-    return _CONVERT[kind](arr)
+from .tracer import Break, Tracer, read_outcome
 
 
 def same_value(a: Any, b: Any) -> bool:
@@ -113,108 +75,6 @@ def same_eqn(a: Eqn, b: Eqn) -> bool:
         and same_value(a.attrs, b.attrs)
         and same_value(a.subs, b.subs)
     )
-
-
-class CaptureTracer(Tracer):
-    """A tracer that records graph breaks instead of freezing branches.
-
-    With `fullgraph`, the first break raises a `TracingError` naming the line.
-    """
-
-    def __init__(self, fullgraph: bool) -> None:
-        super().__init__()
-        self.fullgraph = fullgraph
-        self.breaks: list[tuple[int, Break]] = []  # (number of eqns before it, break)
-        self.untracked: list[str] = []  # Python reads of tensors no recorded op made
-        self.grad_vars: set = set()  # vars whose tensor required grad when recorded
-        self.grad_stop: str | None = None  # where gradients stopped inside (no_grad, detach)
-
-    def concrete(self, t: Tensor, kind: str) -> None:
-        vid = self.find(t)
-        if vid is None and self._lift_at_root(t):  # a parameter read as a number
-            vid = self.find(t)
-        site = source.resolve(source.capture(2))
-        if vid is None and kind == "index":
-            return  # an index made inside the function (tg.tensor([0, 2])): a constant
-        if vid is None:
-            # NOTE: made inside the function by no recorded op: a constant (tg.ones(3)), or
-            # argmax / all / any / & / | / ~ of a traced value, which no tracer sees. We
-            # cannot tell which, so the caller runs this function eagerly (sound, slower).
-            self.untracked.append(f"{kind}() at {site}")
-            return
-        if vid not in self.depends:
-            return  # computed from constants only: its value never changes
-        brk = Break(vid, kind, read_outcome(t, kind), site)
-        if self.fullgraph:
-            raise TracingError(fullgraph_message(brk))
-        self.breaks.append((len(self.program.eqns), brk))
-
-    def _bind(self, t: Tensor, vid: int) -> None:
-        super()._bind(t, vid)
-        if t.requires_grad:
-            self.grad_vars.add(vid)
-
-    def record(self, cls: type, args: tuple, kwargs: dict, out: Tensor) -> None:
-        super().record(cls, args, kwargs, out)
-        if self.grad_stop is not None:
-            return
-        # A gradient that stops inside the function (x.detach(), ops under no_grad) has no
-        # op in the graph: a replayed graph would send gradients through. Remember where.
-        for a in args:
-            if not isinstance(a, Tensor) or self.find(a) not in self.grad_vars:
-                continue
-            if not a.requires_grad or (out.dtype.kind == "f" and not out.requires_grad):
-                self.grad_stop = str(source.resolve(source.capture(2)))
-                return
-
-    def eager_backward(self) -> None:
-        raise TracingError(
-            message(
-                "tg.static.compile",
-                "backward() or tg.grad() ran inside a compiled function: "
-                "a replay runs the captured graphs, not your Python, so it would not run again",
-                source.here(),
-                "call backward() on the compiled function's result, outside it",
-            )
-        )
-
-
-def fullgraph_message(brk: Break) -> str:
-    if brk.kind == "bool":
-        what = (
-            f"fullgraph=True, but bool() of a traced tensor (value {brk.outcome}) decides "
-            "Python control flow here: a graph break"
-        )
-        hint = (
-            "keep both branches in the graph with tg.static.cond(pred, true_fn, false_fn, "
-            "*operands) (tg.where for elementwise choices), or drop fullgraph=True to "
-            "allow graph breaks"
-        )
-    elif brk.kind == "index":
-        what = (
-            "fullgraph=True, but a traced tensor is used as an index here: its values choose "
-            "the elements (and the result's shape), a graph break"
-        )
-        hint = (
-            "index with Python ints or slices, choose with tg.where, or drop fullgraph=True "
-            "to allow graph breaks"
-        )
-    elif brk.kind in ("numpy", "tolist"):
-        what = (
-            f"fullgraph=True, but {brk.kind}() of a traced tensor takes its values out of the "
-            "graph here: a graph break"
-        )
-        hint = "keep computing with tensor ops, or drop fullgraph=True to allow graph breaks"
-    else:
-        what = (
-            f"fullgraph=True, but {brk.kind}() of a traced tensor turns it into the Python "
-            f"number {brk.outcome!r} here: a graph break"
-        )
-        hint = (
-            "keep the value a tensor (no .item(), int() or float()) and compute with it, "
-            "or drop fullgraph=True to allow graph breaks"
-        )
-    return message("tg.static.compile", what, brk.site, hint)
 
 
 @dataclass(eq=False)
@@ -289,7 +149,7 @@ class Path:
     samples: tuple = ()  # if derived: the sizes of the two captures it came from
 
 
-def split(tr: CaptureTracer, result: Any, name: str, arg_vars: list) -> Path:
+def split(tr: Tracer, result: Any, name: str, arg_vars: list) -> Path:
     """Cut the capture's one long program into regions at its breaks."""
     prog = tr.program
     outputs, structure = _outputs(tr, result)
@@ -312,7 +172,7 @@ def _region(prog: Program, eqns: list, brk: Break | None, name: str) -> Region:
     return Region(list(eqns), consts, {v: prog.vars[v] for v in used}, brk, name)
 
 
-def _outputs(tr: CaptureTracer, result: Any) -> tuple[list, str]:
+def _outputs(tr: Tracer, result: Any) -> tuple[list, str]:
     items, structure = (
         ([result], "single") if not isinstance(result, (tuple, list)) else (list(result), "tuple")
     )

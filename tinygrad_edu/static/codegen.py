@@ -19,10 +19,10 @@ import ast
 import itertools
 import keyword
 import linecache
-import re
 import unicodedata
 import weakref
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,7 +32,7 @@ from ..core.grad_fit import count_error, fit_gradient
 from ..core.ops.common import broadcast_to, zero_where
 from ..core.saved import plain
 from ..core.tensor import Tensor
-from . import numpy_lines
+from . import ir, numpy_lines
 from .ir import ZERO, Eqn, Program, Var, names
 
 _ndarray = np.ndarray
@@ -123,7 +123,7 @@ _REPLAY_CLASSES: dict = {}
 _collected_sources: list[str] = []  # linecache names of programs the GC has collected
 
 
-class Compiled:
+class Replay:
     """A program compiled to Python: `run(args, tape)` calls the generated function.
 
     `source` is the generated code. With `keep_all` (a `cond` branch or loop body whose
@@ -191,7 +191,6 @@ class _Names:
         self._objects: dict[int, str] = {}
         self.scalars = {vid for vid, v in program.vars.items() if v.shape == ()}
         self.types = {self.values[vid]: v for vid, v in program.vars.items()}
-        self.written: set[str] = set()  # lines written out as numpy (numpy_lines.py)
         self.folded: set[str] = set()  # names computed at compile time
         self.namespace.update(np=np, broadcast_to=broadcast_to, zero_where=zero_where)
         self.new = self.obj(object.__new__, "new_ctx")
@@ -233,33 +232,48 @@ def _is_plain_vjp(e: Eqn) -> bool:
     return e.op == "vjp" and e.attrs["op"] not in ("cond", "while_loop")
 
 
+@dataclass
+class Line:
+    """One statement of the generated code and the values it reads and makes, by name.
+
+    The printer's passes (constant folding, freeing dead values) walk these sets, as the
+    program passes walk an equation's `ins` and `outs`: never the text. `pure` is a
+    written-out numpy line, which may run once, at compile time.
+    """
+
+    text: list
+    ins: tuple = ()
+    outs: tuple = ()
+    pure: bool = False
+
+
 def _generate(program: Program, keep_all: bool, run_equation: Callable) -> tuple[str, dict, bool]:
     """The source of `replay(...)`, the globals it runs with, and whether it takes a tape."""
     nm = _Names(program)
     for vid, arr in program.consts.items():
         nm.namespace[nm[vid]] = arr
     written = _written_out(program, keep_all)
-    read = {e.attrs["of"] for e in program.eqns if e.op == "vjp"}
+    read = ir.saved_for_backward(program.eqns)
     made = {e.outs[0] for e in program.eqns if e.fn is not None and e.op != "vjp"}
     # contexts a gradient program reads from the tape its forward program filled
     tape_in = sorted({e.attrs["of"] for e in program.eqns if _is_plain_vjp(e)} - made)
-    body = [f"ctx{of} = tape[{of}]" for of in tape_in]
+    lines = [Line([f"ctx{of} = tape[{of}]"], outs=(f"ctx{of}",)) for of in tape_in]
     structured = False
     for e in program.eqns:
         if _is_plain_vjp(e) and e.attrs["of"] in written:
-            body.extend(_written_vjp_lines(e, written[e.attrs["of"]], nm, program))
+            lines.extend(_written_vjp_lines(e, written[e.attrs["of"]], nm, program))
         elif e.outs and e.outs[0] in written:
-            body.append(_written_forward_line(e, nm, program))
+            lines.append(_written_forward_line(e, nm, program))
         elif _is_plain_vjp(e):
-            body.extend(_vjp_lines(e, nm))
+            lines.append(_vjp_lines(e, nm))
         elif e.fn is not None and e.op != "vjp":
-            body.extend(_forward_lines(e, nm, keep_all or e.outs[0] in read))
+            lines.append(_forward_lines(e, nm, keep_all or e.outs[0] in read))
         else:
             structured = True
             keep = keep_all or bool(e.outs) and e.outs[0] in read
-            body.extend(_structured_lines(e, nm, run_equation, keep))
-    body = _fold_constants(body, nm, program)
-    body = _drop_after_last_use(body, _big_names(program, nm, keep_all))
+            lines.append(_structured_lines(e, nm, run_equation, keep))
+    lines = _fold_constants(lines, nm, program)
+    body = _drop_after_last_use(lines, _big_names(program, nm, keep_all))
     if keep_all:
         body.extend(
             f"tape[{e.outs[0]}] = ctx{e.outs[0]}"
@@ -309,7 +323,7 @@ def _consts_of(e: Eqn, program: Program) -> tuple:
     return tuple(program.consts.get(v) for v in e.ins)
 
 
-def _written_forward_line(e: Eqn, nm: _Names, program: Program) -> str:
+def _written_forward_line(e: Eqn, nm: _Names, program: Program) -> Line:
     """`out = <numpy>`: the op's forward, written out (numpy_lines.py)."""
     ins = [program.vars[v] for v in e.ins]
     consts = _consts_of(e, program)
@@ -317,15 +331,14 @@ def _written_forward_line(e: Eqn, nm: _Names, program: Program) -> str:
     out = e.outs[0]
     # numpy gives a scalar, not a 0-d array, for a 0-d result: made an array, as eagerly
     line = f"{nm[out]} = {_as_array(expr) if out in nm.scalars else expr}"
-    nm.written.add(line)
-    return line
+    return Line([line], tuple(nm[v] for v in e.ins), (nm[out],), pure=True)
 
 
 def _as_array(expr: str) -> str:
     return f"np.asarray({expr})"
 
 
-def _written_vjp_lines(e: Eqn, fwd: Eqn, nm: _Names, program: Program) -> list[str]:
+def _written_vjp_lines(e: Eqn, fwd: Eqn, nm: _Names, program: Program) -> list[Line]:
     """Each needed gradient of `fwd`'s inputs as one numpy line, cast and summed as planned.
 
     Shapes and dtypes are known now, so the eager engine's checks of what backward
@@ -356,39 +369,28 @@ def _written_vjp_lines(e: Eqn, fwd: Eqn, nm: _Names, program: Program) -> list[s
         if expr == g:  # the cotangent itself (`+`): a second name for it, not a line
             nm.values[vid] = g
         else:
-            lines.append(f"{nm[vid]} = {expr}")
-    nm.written.update(lines)
+            lines.append(Line([f"{nm[vid]} = {expr}"], tuple(grad.reads()), (nm[vid],), True))
     return lines
 
 
-def _fold_constants(body: list[str], nm: _Names, program: Program) -> list[str]:
+def _fold_constants(lines: list[Line], nm: _Names, program: Program) -> list[Line]:
     """Run once, now, each written-out line that reads constants only.
 
     E.g. the gradient of a mean, `one / c22`, spread over the batch: it is the same on
     every run, so it is computed here and the line stays as a comment, for the reader.
     """
-    known = {nm[v] for v in program.consts}
-    values = set(nm.values.values())
-    out = []
-    for line in body:
-        target, _, expr = line.partition(" = ")
-        reads = _reads(expr, values)
-        if line in nm.written and reads and reads <= known:
-            exec(line, nm.namespace)  # our own generated line, on our own constants
-            known.add(target)
-            out.append(f"# {line}  (constants only: computed once, at compile time)")
-        else:
-            out.append(line)
-    nm.folded = known
-    return out
-
-
-_IDENTIFIER = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
-
-
-def _reads(text: str, values: set) -> set:
-    """The value names a line of generated code mentions (attribute names excluded)."""
-    return {word for word in _IDENTIFIER.findall(text) if word in values}
+    folded = ir.constant_steps(lines, {nm[v] for v in program.consts}, lambda line: line.pure)
+    nm.folded = {nm[v] for v in program.consts}
+    for line in folded:
+        exec(line.text[0], nm.namespace)  # our own generated line, on our own constants
+        nm.folded.update(line.outs)
+    gone = {id(line) for line in folded}
+    return [
+        Line([f"# {line.text[0]}  (constants only: computed once, at compile time)"])
+        if id(line) in gone
+        else line
+        for line in lines
+    ]
 
 
 def _big_names(program: Program, nm: _Names, keep_all: bool) -> set:
@@ -409,30 +411,18 @@ def _big_names(program: Program, nm: _Names, keep_all: bool) -> set:
     return big - nm.folded
 
 
-def _drop_after_last_use(body: list[str], big: set) -> list[str]:
+def _drop_after_last_use(lines: list[Line], big: set) -> list[str]:
     """A `del` right after the last line that reads each big value.
 
     As a careful person would: a big intermediate array's memory is then free for the
     next one, while still in the cache, instead of every array of the step staying alive
     until it returns.
     """
-    last: dict[int, list[str]] = {}
-    seen: set[str] = set()  # mentioned by an earlier line: made there (SSA), read here
-    last_read: dict[str, int] = {}
-    for i, line in enumerate(body):
-        if line.startswith("#"):
-            continue
-        mentioned = _reads(line, big)
-        for name in mentioned & seen:
-            last_read[name] = i
-        seen |= mentioned
-    for name, i in last_read.items():
-        last.setdefault(i, []).append(name)
     out = []
-    for i, line in enumerate(body):
-        out.append(line)
-        if i in last:
-            out.append(f"del {', '.join(sorted(last[i], key=_natural))}")
+    for line, dead in zip(lines, ir.last_reads(lines)):
+        out.extend(line.text)
+        if dead & big:
+            out.append(f"del {', '.join(sorted(dead & big, key=_natural))}")
     return out
 
 
@@ -468,7 +458,7 @@ def _is_big(shape: tuple) -> bool:
     return size >= _BIG
 
 
-def _forward_lines(e: Eqn, nm: _Names, keep: bool) -> list[str]:
+def _forward_lines(e: Eqn, nm: _Names, keep: bool) -> Line:
     """`out = Op.forward(ctx, *ins, **attrs)`, with a fresh ctx where a backward reads it."""
     fwd = nm.obj(e.fn.forward, f"{e.fn.__name__}_forward")
     out = nm[e.outs[0]]
@@ -486,10 +476,10 @@ def _forward_lines(e: Eqn, nm: _Names, keep: bool) -> list[str]:
     # return a list. The package's ops give arrays for every other shape.
     if e.outs[0] in nm.scalars or not e.fn.__module__.startswith("tinygrad_edu."):
         lines.append(f"if type({out}) is not {nm.ndarray}: {out} = {nm.asarray}({out})")
-    return lines
+    return Line(lines, tuple(nm[v] for v in e.ins), (out,) + ((ctx,) if keep else ()))
 
 
-def _vjp_lines(e: Eqn, nm: _Names) -> list[str]:
+def _vjp_lines(e: Eqn, nm: _Names) -> Line:
     """`g = Op.backward(ctx, cotangent)`, each needed gradient checked or fitted to its input."""
     of, needs = e.attrs["of"], e.attrs["needs"]
     bwd = nm.obj(e.fn.backward, f"{e.fn.__name__}_backward")
@@ -520,13 +510,13 @@ def _vjp_lines(e: Eqn, nm: _Names) -> list[str]:
                 f"if type({out}) is not {nm.ndarray} or {out}.shape != {shape!r}"
                 f"{odd_dtype}: {out} = {fit}({out})"
             )
-    return lines
+    return Line(lines, (f"ctx{of}", nm[e.ins[0]]), tuple(nm[v] for v in e.outs))
 
 
-def _structured_lines(e: Eqn, nm: _Names, run_equation: Callable, keep: bool) -> list[str]:
+def _structured_lines(e: Eqn, nm: _Names, run_equation: Callable, keep: bool) -> Line:
     """`cond`, `while_loop` or their `vjp`: the generic `run_equation` on a small dict."""
     ins = ", ".join(f"{v}: {nm[v]}" for v in e.ins if v != ZERO)
     eqn = nm.obj(e, f"{e.op}_eqn")
     lines = [f"env = {{{ins}}}; {nm.obj(run_equation, 'run_equation')}({eqn}, env, tape, {keep!r})"]
     lines += [f"{nm[v]} = env[{v}]" for v in e.outs]
-    return lines
+    return Line(lines, tuple(nm[v] for v in e.ins if v != ZERO), tuple(nm[v] for v in e.outs))

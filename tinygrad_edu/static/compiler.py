@@ -27,27 +27,15 @@ from typing import Any
 import numpy as np
 
 from ..core import source
-from ..core.errors import TracingError, message
+from ..core.errors import message
 from ..core.grad_mode import is_grad_enabled
 from ..core.tensor import Tensor
 from . import guards, symbolic
-from .capture import CaptureTracer, Miss, PathTree, replay, results, split
+from .capture import Miss, PathTree, replay, results, split
 from .program import StaticGraph
-from .static_function import _is_array, _typed
-from .tracer import current, outside_lifter, positional_params
+from .tracer import Tracer, current, outside_lifter
 
 MAX_CAPTURES = 8  # per cache entry, as torch.compile's recompile limit; then it runs eagerly
-
-
-@dataclass
-class Compile:
-    """One capture: at which call, and why."""
-
-    call: int
-    reason: str
-
-    def __str__(self) -> str:
-        return f"call {self.call}: {self.reason}"
 
 
 @dataclass
@@ -63,11 +51,6 @@ class _Entry:
     def captures(self) -> int:
         """Real captures (re-specialised paths are not)."""
         return sum(not p.derived for t in self.trees.values() for p in t.paths)
-
-
-def _arg_names(fn: Any, n: int) -> list:
-    params = positional_params(fn.forward if guards.is_module(fn) else fn)
-    return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
 
 
 def _positional(fn: Any, args: tuple, kwargs: dict) -> tuple:
@@ -89,26 +72,6 @@ def _positional(fn: Any, args: tuple, kwargs: dict) -> tuple:
     return bound.args
 
 
-def _part(x: Any, name: str) -> tuple:
-    """What the guards check of one argument."""
-    if _is_array(x):
-        arr = np.asarray(x)
-        return ("array", tuple(arr.shape), arr.dtype.name, bool(getattr(x, "requires_grad", False)))
-    try:
-        hash(x)
-    except TypeError:
-        raise TracingError(
-            message(
-                "tg.static.compile",
-                f"argument {name!r} is a {type(x).__name__}, which is neither "
-                "a tensor nor hashable, so no guard can check it",
-                source.here(),
-                "pass tensors/arrays, or numbers, strings and tuples",
-            )
-        ) from None
-    return ("static", _typed(x), x)
-
-
 class CompiledFn:
     """What `tg.static.compile` returns: call it like the function; `explain()` says how."""
 
@@ -118,7 +81,7 @@ class CompiledFn:
         self.fn, self.fullgraph, self.dynamic = fn, fullgraph, dynamic
         self.entries: list[_Entry] = []
         self.dynamic_dims: dict[int, set] = {}  # argument position -> its dynamic dims
-        self.compiles: list[Compile] = []
+        self.compiles: list[guards.LogEntry] = []
         self.notes: list[str] = []  # re-specialisations, eager fallbacks
         self.calls = self.replays = self.eager_calls = 0  # eager: not captured, not replayed
         self._last: tuple | None = None  # (entry, sizes, parts) of the last call
@@ -172,13 +135,15 @@ class CompiledFn:
         new one, and why no entry did); `parts` are the arguments as the guards see them."""
         names = self._names.get(len(args))
         if names is None:  # inspect.signature is slow: once per number of arguments
-            names = self._names[len(args)] = _arg_names(self.fn, len(args))
-        parts = [_part(a, n) for a, n in zip(args, names)]
+            names = self._names[len(args)] = guards.arg_names(self.fn, len(args))
+        parts = [
+            guards.arg_key(a, n, "tg.static.compile", with_grad=True) for a, n in zip(args, names)
+        ]
         if self.dynamic is True:
             for i, p in enumerate(parts):
                 if p[0] == "array":
                     self.dynamic_dims.setdefault(i, set()).update(range(len(p[1])))
-        statics = {n: a for a, n in zip(args, names) if not _is_array(a)}
+        statics = {n: a for a, n in zip(args, names) if not guards.is_array(a)}
         now, labels = guards.state(self.fn, statics)
         # as torch.compile's global-state guard: which gradients stop inside depends on it
         now["grad mode"] = guards.describe(is_grad_enabled())
@@ -207,7 +172,7 @@ class CompiledFn:
 
     def _needs_grad(self, tree: PathTree, args: tuple) -> bool:
         return is_grad_enabled() and (
-            any(getattr(a, "requires_grad", False) for a in args if _is_array(a))
+            any(getattr(a, "requires_grad", False) for a in args if guards.is_array(a))
             or any(t.requires_grad for t in tree.lifted.values())
         )
 
@@ -220,7 +185,7 @@ class CompiledFn:
         return self.fn(*args)
 
     def _replay(self, tree: PathTree, args: tuple) -> Any:
-        arrays = [a for a in args if _is_array(a)]
+        arrays = [a for a in args if guards.is_array(a)]
         with_grad = self._needs_grad(tree, args)
         env: dict = {}
         for vid, a in zip(tree.paths[0].inputs, arrays):
@@ -256,17 +221,19 @@ class CompiledFn:
         if tree is None:
             tree = entry.trees[sizes] = PathTree(self.name, parts)
         dropped = tree.add(path)
-        self.compiles.append(Compile(self.calls, reason + (f"; {dropped}" if dropped else "")))
+        self.compiles.append(
+            guards.LogEntry(self.calls, reason + (f"; {dropped}" if dropped else ""))
+        )
         return result
 
     def _run_capturing(self, args: tuple, labels: dict) -> tuple:
         """`(result, tracer, path)`: `fn` run eagerly on the real arguments, recorded."""
-        tr = CaptureTracer(self.fullgraph)
+        tr = Tracer(policy="break", strict=self.fullgraph, who="tg.static.compile")
         tr.lift = outside_lifter(labels)
         names = self._names[len(args)]
         call_args, arg_vars = list(args), []
         for i, a in enumerate(args):
-            if _is_array(a):  # arrays and numpy numbers are passed as tensors, as in function
+            if guards.is_array(a):  # arrays and numpy numbers are passed as tensors, as in function
                 t = a if isinstance(a, Tensor) else Tensor.wrap(np.array(a))
                 arg_vars.append(tr.add_input(t, names[i]))
                 call_args[i] = t
@@ -311,7 +278,7 @@ class CompiledFn:
             if e.state == now:
                 return e, None
         if same_key:
-            reason = "what the function read changed: " + guards.difference(now, same_key[-1].state)
+            reason = guards.read_changed(now, same_key[-1].state)
         else:
             marked = dict((i, set(d)) for i, d in self.dynamic_dims.items())
             reason = self._why(parts, names)
@@ -338,45 +305,20 @@ class CompiledFn:
 
     def _why(self, parts: list, names: list) -> str:
         """Why no entry fits, compared with the last call; marks changed dims dynamic."""
-        if self._last is None:
-            return "first call: nothing was captured yet"
-        old = self._last[2]
-        if len(old) != len(parts):
-            return f"called with {len(parts)} arguments, the last call had {len(old)}"
-        shapes = [
-            (i, n, new[1], was[1])
-            for i, (n, new, was) in enumerate(zip(names, parts, old))
-            if new[0] == was[0] == "array" and new[1] != was[1]
-        ]
-        if shapes:
-            return self._shapes_changed(shapes)
-        for name, new, was in zip(names, parts, old):
-            if new == was:
-                continue
-            if new[0] == was[0] == "array":
-                if new[2] != was[2]:
-                    return f"{name}'s dtype changed from {was[2]} to {new[2]}"
-                return f"{name}.requires_grad changed from {was[3]} to {new[3]}"
-            if new[0] == was[0] == "static":
-                return f"argument {name!r} changed from {was[2]!r} to {new[2]!r}"
-            return f"argument {name!r} is now a {'tensor' if new[0] == 'array' else 'static value'}"
-        return "a combination of arguments not seen before"
-
-    def _shapes_changed(self, shapes: list) -> str:
-        """`x's shape changed from (3,) to (5,)`; with dynamic=None the dims become dynamic."""
-        text = ", ".join(
-            f"{name}'s shape changed from {was!r} to {new!r}" for _, name, new, was in shapes
-        )
+        old = None if self._last is None else self._last[2]
+        reason = guards.retrace_reason(parts, old, names, "captured")
+        if old is None or len(old) != len(parts) or self.dynamic is not None:
+            return reason
         marked = []
-        for i, name, new, was in shapes:
-            if self.dynamic is None and len(new) == len(was):
+        for i, name, new, was in guards.shape_changes(parts, old, names):
+            if len(new) == len(was):
                 dims = {d for d, (a, b) in enumerate(zip(new, was)) if a != b}
                 fresh = sorted(dims - self.dynamic_dims.get(i, set()))
                 self.dynamic_dims.setdefault(i, set()).update(fresh)
                 marked += [f"{name}.shape[{d}]" for d in fresh]
         if marked:
-            text += f"; {', '.join(marked)} {'is' if len(marked) == 1 else 'are'} now dynamic"
-        return text
+            reason += f"; {', '.join(marked)} {'is' if len(marked) == 1 else 'are'} now dynamic"
+        return reason
 
     # --- explaining ----------------------------------------------------------------------
 

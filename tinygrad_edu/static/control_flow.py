@@ -20,7 +20,7 @@ from ..core import source
 from ..core.errors import ShapeError, TracingError, message
 from ..core.tensor import Tensor
 from . import runtime
-from .ir import Eqn, Program, Var
+from .ir import Eqn, Program, Var, saved_for_backward
 from .tracer import Tracer, _site, current, flatten_outputs
 
 
@@ -304,7 +304,7 @@ def inline(tr: Tracer, program: Program, args: list) -> list:
     env = {vid: tr.values[rename[vid]] for vid in list(program.inputs) + list(program.consts)}
     tape: dict = {}
     depends = any(rename[v] in tr.depends for v in program.inputs)
-    of_ids = {e.attrs["of"] for e in program.eqns if e.op == "vjp"}
+    of_ids = saved_for_backward(program.eqns)
     for e in program.eqns:
         runtime.run_equation(e, env, tape, bool(e.outs) and e.outs[0] in of_ids)
         for o in e.outs:

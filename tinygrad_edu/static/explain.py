@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import guards
 from .capture import PathTree, same_value
 
 
@@ -37,7 +38,7 @@ class Explanation:
     graphs: list  # StaticGraph per graph (`tg.draw(e.graphs[0])`)
     breaks: list  # BreakInfo per break
     guards: list  # one line per guard
-    compiles: list  # Compile per capture: call number and reason
+    compiles: list  # guards.LogEntry per capture: call number and reason
     notes: list  # re-specialisations and eager fallbacks, with the call number
     text: str = ""
 
@@ -97,7 +98,7 @@ def _guards(f: Any, tree: PathTree | None) -> list:
     if f._last is None:
         return []
     entry, _, parts = f._last
-    names = _arg_names(f, len(parts))
+    names = guards.arg_names(f.fn, len(parts))
     lines = []
     symbols = iter(range(len(f._dim_names(names))))  # s0, s1, ... in the order of the dims
     for name, p in zip(names, entry.key):
@@ -118,12 +119,6 @@ def _guards(f: Any, tree: PathTree | None) -> list:
                 f"{dtype.name} (its values are read at every call)"
             )
     return lines
-
-
-def _arg_names(f: Any, n: int) -> list:
-    from .compiler import _arg_names as names
-
-    return names(f.fn, n)
 
 
 def _state_text(label: str, d: tuple) -> str:
@@ -160,7 +155,7 @@ def _text(f: Any, e: Explanation, regions: list, graph_of: dict) -> str:
         lines.append("Notes:")
         shown = e.notes if len(e.notes) <= 8 else e.notes[:4] + ["..."] + e.notes[-3:]
         lines.extend(f"  {n}" for n in shown)
-    dims = f._dim_names(_arg_names(f, len(f._last[2]))) if f._last is not None else []
+    dims = f._dim_names(guards.arg_names(f.fn, len(f._last[2]))) if f._last is not None else []
     if dims:
         lines.append("")
         lines.append(

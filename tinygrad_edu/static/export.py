@@ -45,57 +45,6 @@ class ConstraintViolationError(TracingError):
     """The code (or the example) contradicts a declared `Dim`, as torch's of that name."""
 
 
-class _ExportTracer(Tracer):
-    """A strict tracer whose refusals read as torch.export's: name the line, offer cond."""
-
-    def __init__(self) -> None:
-        super().__init__(strict=True)
-
-    def concrete(self, t: Tensor, kind: str) -> None:
-        if not self.depends_on_input(t):
-            return  # a constant (a weight read as a number): the same for every input
-        site = source.resolve(source.capture(2))
-        if kind == "bool":
-            what = (
-                "data-dependent branching: bool() of a traced tensor decides an `if` or "
-                "`while` here, and its value depends on the input, so no one graph holds "
-                "the branch for every input"
-            )
-            hint = (
-                "use tg.static.cond(pred, true_fn, false_fn, *operands) (torch.cond) to keep "
-                "both branches in the graph, or tg.where for elementwise choices"
-            )
-        elif kind == "index":
-            what = (
-                "a traced tensor is used as an index here: its values, which depend on the "
-                "input, would choose the elements"
-            )
-            hint = "index with Python ints or slices, or choose with tg.where"
-        else:
-            read = {"data": ".data", "numpy": "numpy()", "tolist": "tolist()"}.get(
-                kind, f"{kind}()"
-            )
-            what = (
-                f"could not guard on data-dependent expression: {read} of a traced tensor "
-                "turns a value that depends on the input into Python data here"
-            )
-            hint = (
-                "keep it a tensor and compute with tensor ops; for a choice, use "
-                "tg.static.cond (torch.cond) or tg.where"
-            )
-        raise TracingError(message(EXPORT, what, site, hint))
-
-    def eager_backward(self) -> None:
-        raise TracingError(
-            message(
-                EXPORT,
-                "backward() or tg.grad() ran inside the exported function",
-                source.here(),
-                "export the forward pass only; call backward() on its result",
-            )
-        )
-
-
 # --- the dynamic_shapes argument ----------------------------------------------------------
 
 
@@ -256,7 +205,7 @@ def export(
     arrays = [_as_array(a) for a in args]
     symbols = _symbols(spec)
     a = _example_sizes(spec, symbols, arrays, names)
-    graph_a = record(_ExportTracer(), fn, args, fname)
+    graph_a = record(Tracer(policy="refuse", who=EXPORT), fn, args, fname)
     if not symbols:
         return ExportedProgram(graph_a, None, (), (), spec, symbols)
     # a second trace at other sizes tells which numbers in the program follow each Dim
@@ -360,7 +309,7 @@ def _trace_at(
         _named(_resized(x, dims, symbols, b), ex) for x, dims, ex in zip(arrays, spec, args)
     )
     try:
-        return record(_ExportTracer(), fn, args_b, name)
+        return record(Tracer(policy="refuse", who=EXPORT), fn, args_b, name)
     except TracingError:
         raise
     except Exception as e:  # the learner's code failed at a size they did not pass
@@ -408,31 +357,43 @@ def _specialised(ga: StaticGraph, gb: StaticGraph, symbols: list, a: tuple, b: t
         except _NotSymbolicError:
             return False
 
+    return _violated(
+        symbols,
+        a,
+        lambda shown: (
+            f"You marked {shown} as dynamic but your code specialized it to be a "
+            f"constant: traced at {_sizes_text(symbols, a)} and at {_sizes_text(symbols, b)}, the "
+            "programs differ in more than the size (a Python decision on a shape, such as "
+            f"`if x.shape[0] == {a[0]}:`)."
+        ),
+        _first_site(ga.program, gb.program, same),
+        "compute without a Python decision on the size (tg.static.cond, tg.where)",
+    )
+
+
+def _violated(symbols: list, a: tuple, why: Callable, site: Any, fix: str) -> str:
+    """`constraints violated (batch)! <why> Suggested fixes: batch = 4`, torch's wording."""
     shown = " and ".join(d.name for d in symbols)
     fixes = ", ".join(f"{d.name} = {n}" for d, n in zip(symbols, a))
     return message(
         EXPORT,
-        f"constraints violated ({shown})! You marked {shown} as dynamic but your code "
-        f"specialized it to be a constant: traced at {_sizes_text(symbols, a)} and at "
-        f"{_sizes_text(symbols, b)}, the programs differ in more than the size (a Python "
-        f"decision on a shape, such as `if x.shape[0] == {a[0]}:`). Suggested fixes: {fixes}",
-        _first_site(ga.program, gb.program, same),
-        "make the dim static (drop its Dim), or compute without a Python decision on the "
-        "size (tg.static.cond, tg.where)",
+        f"constraints violated ({shown})! {why(shown)} Suggested fixes: {fixes}",
+        site,
+        f"make the dim static (drop its Dim), or {fix}",
     )
 
 
 def _not_linear(expected: Program, pc: Program, symbols: list, a: tuple, b: tuple, c: tuple) -> str:
     """The sizes at a and b did not predict the program at c: not a multiple of the size."""
-    shown = " and ".join(d.name for d in symbols)
-    fixes = ", ".join(f"{d.name} = {n}" for d, n in zip(symbols, a))
-    return message(
-        EXPORT,
-        f"constraints violated ({shown})! The program traced at {_sizes_text(symbols, c)} "
-        f"is not the one the traces at {_sizes_text(symbols, a)} and "
-        f"{_sizes_text(symbols, b)} predict: the code uses {shown} in a way that is not a "
-        f"multiple of it (such as x.shape[0] // 2), which export cannot keep symbolic. "
-        f"Suggested fixes: {fixes}",
+    return _violated(
+        symbols,
+        a,
+        lambda shown: (
+            f"The program traced at {_sizes_text(symbols, c)} is not the one the "
+            f"traces at {_sizes_text(symbols, a)} and {_sizes_text(symbols, b)} predict: the code "
+            f"uses {shown} in a way that is not a multiple of it (such as x.shape[0] // 2), which "
+            "export cannot keep symbolic."
+        ),
         _first_site(expected, pc, same_eqn),
-        "make the dim static (drop its Dim), or compute sizes as multiples of the dim",
+        "compute sizes as multiples of the dim",
     )

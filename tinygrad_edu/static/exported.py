@@ -1,19 +1,17 @@
-"""`ExportedProgram`: what `tg.static.export` returns, and its file format.
+"""`ExportedProgram`: what `tg.static.export` returns.
 
 An exported program keeps the program traced at the example's sizes and, when some
 dims are dynamic, the program traced at a second size of each (`Dim`). Printing and
 drawing write the numbers that moved with a size as `s0`, `2*s0` (`_Symbolise`); a call
 at a new size makes the program for it with symbolic.py's substitution, type-checks it
-op by op (io.check_types) and keeps it. `save` writes both programs to one JSON file
-(format `tinygrad_edu.export`) and their arrays, each once, to an .npz; `io.load` hands
-such a file to `from_doc`, which checks it as thoroughly as any static graph.
+op by op (ir.check_types) and keeps it. Its file is a static graph's (io.py) with a
+`dims` section: the Dims, both sizes and the second program.
 
 Static layer: imports the core, numpy and the standard library only.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -23,9 +21,8 @@ import numpy as np
 
 from ..core import source
 from ..core.errors import ShapeError, message
-from . import io
 from .capture import same_value
-from .ir import Program, Var, names
+from .ir import Program, Var, check_types, names
 from .program import StaticGraph, _as_array
 from .symbolic import _NotSymbolicError, _Substitute
 
@@ -304,8 +301,8 @@ class ExportedProgram:
             prog = _Substitute(self._a, self._b, sizes).program(
                 self.graph.program, self._graph_b.program
             )
-            io.check_types(prog, "program")
-        except (_NotSymbolicError, io.FormatError) as e:
+            check_types(prog, "program", _UnfitError)
+        except (_NotSymbolicError, _UnfitError) as e:
             raise ShapeError(
                 message(
                     self.name,
@@ -319,6 +316,13 @@ class ExportedProgram:
         if len(self._by_sizes) < 64:  # a cache, not a leak across thousands of sizes
             self._by_sizes[sizes] = graph
         return graph
+
+
+class _UnfitError(ValueError):
+    """A re-specialised program whose declared types are not what it computes."""
+
+    def __init__(self, where: str, what: str) -> None:
+        super().__init__(f"{where}: {what}")
 
 
 class ExportedModule:
@@ -349,140 +353,3 @@ class GraphSignature:
         lines += [f"    {c}: CONSTANT" for c in self.constants]
         lines += ["    # outputs"] + [f"    {o}: USER_OUTPUT" for o in self.user_outputs]
         return "\n".join(lines)
-
-
-# --- save and load ------------------------------------------------------------------------
-
-FORMAT, VERSION = "tinygrad_edu.export", 1
-
-
-class _Writer(io._Writer):
-    """Arrays stored once however often they appear (the weights are in both programs)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.seen: dict = {}
-
-    def array(self, arr: np.ndarray) -> str:
-        arr = np.array(arr, order="C")
-        key = (arr.dtype.str, arr.shape, arr.tobytes())
-        if key not in self.seen:
-            self.seen[key] = super().array(arr)
-        return self.seen[key]
-
-
-def save(ep: ExportedProgram, path: str) -> None:
-    """Write `ep` as `path`.json (both programs, the Dims) and `path`.npz (the arrays)."""
-    w = _Writer()
-    programs = [w.program(ep.graph.program)]
-    if ep._graph_b is not None:
-        programs.append(w.program(ep._graph_b.program))
-    doc = {
-        "format": FORMAT,
-        "version": VERSION,
-        "name": ep.name,
-        "structure": ep.graph.structure,
-        "dims": [
-            {str(d): [dim.name, dim.min, dim.max] for d, dim in dims.items()} for dims in ep._spec
-        ],
-        "sizes": [list(ep._a), list(ep._b)],
-        "programs": programs,
-    }
-    jpath, npath = io._paths(path)
-    with open(jpath, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1)
-    np.savez(npath, **w.arrays)
-
-
-def from_doc(doc: dict, arrays: dict, jpath: str) -> ExportedProgram:
-    """Rebuild an ExportedProgram from a checked file (io.load hands it over)."""
-    if (
-        set(doc) != {"format", "version", "name", "structure", "dims", "sizes", "programs"}
-        or doc["structure"] not in ("single", "tuple")
-        or not isinstance(doc["name"], str)
-        or not isinstance(doc["programs"], list)
-        or len(doc["programs"]) not in (1, 2)
-    ):
-        raise io._fail(
-            jpath, "an export needs format, version, name, structure, dims, sizes, programs"
-        )
-    reader = io._Reader(arrays, jpath)
-    graphs = [
-        StaticGraph(reader.program(p, f"programs[{i}]"), doc["structure"], doc["name"])
-        for i, p in enumerate(doc["programs"])
-    ]
-    spec = _spec_from_doc(doc["dims"], graphs[0].program, jpath)
-    symbols = _symbols(spec)
-    a, b = _sizes_from_doc(doc["sizes"], graphs, spec, symbols, jpath)
-    return ExportedProgram(graphs[0], graphs[1] if symbols else None, a, b, spec, symbols)
-
-
-def _spec_from_doc(dims_doc: Any, program: Program, jpath: str) -> list[dict]:
-    """The file's `dims` as one `{dim: Dim}` per input; a Dim named twice is one object."""
-    fail = io._fail
-    inputs = program.inputs
-    if not isinstance(dims_doc, list) or len(dims_doc) != len(inputs):
-        raise fail(jpath, "dims: one entry per input")
-    spec, by_name = [], {}
-    for i, entry in enumerate(dims_doc):
-        dims = {}
-        ndim = len(program.vars[inputs[i]].shape)
-        for d, triple in (entry if isinstance(entry, dict) else {None: None}).items():
-            ok = (
-                isinstance(d, str)
-                and d.isdigit()
-                and int(d) < ndim
-                and isinstance(triple, list)
-                and len(triple) == 3
-                and isinstance(triple[0], str)
-                and type(triple[1]) is int
-                and (triple[2] is None or type(triple[2]) is int)
-            )
-            if not ok:
-                raise fail(
-                    f"{jpath}: dims[{i}]",
-                    f"a dim entry must be 'dim': [name, min, max], got {d!r}: {triple!r}",
-                )
-            dim = by_name.get(triple[0])
-            if dim is None:
-                dim = by_name[triple[0]] = Dim(triple[0], min=triple[1], max=triple[2])
-            elif (dim.min, dim.max) != (triple[1], triple[2]):
-                raise fail(f"{jpath}: dims[{i}]", f"Dim {triple[0]!r} has two different ranges")
-            dims[int(d)] = dim
-        spec.append(dims)
-    return spec
-
-
-def _sizes_from_doc(
-    sizes: Any, graphs: list, spec: list, symbols: list, jpath: str
-) -> tuple[tuple, tuple]:
-    """The file's two example sizes, checked against the programs' input shapes."""
-    fail = io._fail
-    if (
-        not isinstance(sizes, list)
-        or len(sizes) != 2
-        or not all(isinstance(s, list) and len(s) == len(symbols) for s in sizes)
-        or not all(type(n) is int and n >= 2 for s in sizes for n in s)
-        or (len(graphs) == 2) != bool(symbols)
-    ):
-        raise fail(jpath, "sizes: two lists with one size (at least 2) per Dim")
-    a, b = tuple(sizes[0]), tuple(sizes[1])
-    if not symbols:
-        return a, b
-    shapes = lambda g: [g.program.vars[v].shape for v in g.program.inputs]  # noqa: E731
-    names = [s.name for s in graphs[0].inputs]
-
-    def bad(text: str) -> None:
-        raise fail(jpath, f"the example sizes do not fit the Dims: {text}")
-
-    if (
-        _dim_sizes(spec, symbols, shapes(graphs[0]), names, bad) != a
-        or _dim_sizes(spec, symbols, shapes(graphs[1]), names, bad) != b
-        or any(x == y for x, y in zip(a, b))
-    ):
-        raise fail(jpath, "sizes do not match the programs' input shapes")
-    try:
-        _Substitute(a, b, a).program(graphs[0].program, graphs[1].program)
-    except _NotSymbolicError:
-        raise fail(jpath, "the two programs differ in more than their sizes") from None
-    return a, b

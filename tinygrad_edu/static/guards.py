@@ -1,5 +1,13 @@
-"""Guards: what a trace read besides its arguments, so a changed model is noticed.
+"""The cache of `tg.static.function` and `tg.static.compile`: its key, its guards, why it
+missed (one text for both), and the log of every trace.
 
+The key: per argument, a tensor's shape and dtype (and for `compile` requires_grad),
+or a static value with its type (`arg_key`). A call whose key has no cached trace
+traces again, and `retrace_reason` says in words how its arguments differ from the
+last call's; a `LogEntry` is one line of the log (`CompiledFn.compiles`, the reasons
+`cache_info()` reports).
+
+The guards: what a trace read besides its arguments, so a changed model is noticed.
 A trace runs the learner's Python once. Besides the arguments it may read a model's
 structure (which layers a `Sequential` holds), its parameters (which tensor objects,
 of which shapes), Python attributes (`self.scale`), closure variables and globals
@@ -20,10 +28,13 @@ from __future__ import annotations
 
 import sys
 import types
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..core import source
+from ..core.errors import TracingError, message
 from ..core.tensor import Tensor
 
 _PLAIN = (int, float, bool, str, complex, type(None), np.generic)
@@ -32,6 +43,106 @@ _SKIPPED_MODULE_ATTRS = ("_parameters", "_modules", "_key", "name")
 
 
 _SIMPLE_TYPES = frozenset({int, float, bool, str, complex, type(None)})
+
+
+# --- the key: what a call passes ------------------------------------------------------
+
+
+def is_array(x: Any) -> bool:
+    """Data, not a static value: a tensor, an array, or a numpy number (np.float64(2.0)
+    and 0-d arrays are data: a new value replays). Python numbers, str and bool stay static."""
+    return isinstance(x, (Tensor, np.ndarray, np.number, np.bool_))
+
+
+def arg_key(x: Any, name: str, who: str, with_grad: bool = False) -> tuple:
+    """What the cache keys one argument by: `("array", shape, dtype[, requires_grad])` or
+    `("static", typed value, value)`; an error for a value no guard can compare."""
+    if is_array(x):
+        arr = np.asarray(x)
+        part = ("array", tuple(arr.shape), arr.dtype.name)
+        return part + (bool(getattr(x, "requires_grad", False)),) if with_grad else part
+    try:
+        hash(x)
+    except TypeError:
+        raise TracingError(
+            message(
+                who,
+                f"argument {name!r} is a {type(x).__name__}, which is neither "
+                "a tensor nor hashable, so no guard can check it",
+                source.here(),
+                "pass tensors/arrays, or numbers, strings and tuples",
+            )
+        ) from None
+    return ("static", _typed(x), x)
+
+
+def _typed(x: Any) -> Any:
+    """`x` with the type of every part: 3, 3.0 and True are equal in Python, yet
+    `int_tensor * 3` stays int and `* 3.0` does not, so each needs its own trace."""
+    if isinstance(x, tuple):
+        return (tuple, tuple(_typed(v) for v in x))
+    return (type(x), x)
+
+
+def arg_names(fn: Any, n: int) -> list:
+    """The names of `n` positional arguments of `fn` (of a module's `forward`)."""
+    from .tracer import positional_params
+
+    params = positional_params(fn.forward if is_module(fn) else fn)
+    return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
+
+
+def shape_changes(new: list, old: list, names: list) -> list:
+    """`(position, name, new shape, old shape)` of each tensor argument whose shape changed."""
+    return [
+        (i, n, a[1], b[1])
+        for i, (n, a, b) in enumerate(zip(names, new, old))
+        if a[0] == b[0] == "array" and a[1] != b[1]
+    ]
+
+
+def retrace_reason(new: list | None, old: list | None, names: list, made: str) -> str:
+    """Why a call with keys `new` found no trace, against the last call's `old`, in words.
+
+    `made` is what happens on a miss ("traced", "captured"), for the first call's text.
+    """
+    if old is None:
+        return f"first call: nothing was {made} yet"
+    if len(old) != len(new):
+        return f"called with {len(new)} arguments, the last call had {len(old)}"
+    shapes = shape_changes(new, old, names)
+    if shapes:
+        return ", ".join(f"{n}'s shape changed from {b!r} to {a!r}" for _, n, a, b in shapes)
+    for name, a, b in zip(names, new, old):
+        if a == b:
+            continue
+        if a[0] == b[0] == "array":
+            if a[2] != b[2]:
+                return f"{name}'s dtype changed from {b[2]} to {a[2]}"
+            return f"{name}.requires_grad changed from {b[3]} to {a[3]}"
+        if a[0] == b[0] == "static":
+            return f"argument {name!r} changed from {b[2]!r} to {a[2]!r}"
+        return f"argument {name!r} is now a {'tensor' if a[0] == 'array' else 'static value'}"
+    return "a combination of arguments not seen before"
+
+
+def read_changed(now: dict, before: dict) -> str:
+    """A retrace because what the function read (not its arguments) changed."""
+    return "what the function read changed: " + difference(now, before)
+
+
+@dataclass
+class LogEntry:
+    """One line of the compile log: which call traced (captured), and why."""
+
+    call: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"call {self.call}: {self.reason}"
+
+
+# --- the guards: what a call read -----------------------------------------------------
 
 
 def is_module(x: Any) -> bool:

@@ -1,4 +1,4 @@
-"""Export: a StaticGraph as human-readable JSON (the program) plus .npz (the arrays).
+"""Save and load: a program as human-readable JSON plus .npz (the arrays), one format.
 
 `g.save("model")` writes `model.json` and `model.npz`; `tg.static.load("model")`
 rebuilds a StaticGraph that runs without the original Python code. The format:
@@ -9,6 +9,12 @@ rebuilds a StaticGraph that runs without the original Python code. The format:
                  "consts": [{"id": 2, "array": "a0"}],
                  "eqns": [{"op": "Mul", "in": [1, 2], "out": [3], "attrs": {},
                            "site": "cell [2], line 1: y = x * 2", "subs": {}}]}}
+
+An `ExportedProgram` (tg.static.export) is the same document with a `dims` section, and
+loads as one: `"dims": {"inputs": [{"0": ["batch", 2, 1024]}], "sizes": [[100], [101]],
+"program": {...}}`, the Dim of each dynamic dimension of each input, the two sizes the
+function was traced at, and the program at the second size (null when no dim is
+dynamic). Every array is stored once, however often the programs use it.
 
 Ops are names looked up in `core.function.OPS` (plus `cond`, `while_loop`, `vjp`);
 attribute values are JSON numbers, strings, booleans, null and lists (tuples), or
@@ -41,8 +47,11 @@ import numpy as np
 
 from ..core.errors import message
 from ..core.function import OPS
-from .ir import STRUCTURED, ZERO, Eqn, Program, Var
+from .exported import Dim, ExportedProgram, _dim_sizes, _symbols
+from .ir import MAX_CHECK_BYTES, STRUCTURED, ZERO, Eqn, Program, Var, check_types
 from .npz import DTYPES, MAX_ARRAY_BYTES, MAX_ARRAYS, MAX_ELEMENTS, NpzError, read_npz
+from .program import StaticGraph
+from .symbolic import _NotSymbolicError, _Substitute
 
 __all__ = [
     "FormatError",
@@ -61,7 +70,6 @@ __all__ = [
 FORMAT, VERSION = "tinygrad_edu.static", 1
 MAX_DEPTH = 32  # sub-programs (and attribute lists) nested deeper than this are rejected
 MAX_JSON_BYTES = 64 * 2**20
-MAX_CHECK_BYTES = 256 * 2**20  # all declared values of one program (the type check runs it)
 
 
 class FormatError(ValueError):
@@ -80,11 +88,15 @@ def _paths(path: Any) -> tuple[str, str]:
 class _Writer:
     def __init__(self) -> None:
         self.arrays: dict[str, np.ndarray] = {}
+        self.seen: dict = {}  # (dtype, shape, bytes) -> key: each array stored once
 
     def array(self, arr: np.ndarray) -> str:
-        key = f"a{len(self.arrays)}"
-        self.arrays[key] = np.array(arr, order="C")  # (ascontiguousarray makes 0-d 1-d)
-        return key
+        arr = np.array(arr, order="C")  # (ascontiguousarray makes 0-d 1-d)
+        seen = (arr.dtype.str, arr.shape, arr.tobytes())
+        if seen not in self.seen:
+            self.seen[seen] = key = f"a{len(self.arrays)}"
+            self.arrays[key] = arr
+        return self.seen[seen]
 
     def attr(self, v: Any) -> Any:
         if v is None or isinstance(v, (bool, str)):
@@ -143,25 +155,27 @@ class _Writer:
 
 
 def save(graph: Any, path: str) -> None:
-    """Write `graph` to `path` (.json) and the arrays beside it (.npz); see the module doc.
-
-    An `ExportedProgram` (tg.static.export) is written in its own format, which keeps its
-    dynamic dims; `load` reads either.
-    """
-    from .exported import ExportedProgram
-    from .exported import save as save_export
-
-    if isinstance(graph, ExportedProgram):
-        save_export(graph, path)
-        return
+    """Write `graph` (a StaticGraph or an ExportedProgram) to `path` (.json) and the arrays
+    beside it (.npz); see the module doc."""
     w = _Writer()
+    exported = isinstance(graph, ExportedProgram)
+    g = graph.graph if exported else graph
     doc = {
         "format": FORMAT,
         "version": VERSION,
-        "name": graph.name,
-        "structure": graph.structure,
-        "program": w.program(graph.program),
+        "name": g.name,
+        "structure": g.structure,
+        "program": w.program(g.program),
     }
+    if exported:  # the Dims, the two sizes traced, and the program at the second
+        doc["dims"] = {
+            "inputs": [
+                {str(d): [dim.name, dim.min, dim.max] for d, dim in dims.items()}
+                for dims in graph._spec
+            ],
+            "sizes": [list(graph._a), list(graph._b)],
+            "program": None if graph._graph_b is None else w.program(graph._graph_b.program),
+        }
     jpath, npath = _paths(path)
     with open(jpath, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1)
@@ -272,7 +286,7 @@ class _Reader:
             if type(o) is not int or o not in defined:
                 raise _fail(f"{where}.outputs", f"{o!r} is not computed by the program")
         program = Program(inputs, list(outputs), consts, eqns, vars_)
-        check_types(program, where)
+        check_types(program, where, _fail)
         return program
 
     def variables(self, d: Any, where: str) -> dict[int, Var]:
@@ -450,79 +464,6 @@ class _Reader:
         return OPS.get(fwd)
 
 
-def check_types(p: Program, where: str) -> None:
-    """Every declared type must be what the program computes: run each plain op once on
-    zeros of its declared input types, and compare sub-programs' types with their
-    equation's. (A hand-edited file could declare anything: replaying it would give
-    other shapes than it says, or a raw numpy error, instead of this FormatError.)"""
-    total = sum(int(np.prod(v.shape)) * v.dtype.itemsize for v in p.vars.values())
-    if total > MAX_CHECK_BYTES:
-        raise _fail(
-            where, f"its values declare {total} bytes, more than the {MAX_CHECK_BYTES} allowed"
-        )
-    env = {vid: np.zeros(p.vars[vid].shape, p.vars[vid].dtype) for vid in p.inputs}
-    env.update(p.consts)
-    for i, e in enumerate(p.eqns):
-        w = f"{where}.eqns[{i}]"
-        if e.op in STRUCTURED:
-            _check_structured_types(e, p, w)
-            env.update({o: np.zeros(p.vars[o].shape, p.vars[o].dtype) for o in e.outs})
-            continue
-        ins = [env[v] for v in e.ins]
-        try:
-            with np.errstate(all="ignore"):
-                out = np.asarray(e.fn.forward(object.__new__(e.fn), *ins, **e.attrs))
-        except Exception as err:  # anything the op raises: these types do not fit it
-            types = ", ".join(p.vars[v].type_text() for v in e.ins)
-            raise _fail(
-                w,
-                f"{e.op} cannot run on its declared inputs ({types}): {type(err).__name__}: {err}",
-            ) from None
-        v = p.vars[e.outs[0]]
-        if out.shape != v.shape or out.dtype != v.dtype:
-            got = ", ".join(str(d) for d in out.shape)
-            raise _fail(
-                w,
-                f"{e.op} computes {out.dtype.name}[{got}] from its declared inputs, "
-                f"the file declares {v.type_text()}",
-            )
-        env[e.outs[0]] = out
-
-
-def _types(prog: Program, vids: Any) -> list:
-    return [(prog.vars[v].shape, prog.vars[v].dtype) for v in vids]
-
-
-def _check_structured_types(e: Eqn, p: Program, w: str) -> None:
-    """Sub-programs take and give exactly the types their equation declares."""
-    outs = _types(p, e.outs)
-    if e.op == "cond":
-        ins, pairs = _types(p, e.ins[1:]), [("true", e.subs["true"]), ("false", e.subs["false"])]
-        expected = [(name, sub, ins, outs) for name, sub in pairs]
-    elif e.op == "while_loop":
-        ins = _types(p, e.ins)
-        expected = [
-            ("body", e.subs["body"], ins, outs),
-            ("cond", e.subs["cond"], ins, _types(e.subs["cond"], e.subs["cond"].outputs)),
-        ]
-        if ins[: len(outs)] != outs:
-            raise _fail(w, "the while_loop's outputs do not have its carry's types")
-    else:  # vjp: one gradient per needed input, of that input's type
-        needed = [t for t, need in zip(e.attrs["_in_types"], e.attrs["needs"]) if need]
-        if outs != [(tuple(s), d) for s, d in needed]:
-            raise _fail(
-                w, "the vjp's outputs do not have the types of the inputs it differentiates"
-            )
-        return
-    for name, sub, ins, sub_outs in expected:
-        if _types(sub, sub.inputs) != ins or _types(sub, sub.outputs) != sub_outs:
-            raise _fail(
-                w,
-                f"sub-program {name!r} does not take and give the types the "
-                f"{e.op} equation declares",
-            )
-
-
 def _list(x: Any, where: str) -> list:
     if not isinstance(x, list):
         raise _fail(where, f"expected a list, got {type(x).__name__}")
@@ -552,19 +493,111 @@ def _read_json(jpath: str) -> Any:
         raise _fail(jpath, "not valid JSON for this format (nested too deeply)") from None
 
 
-def _load_export(doc: dict, npath: str, jpath: str) -> Any:
-    """A file `tg.static.export` wrote, as an ExportedProgram (exported.py reads it)."""
-    from .exported import VERSION as EXPORT_VERSION
-    from .exported import from_doc
+def _exported(dims: Any, graph: StaticGraph, reader: _Reader, jpath: str) -> ExportedProgram:
+    """The `dims` section read onto `graph`: an ExportedProgram, each field checked."""
+    if not isinstance(dims, dict) or set(dims) != {"inputs", "sizes", "program"}:
+        raise _fail(jpath, "dims needs exactly inputs, sizes and program")
+    spec = _spec(dims["inputs"], graph.program, jpath)
+    symbols = _symbols(spec)
+    if (dims["program"] is None) == bool(symbols):
+        raise _fail(jpath, "dims: a second program exactly when a dim is dynamic")
+    graph_b = None
+    if symbols:
+        prog_b = reader.program(dims["program"], "dims.program")
+        graph_b = StaticGraph(prog_b, graph.structure, graph.name)
+    a, b = _sizes(dims["sizes"], graph, graph_b, spec, symbols, jpath)
+    return ExportedProgram(graph, graph_b, a, b, spec, symbols)
 
-    if doc.get("version") != EXPORT_VERSION:
-        raise _fail(jpath, f"export format version {doc.get('version')!r} is not {EXPORT_VERSION}")
+
+def _spec(inputs_doc: Any, program: Program, jpath: str) -> list[dict]:
+    """The file's Dims as one `{dim: Dim}` per input; a Dim named twice is one object."""
+    inputs = program.inputs
+    if not isinstance(inputs_doc, list) or len(inputs_doc) != len(inputs):
+        raise _fail(jpath, "dims: one entry per input")
+    spec, by_name = [], {}
+    for i, entry in enumerate(inputs_doc):
+        dims = {}
+        ndim = len(program.vars[inputs[i]].shape)
+        for d, triple in (entry if isinstance(entry, dict) else {None: None}).items():
+            ok = (
+                isinstance(d, str)
+                and d.isdigit()
+                and int(d) < ndim
+                and isinstance(triple, list)
+                and len(triple) == 3
+                and isinstance(triple[0], str)
+                and type(triple[1]) is int
+                and (triple[2] is None or (type(triple[2]) is int and triple[1] <= triple[2]))
+            )
+            if not ok:
+                raise _fail(
+                    f"{jpath}: dims[{i}]",
+                    f"a dim entry must be 'dim': [name, min, max], got {d!r}: {triple!r}",
+                )
+            dim = by_name.get(triple[0])
+            if dim is None:
+                dim = by_name[triple[0]] = Dim(triple[0], min=triple[1], max=triple[2])
+            elif (dim.min, dim.max) != (triple[1], triple[2]):
+                raise _fail(f"{jpath}: dims[{i}]", f"Dim {triple[0]!r} has two different ranges")
+            dims[int(d)] = dim
+        spec.append(dims)
+    return spec
+
+
+def _sizes(
+    sizes: Any, graph: StaticGraph, graph_b: Any, spec: list, symbols: list, jpath: str
+) -> tuple[tuple, tuple]:
+    """The file's two example sizes, checked against the programs' input shapes."""
+    if (
+        not isinstance(sizes, list)
+        or len(sizes) != 2
+        or not all(isinstance(s, list) and len(s) == len(symbols) for s in sizes)
+        or not all(type(n) is int and n >= 2 for s in sizes for n in s)
+    ):
+        raise _fail(jpath, "sizes: two lists with one size (at least 2) per Dim")
+    a, b = tuple(sizes[0]), tuple(sizes[1])
+    if not symbols:
+        return a, b
+    shapes = lambda g: [g.program.vars[v].shape for v in g.program.inputs]  # noqa: E731
+    names = [s.name for s in graph.inputs]
+
+    def bad(text: str) -> None:
+        raise _fail(jpath, f"the example sizes do not fit the Dims: {text}")
+
+    if (
+        _dim_sizes(spec, symbols, shapes(graph), names, bad) != a
+        or _dim_sizes(spec, symbols, shapes(graph_b), names, bad) != b
+        or any(x == y for x, y in zip(a, b))
+    ):
+        raise _fail(jpath, "sizes do not match the programs' input shapes")
     try:
-        return from_doc(doc, _read_arrays(npath), jpath)
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError) as e:
-        if isinstance(e, FormatError):
-            raise
-        raise _fail("programs", f"malformed ({type(e).__name__}: {e})") from None
+        _Substitute(a, b, a).program(graph.program, graph_b.program)
+    except _NotSymbolicError:
+        raise _fail(jpath, "the two programs differ in more than their sizes") from None
+    return a, b
+
+
+def _from_export_format(doc: dict, jpath: str) -> dict:
+    """A file of the former `tinygrad_edu.export` format, in this one's layout."""
+    keys = {"format", "version", "name", "structure", "dims", "sizes", "programs"}
+    if (
+        set(doc) != keys
+        or doc["version"] != 1
+        or not isinstance(doc["programs"], list)
+        or len(doc["programs"]) not in (1, 2)
+    ):
+        raise _fail(
+            jpath, "an export needs format, version, name, structure, dims, sizes, programs"
+        )
+    second = doc["programs"][1] if len(doc["programs"]) == 2 else None
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "name": doc["name"],
+        "structure": doc["structure"],
+        "program": doc["programs"][0],
+        "dims": {"inputs": doc["dims"], "sizes": doc["sizes"], "program": second},
+    }
 
 
 def load(path: str) -> Any:
@@ -586,13 +619,10 @@ def load(path: str) -> Any:
         >>> tg.static.load(path)(tg.tensor([1.0, 1.0]))
         tensor(6.)
     """
-    from .exported import FORMAT as EXPORT_FORMAT
-    from .program import StaticGraph
-
     jpath, npath = _paths(os.fspath(path))
     doc = _read_json(jpath)
-    if isinstance(doc, dict) and doc.get("format") == EXPORT_FORMAT:
-        return _load_export(doc, npath, jpath)
+    if isinstance(doc, dict) and doc.get("format") == "tinygrad_edu.export":
+        doc = _from_export_format(doc, jpath)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise _fail(jpath, f'not a {FORMAT} file (the "format" field is missing or different)')
     if doc.get("version") != VERSION:
@@ -601,17 +631,19 @@ def load(path: str) -> Any:
             f"format version {doc.get('version')!r}, this tinygrad_edu reads version {VERSION}",
         )
     if (
-        set(doc) != {"format", "version", "name", "structure", "program"}
+        set(doc) - {"dims"} != {"format", "version", "name", "structure", "program"}
         or doc["structure"] not in ("single", "tuple")
         or not isinstance(doc["name"], str)
     ):
         raise _fail(jpath, "the top level needs format, version, name, structure and program")
-    arrays = _read_arrays(npath)
+    reader = _Reader(_read_arrays(npath), jpath)
     try:
-        program = _Reader(arrays, jpath).program(doc["program"], "program")
+        graph = StaticGraph(
+            reader.program(doc["program"], "program"), doc["structure"], doc["name"]
+        )
+        return _exported(doc["dims"], graph, reader, jpath) if "dims" in doc else graph
     except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError) as e:
         if isinstance(e, FormatError):
             raise
         # a field of an unexpected type that no specific check caught
         raise _fail("program", f"malformed ({type(e).__name__}: {e})") from None
-    return StaticGraph(program, doc["structure"], doc["name"])

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,6 +79,11 @@ class IdSource:
         return next(self._count)
 
 
+def saved_for_backward(eqns: list) -> set:
+    """The forward variables whose op's context a `vjp` equation among `eqns` reads."""
+    return {e.attrs["of"] for e in eqns if e.op == "vjp"}
+
+
 def max_id(program: Program) -> int:
     """The largest variable id used anywhere in `program` (to continue numbering)."""
     ids = list(program.vars)
@@ -85,6 +91,111 @@ def max_id(program: Program) -> int:
         for sub in e.subs.values():
             ids.append(max_id(sub))
     return max(ids, default=0)
+
+
+# --- dataflow: the walks the passes and the code printer share ----------------------
+
+
+def constant_steps(steps: list, known: Any, foldable: Any) -> list:
+    """The steps (equations, or lines of generated code) that read known values only.
+
+    `known` are the constants; a step that reads only those, and may be computed ahead
+    (`foldable(step)`), makes known values too. Each step has `ins` and `outs`.
+    """
+    known, out = set(known), []
+    for s in steps:
+        if s.ins and foldable(s) and set(s.ins) <= known:
+            out.append(s)
+            known.update(s.outs)
+    return out
+
+
+def last_reads(steps: list) -> list[set]:
+    """For each step, the values it is the last to read: dead after it (walked backward)."""
+    later: set = set()
+    out = []
+    for s in reversed(steps):
+        out.append(set(s.ins) - later)
+        later.update(s.ins)
+    return out[::-1]
+
+
+# --- checks -------------------------------------------------------------------------
+
+MAX_CHECK_BYTES = 256 * 2**20  # all declared values of one program (the type check runs it)
+
+
+def check_types(p: Program, where: str, fail: Callable) -> None:
+    """Every declared type must be what the program computes: run each plain op once on
+    zeros of its declared input types, and compare sub-programs' types with their
+    equation's. (A hand-edited file could declare anything: replaying it would give
+    other shapes than it says, or a raw numpy error.) `fail(where, what)` makes the
+    error raised: io.py's FormatError, exported.py's refusal of a size.
+    """
+    total = sum(int(np.prod(v.shape)) * v.dtype.itemsize for v in p.vars.values())
+    if total > MAX_CHECK_BYTES:
+        raise fail(
+            where, f"its values declare {total} bytes, more than the {MAX_CHECK_BYTES} allowed"
+        )
+    env = {vid: np.zeros(p.vars[vid].shape, p.vars[vid].dtype) for vid in p.inputs}
+    env.update(p.consts)
+    for i, e in enumerate(p.eqns):
+        w = f"{where}.eqns[{i}]"
+        if e.op in STRUCTURED:
+            _check_structured_types(e, p, w, fail)
+            env.update({o: np.zeros(p.vars[o].shape, p.vars[o].dtype) for o in e.outs})
+            continue
+        ins = [env[v] for v in e.ins]
+        try:
+            with np.errstate(all="ignore"):
+                out = np.asarray(e.fn.forward(object.__new__(e.fn), *ins, **e.attrs))
+        except Exception as err:  # anything the op raises: these types do not fit it
+            types = ", ".join(p.vars[v].type_text() for v in e.ins)
+            raise fail(
+                w,
+                f"{e.op} cannot run on its declared inputs ({types}): {type(err).__name__}: {err}",
+            ) from None
+        v = p.vars[e.outs[0]]
+        if out.shape != v.shape or out.dtype != v.dtype:
+            got = ", ".join(str(d) for d in out.shape)
+            raise fail(
+                w,
+                f"{e.op} computes {out.dtype.name}[{got}] from its declared inputs, "
+                f"the file declares {v.type_text()}",
+            )
+        env[e.outs[0]] = out
+
+
+def _types(prog: Program, vids: Any) -> list:
+    return [(prog.vars[v].shape, prog.vars[v].dtype) for v in vids]
+
+
+def _check_structured_types(e: Eqn, p: Program, w: str, fail: Callable) -> None:
+    """Sub-programs take and give exactly the types their equation declares."""
+    outs = _types(p, e.outs)
+    if e.op == "cond":
+        ins, pairs = _types(p, e.ins[1:]), [("true", e.subs["true"]), ("false", e.subs["false"])]
+        expected = [(name, sub, ins, outs) for name, sub in pairs]
+    elif e.op == "while_loop":
+        ins = _types(p, e.ins)
+        expected = [
+            ("body", e.subs["body"], ins, outs),
+            ("cond", e.subs["cond"], ins, _types(e.subs["cond"], e.subs["cond"].outputs)),
+        ]
+        if ins[: len(outs)] != outs:
+            raise fail(w, "the while_loop's outputs do not have its carry's types")
+    else:  # vjp: one gradient per needed input, of that input's type
+        needed = [t for t, need in zip(e.attrs["_in_types"], e.attrs["needs"]) if need]
+        if outs != [(tuple(s), d) for s, d in needed]:
+            raise fail(w, "the vjp's outputs do not have the types of the inputs it differentiates")
+        return
+    for name, sub, ins, sub_outs in expected:
+        if _types(sub, sub.inputs) != ins or _types(sub, sub.outputs) != sub_outs:
+            raise fail(
+                w,
+                f"sub-program {name!r} does not take and give the types the "
+                f"{e.op} equation declares",
+            )
 
 
 # --- text ------------------------------------------------------------------------------

@@ -29,12 +29,18 @@ class Grad(NamedTuple):
 
     `operands` are the names (or Python numbers, which numpy treats as "weak") whose
     promotion gives the result's dtype; `shape` is None for an elementwise rule, whose
-    result has the shape its operands broadcast to.
+    result has the shape its operands broadcast to. `also_reads` are the other names the
+    expression reads (relu's output, which selects but does not promote).
     """
 
     expr: str
     operands: tuple
     shape: tuple | None = None
+    also_reads: tuple = ()
+
+    def reads(self) -> set:
+        """The value names the expression reads (what the printer's passes walk)."""
+        return {o for o in self.operands + self.also_reads if isinstance(o, str)}
 
 
 def _is_matrix_product(ins: list) -> bool:
@@ -129,8 +135,8 @@ def backward_exprs(
         return [Grad(f"-{g}", (g,))]
     if op == "ReLU":  # selected, not multiplied by a mask: an infinite g gives 0, not nan
         if not _smaller_than(ins[0].shape, BRANCH_FREE_FROM):  # big: as the core rule does it
-            return [Grad(f"zero_where({out} <= 0, {g})", (g,))]
-        return [Grad(f"np.where({out} <= 0, 0.0, {g})", (g, 0.0))]
+            return [Grad(f"zero_where({out} <= 0, {g})", (g,), also_reads=(out,))]
+        return [Grad(f"np.where({out} <= 0, 0.0, {g})", (g, 0.0), also_reads=(out,))]
     if op == "Exp":
         return [Grad(f"{g} * {out}", (g, out))]
     if op == "Log":

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import copy
 
-from . import runtime
-from .ir import ZERO, Program
+from . import ir, runtime
+from .ir import ZERO, Eqn, Program
 from .program import StaticGraph
 
 
@@ -82,22 +82,17 @@ def fold_constants(g: StaticGraph) -> StaticGraph:
         (('Transpose', 'MatMul'), ('MatMul',))
     """
     prog = _copy(g.program)
-    known = dict(prog.consts)
-    kept = []
-    needed_ctx = {e.attrs["of"] for e in prog.eqns if e.op == "vjp"}
-    for e in prog.eqns:
-        foldable = (
-            e.op != "vjp"
-            and all(i in known for i in e.ins)
-            and e.ins
-            and not (e.outs and e.outs[0] in needed_ctx)
-        )
-        if foldable:
-            env = {i: known[i] for i in e.ins}
-            runtime.run_equation(e, env, {}, False)
-            for o in e.outs:
-                known[o] = prog.consts[o] = env[o]
-        else:
-            kept.append(e)
-    prog.eqns = kept
+    ctx_read = ir.saved_for_backward(prog.eqns)
+
+    def foldable(e: Eqn) -> bool:  # a vjp line reads its forward's context: neither folds
+        return e.op != "vjp" and not (e.outs and e.outs[0] in ctx_read)
+
+    folded = ir.constant_steps(prog.eqns, prog.consts, foldable)
+    for e in folded:
+        env = {i: prog.consts[i] for i in e.ins}
+        runtime.run_equation(e, env, {}, False, runtime.interpret)
+        for o in e.outs:
+            prog.consts[o] = env[o]
+    gone = {id(e) for e in folded}
+    prog.eqns = [e for e in prog.eqns if id(e) not in gone]
     return _result(g, prog, "constant folding")

@@ -481,7 +481,7 @@ def grad(output: Tensor, inputs: Any) -> tuple:
     env = dict(tr.values)
     env.update(prog.consts)
     tape: dict = {}
-    wanted = {e.attrs["of"] for e in prog.eqns[start:] if e.op == "vjp"}
+    wanted = ir.saved_for_backward(prog.eqns[start:])
     for e in prog.eqns[:start]:
         if e.outs and e.outs[0] in wanted:
             runtime.run_equation(e, dict(env), tape, True)

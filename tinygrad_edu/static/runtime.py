@@ -1,26 +1,32 @@
-"""Run a `Program`: every op through its core class (`cls.forward`, `cls.backward`).
+"""What a `Program` means: `interpret` runs it one equation at a time, as JAX's
+`eval_jaxpr` or torch.fx's `Interpreter` do.
 
-Replay never calls the learner's Python function again. `runner` compiles a program
-once into straight-line Python (codegen.py) that calls each op's own `forward` on numpy
-arrays. A `vjp` equation calls the same op's `backward` with the context (saved
-values) that its forward equation made during this run, so masks such as relu's are
-always those of the current inputs. `run_equation` is the generic one-equation path: the
-structured ops (`cond` runs one branch; `while_loop` runs its body until the condition
-fails, and both keep their branch tapes when gradients are wanted) and the tracer's
-own evaluation of gradient lines.
+This is the program's one semantics, short enough to read in one sitting: an `env`
+dict from variable to array, filled with the inputs and constants, then each equation
+in order through its op's own core class (`cls.forward`; a `vjp` equation calls the
+same class's `backward` on the context its forward equation left on the `tape`, so
+masks such as relu's are those of the current inputs). `cond` runs one branch,
+`while_loop` its body until the condition fails; both keep their branch tapes when
+gradients are wanted.
+
+A call of a StaticGraph does not walk this loop: `runner` prints the program once as
+straight-line Python (codegen.py) and runs that. The printed code must mean what
+`interpret` means: in the tests every compiled run is also interpreted and the two
+results compared (tests/static/conftest.py).
 
 Static layer: imports the core, numpy and the standard library only.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ..core.errors import message
-from .codegen import Compiled, fit_grad, gradients
-from .ir import ZERO, Eqn, Program
+from .codegen import Replay, fit_grad, gradients
+from .ir import ZERO, Eqn, Program, saved_for_backward
 
 MAX_ITERATIONS = 100_000  # while_loop's default limit; `while_loop(..., max_iterations=n)`
 
@@ -44,23 +50,54 @@ def _store_ctx(ctx: Any) -> Any:
     return ctx
 
 
-def runner(program: Program, keep_all: bool = False) -> Compiled:
+def interpret(
+    program: Program, args: list, tape: dict | None = None, keep_all: bool = False
+) -> list:
+    """Run `program` on `args` (arrays, in input order) and return its outputs.
+
+    Each op's context goes on `tape` (keyed by its output variable) where a `vjp`
+    equation of this program reads it, or for every op with `keep_all` (a branch or loop
+    body whose gradient program runs later, on the same tape).
+    """
+    env = dict(program.consts)
+    env.update(zip(program.inputs, args))
+    tape = {} if tape is None else tape
+    read = saved_for_backward(program.eqns)
+    for e in program.eqns:
+        keep = keep_all or (bool(e.outs) and e.outs[0] in read)
+        run_equation(e, env, tape, keep, interpret)
+    return [env[v] for v in program.outputs]
+
+
+def compiled(
+    program: Program, args: list, tape: dict | None = None, keep_all: bool = False
+) -> list:
+    """Run `program` as `interpret` does, through its compiled Python (the fast path)."""
+    return runner(program, keep_all).run(args, tape)
+
+
+def runner(program: Program, keep_all: bool = False) -> Replay:
     """The program compiled to Python, once (programs are not changed after tracing)."""
     key = "_runner_all" if keep_all else "_runner"
     r = program.__dict__.get(key)
     if r is None:
-        r = program.__dict__[key] = Compiled(program, keep_all, run_equation)
+        r = program.__dict__[key] = Replay(program, keep_all, run_equation)
     return r
 
 
-def run_equation(e: Eqn, env: dict, tape: dict, keep: bool) -> None:
-    """Run one equation of any kind, reading and writing `env` (the generic path)."""
+def run_equation(e: Eqn, env: dict, tape: dict, keep: bool, run: Callable | None = None) -> None:
+    """Run one equation of any kind, reading and writing `env`.
+
+    `run(program, args, tape, keep_all)` runs a `cond` branch or a loop body: `interpret`
+    in the interpreter, the compiled code (the default) in a replay.
+    """
+    run = run or compiled
     if e.op == "vjp":
-        _vjp(e, env, tape)
+        _vjp(e, env, tape, run)
     elif e.op == "cond":
-        _cond(e, env, tape, keep)
+        _cond(e, env, tape, keep, run)
     elif e.op == "while_loop":
-        _while(e, env, tape, keep)
+        _while(e, env, tape, keep, run)
     else:
         ctx = object.__new__(e.fn)
         out = e.fn.forward(ctx, *[env[i] for i in e.ins], **e.attrs)
@@ -69,32 +106,30 @@ def run_equation(e: Eqn, env: dict, tape: dict, keep: bool) -> None:
             tape[e.outs[0]] = _store_ctx(ctx)
 
 
-def _cond(e: Eqn, env: dict, tape: dict, keep: bool) -> None:
+def _cond(e: Eqn, env: dict, tape: dict, keep: bool, run: Callable) -> None:
     pred = env[e.ins[0]]
     branch = "true" if bool(np.all(pred)) else "false"
     sub_tape = {} if keep else None
-    outs = runner(e.subs[branch], keep_all=keep).run([env[i] for i in e.ins[1:]], sub_tape)
+    outs = run(e.subs[branch], [env[i] for i in e.ins[1:]], sub_tape, keep)
     for vid, val in zip(e.outs, outs):
         env[vid] = val
     if keep:
         tape[e.outs[0]] = (branch, sub_tape)
 
 
-def _while(e: Eqn, env: dict, tape: dict, keep: bool) -> None:
+def _while(e: Eqn, env: dict, tape: dict, keep: bool, run: Callable) -> None:
     n = e.attrs["n_carry"]
     vals = [env[i] for i in e.ins]
     carry, caps = vals[:n], vals[n:]
-    cond_run = runner(e.subs["cond"])
-    body_run = runner(e.subs["body"], keep_all=keep)
     tapes = []
     limit = e.attrs.get("max_iterations", MAX_ITERATIONS)
     steps = 0
-    while bool(np.all(cond_run.run(carry + caps)[0])):
+    while bool(np.all(run(e.subs["cond"], carry + caps)[0])):
         if steps == limit:
             raise loop_limit_error(limit, e.site)
         steps += 1
         sub_tape = {} if keep else None
-        carry = body_run.run(carry + caps, sub_tape)
+        carry = run(e.subs["body"], carry + caps, sub_tape, keep)
         tapes.append(sub_tape)
     for vid, val in zip(e.outs, carry):
         env[vid] = val
@@ -107,7 +142,7 @@ def _cotangents(e: Eqn, env: dict) -> list:
     return [np.zeros(s, dtype=d) if i == ZERO else env[i] for i, (s, d) in zip(e.ins, shapes)]
 
 
-def _vjp(e: Eqn, env: dict, tape: dict) -> None:
+def _vjp(e: Eqn, env: dict, tape: dict, run: Callable) -> None:
     """Gradients of one forward equation's inputs, from its own backward rule."""
     ctx = tape[e.attrs["of"]]
     needs = e.attrs["needs"]
@@ -115,11 +150,11 @@ def _vjp(e: Eqn, env: dict, tape: dict) -> None:
     op = e.attrs["op"]
     if op == "cond":
         branch, sub_tape = ctx
-        grads = runner(e.subs[f"{branch}_grad"]).run(_cotangents(e, env), sub_tape)
+        grads = run(e.subs[f"{branch}_grad"], _cotangents(e, env), sub_tape)
         it = iter(grads)  # the predicate gets no gradient
         full = [None] + [next(it) if n else None for n in needs[1:]]
     elif op == "while_loop":
-        full = _while_vjp(e, env, ctx)
+        full = _while_vjp(e, env, ctx, run)
     else:
         ctx.needs_input_grad = needs
         grads = e.fn.backward(ctx, env[e.ins[0]])
@@ -130,16 +165,15 @@ def _vjp(e: Eqn, env: dict, tape: dict) -> None:
             env[next(outs)] = fit_grad(g, shape, f"{op}Backward", e.site, dtype)
 
 
-def _while_vjp(e: Eqn, env: dict, tapes: list) -> list:
+def _while_vjp(e: Eqn, env: dict, tapes: list, run: Callable) -> list:
     """Reverse through the recorded iterations: the trip count is known at run time."""
     n = e.attrs["n_carry"]
     in_types = e.attrs["_in_types"]
-    body_grad = runner(e.subs["body_grad"])
     differentiable = e.attrs["_float_ins"]
     cot = _cotangents(e, env)
     caps = [np.zeros(s, dtype=d) for s, d in in_types[n:]]
     for sub_tape in reversed(tapes):
-        grads = body_grad.run(cot, sub_tape)
+        grads = run(e.subs["body_grad"], cot, sub_tape)
         full, it = [], iter(grads)
         for is_float, (s, d) in zip(differentiable, in_types):
             full.append(next(it) if is_float else np.zeros(s, dtype=d))

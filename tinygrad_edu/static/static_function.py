@@ -27,8 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import source
-from ..core.errors import BackwardError, TracingError, message
+from ..core.errors import BackwardError, message
 from ..core.function import OPS, Function
 from ..core.grad_mode import is_grad_enabled
 from ..core.tensor import Tensor
@@ -37,47 +36,8 @@ from .program import StaticGraph, record
 from .tracer import Tracer, current, outside_lifter
 
 
-def _is_array(x: Any) -> bool:
-    # numpy numbers (np.float64(2.0), np.int64(3)) are data, like 0-d arrays: a new value
-    # must replay the same trace, not retrace. Python numbers, str and bool stay static.
-    return isinstance(x, (Tensor, np.ndarray, np.number, np.bool_))
-
-
 def _as_data(x: Any) -> Any:
     return x if isinstance(x, Tensor) else np.asarray(x)
-
-
-def _key_part(x: Any, name: str) -> tuple:
-    if _is_array(x):
-        arr = np.asarray(x)
-        return ("array", tuple(arr.shape), arr.dtype.name)
-    try:
-        hash(x)
-    except TypeError:
-        raise TracingError(
-            message(
-                "tg.static.function",
-                f"argument {name!r} is a {type(x).__name__}, which is neither "
-                "a tensor nor hashable, so it cannot be part of the cache key",
-                source.here(),
-                "pass tensors/arrays, or numbers, strings and tuples (static arguments)",
-            )
-        ) from None
-    return ("static", _typed(x), x)
-
-
-def _typed(x: Any) -> Any:
-    """`x` with the type of every part: 3, 3.0 and True are equal in Python, yet
-    `int_tensor * 3` stays int and `* 3.0` does not, so each needs its own trace."""
-    if isinstance(x, tuple):
-        return (tuple, tuple(_typed(v) for v in x))
-    return (type(x), x)
-
-
-def _describe(part: tuple) -> str:
-    if part[0] == "array":
-        return f"shape {part[1]!r} {part[2]}"
-    return f"the static value {part[2]!r}"
 
 
 @dataclass
@@ -208,16 +168,7 @@ class StaticFunction:
         self.strict = strict
         self.cache: dict[tuple, list[_Trace]] = {}
         self.info = CacheInfo()
-
-    def _arg_names(self, n: int) -> list:
-        import inspect
-
-        target = self.fn.forward if guards.is_module(self.fn) else self.fn
-        try:
-            params = [p.name for p in inspect.signature(target).parameters.values()]
-        except (TypeError, ValueError):
-            params = []
-        return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
+        self.compiles: list[guards.LogEntry] = []  # the log: which miss traced, and why
 
     def cache_info(self) -> CacheInfo:
         """Entries, hits, misses and, in words, why the last trace happened."""
@@ -228,9 +179,9 @@ class StaticFunction:
         return self._trace_for(args).graph
 
     def _trace_for(self, args: tuple) -> _Trace:
-        names = self._arg_names(len(args))
-        key = tuple(_key_part(a, n) for a, n in zip(args, names))
-        statics = {n: a for a, n in zip(args, names) if not _is_array(a)}
+        names = guards.arg_names(self.fn, len(args))
+        key = tuple(guards.arg_key(a, n, "tg.static.function") for a, n in zip(args, names))
+        statics = {n: a for a, n in zip(args, names) if not guards.is_array(a)}
         now, labels = guards.state(self.fn, statics)
         traces = self.cache.get(key, [])
         reason = None
@@ -242,15 +193,18 @@ class StaticFunction:
                     return t
         self.info.misses += 1
         if reason is None and traces:
-            reason = "what the trace read changed: " + guards.difference(now, traces[-1].state)
-        self.info.last_retrace_reason = reason or self._why(key, names)
+            reason = guards.read_changed(now, traces[-1].state)
+        last = self.info.entries[-1] if self.info.entries else None
+        reason = reason or guards.retrace_reason(key, last, names, "traced")
+        self.info.last_retrace_reason = reason
+        self.compiles.append(guards.LogEntry(self.info.hits + self.info.misses, reason))
         t = self._trace(args, names, labels, now)
         self.cache[key] = (traces + [t])[-MAX_TRACES_PER_SIGNATURE:]
         self.info.entries.append(key)
         return t
 
     def _trace(self, args: tuple, names: list, labels: dict, now: dict) -> _Trace:
-        dynamic = [i for i, a in enumerate(args) if _is_array(a)]
+        dynamic = [i for i, a in enumerate(args) if guards.is_array(a)]
 
         def traced(*arrays: Any) -> Any:
             full = list(args)
@@ -269,20 +223,6 @@ class StaticFunction:
         fname = getattr(self.fn, "__name__", None) or type(self.fn).__name__.lower()
         g = record(tr, traced, examples, name=fname)
         return _Trace(g, now, list(tr.lifted), dynamic, list(tr.frozen))
-
-    def _why(self, key: tuple, names: list) -> str:
-        if not self.info.entries:
-            return "first call: nothing was traced yet"
-        last = self.info.entries[-1]
-        if len(last) != len(key):
-            return f"called with {len(key)} arguments, the cached traces have {len(last)}"
-        for name, new, old in zip(names, key, last):
-            if new != old:
-                return (
-                    f"argument {name!r} has {_describe(new)}, but the last trace was made "
-                    f"for {_describe(old)}"
-                )
-        return "a new combination of argument shapes"
 
     def __call__(self, *args: Any) -> Any:
         if current() is not None:  # inside another trace: record the ops themselves
@@ -356,7 +296,7 @@ def function(fn: Callable | None = None, *, strict: bool = False) -> Any:
         >>> f(tg.ones(3)), f(tg.ones(3) * 2), f(tg.ones(4))
         (tensor(3.), tensor(12.), tensor(4.))
         >>> f.cache_info()
-        CacheInfo(entries=2, hits=1, misses=2, last retrace: argument 'x' has shape (4,) float64, but the last trace was made for shape (3,) float64)
+        CacheInfo(entries=2, hits=1, misses=2, last retrace: x's shape changed from (3,) to (4,))
 
         A model's weights are read at each call, and a changed model retraces:
 
@@ -371,7 +311,7 @@ def function(fn: Callable | None = None, *, strict: bool = False) -> Any:
         tensor([[6.]], grad_fn=<CompiledFunctionBackward>)
         >>> _ = net.append(tg.nn.ReLU())
         >>> g(-tg.ones(1, 2)), g.cache_info().last_retrace_reason
-        (tensor([[0.]], grad_fn=<CompiledFunctionBackward>), "what the trace read changed: sequential now has sub-modules ['0', '1'], the last trace saw ['0']")
+        (tensor([[0.]], grad_fn=<CompiledFunctionBackward>), "what the function read changed: sequential now has sub-modules ['0', '1'], the last trace saw ['0']")
     """
     if fn is None:
         return lambda f: StaticFunction(f, strict=strict)

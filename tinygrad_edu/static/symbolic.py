@@ -25,8 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from .capture import Break, Path, PathTree, Region, same_value
+from .capture import Path, PathTree, Region, same_value
 from .ir import Eqn, Program, Var
+from .tracer import Break
 
 
 class _NotSymbolicError(Exception):

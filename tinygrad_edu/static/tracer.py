@@ -6,9 +6,18 @@ are known by identity (each recorded tensor is kept alive for the trace, so its 
 stays unique); a `detach()`ed alias (same array, same version counter) is the same value.
 Never by the version counter alone: views share their base's counter, so `x.T` would
 be mistaken for `x`. A tensor the trace has never seen (a captured weight, a tensor
-made inside the function) becomes a constant. When a traced tensor turns into a Python value (`if`, `while`, `int(...)`,
-`.item()`), the trace can only record the path this one input took: the tracer says so
-with a `TracerWarning` naming the learner's line (or a `TracingError` in strict mode).
+made inside the function) becomes a constant.
+
+When a traced tensor turns into a Python value (`if`, `while`, `int(...)`, `.item()`),
+the trace can only record the path this one input took. What the tracer does then is
+its *policy*, the one thing in which `trace`, `compile` and `export` differ:
+
+- "freeze" (`trace`, `function`): the branch or number is frozen into the graph, with a
+  `TracerWarning` naming the learner's line (`strict`: a `TracingError`);
+- "break" (`compile`): a graph break: the graph so far ends and the value read is
+  remembered; capture.py cuts the program there (`strict`, for `fullgraph=True`: a
+  `TracingError`);
+- "refuse" (`export`): a `TracingError` naming the line, pointing to `cond`.
 
 Static layer: imports the core, numpy and the standard library only.
 """
@@ -18,6 +27,7 @@ from __future__ import annotations
 import threading
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,6 +39,43 @@ from ..core.grad_mode import is_grad_enabled
 from ..core.ops.movement import Detach
 from ..core.tensor import Tensor
 from .ir import IdSource, Program, Var
+
+# what the Python got from a tensor's array at a break, for each kind the core reports
+_CONVERT = {
+    "bool": lambda a: bool(a.item()),
+    "int": lambda a: int(a.item()),
+    "float": lambda a: float(a.item()),
+    "item": lambda a: a.item(),
+    "tolist": lambda a: a.tolist(),
+    "numpy": lambda a: np.array(a),  # a copy: the outcome must not change with the tensor
+    "data": lambda a: np.array(a),
+    "index": lambda a: np.array(a),  # a tensor used as an index: its values pick elements
+}
+
+
+@dataclass
+class Break:
+    """A tensor read as a Python value while capturing: where, which value, what came out."""
+
+    var: int  # the tensor's variable
+    kind: str  # "bool" (an if / while), "int", "float" or "item"
+    outcome: Any  # what the Python got (True, 3, 0.25, ...)
+    site: Any  # source.Site of the learner's line, or None
+
+    def reason(self) -> str:
+        if self.kind == "bool":
+            return "data-dependent control flow: bool() of a traced tensor (an `if` or `while`)"
+        if self.kind == "index":
+            return "a traced tensor used as an index: its values choose the elements"
+        if self.kind in ("numpy", "tolist"):
+            return f"{self.kind}() of a traced tensor: its values left the graph for Python"
+        return f"{self.kind}() of a traced tensor: a Python number was read from it"
+
+
+def read_outcome(value: Any, kind: str) -> Any:
+    """What the learner's Python gets from this tensor value, as at the break."""
+    arr = np.asarray(value)
+    return _CONVERT[kind](arr)
 
 
 class TracerWarning(UserWarning):
@@ -116,6 +163,76 @@ def _frozen_read(t: Tensor, kind: str) -> tuple[str, str]:
     return what, hint
 
 
+def _refused_read(kind: str) -> tuple[str, str]:
+    """Why `export` refuses a Python read of a value that depends on the input, and the fix
+    (torch.export's words: no one graph holds the branch for every input)."""
+    if kind == "bool":
+        what = (
+            "data-dependent branching: bool() of a traced tensor decides an `if` or "
+            "`while` here, and its value depends on the input, so no one graph holds "
+            "the branch for every input"
+        )
+        hint = (
+            "use tg.static.cond(pred, true_fn, false_fn, *operands) (torch.cond) to keep "
+            "both branches in the graph, or tg.where for elementwise choices"
+        )
+    elif kind == "index":
+        what = (
+            "a traced tensor is used as an index here: its values, which depend on the "
+            "input, would choose the elements"
+        )
+        hint = "index with Python ints or slices, or choose with tg.where"
+    else:
+        read = {"data": ".data", "numpy": "numpy()", "tolist": "tolist()"}.get(kind, f"{kind}()")
+        what = (
+            f"could not guard on data-dependent expression: {read} of a traced tensor "
+            "turns a value that depends on the input into Python data here"
+        )
+        hint = (
+            "keep it a tensor and compute with tensor ops; for a choice, use "
+            "tg.static.cond (torch.cond) or tg.where"
+        )
+    return what, hint
+
+
+def fullgraph_message(brk: Break) -> str:
+    if brk.kind == "bool":
+        what = (
+            f"fullgraph=True, but bool() of a traced tensor (value {brk.outcome}) decides "
+            "Python control flow here: a graph break"
+        )
+        hint = (
+            "keep both branches in the graph with tg.static.cond(pred, true_fn, false_fn, "
+            "*operands) (tg.where for elementwise choices), or drop fullgraph=True to "
+            "allow graph breaks"
+        )
+    elif brk.kind == "index":
+        what = (
+            "fullgraph=True, but a traced tensor is used as an index here: its values choose "
+            "the elements (and the result's shape), a graph break"
+        )
+        hint = (
+            "index with Python ints or slices, choose with tg.where, or drop fullgraph=True "
+            "to allow graph breaks"
+        )
+    elif brk.kind in ("numpy", "tolist"):
+        what = (
+            f"fullgraph=True, but {brk.kind}() of a traced tensor takes its values out of the "
+            "graph here: a graph break"
+        )
+        hint = "keep computing with tensor ops, or drop fullgraph=True to allow graph breaks"
+    else:
+        what = (
+            f"fullgraph=True, but {brk.kind}() of a traced tensor turns it into the Python "
+            f"number {brk.outcome!r} here: a graph break"
+        )
+        hint = (
+            "keep the value a tensor (no .item(), int() or float()) and compute with it, "
+            "or drop fullgraph=True to allow graph breaks"
+        )
+    return message("tg.static.compile", what, brk.site, hint)
+
+
 def _warn(text: str, raw: tuple[str, int] | None) -> None:
     """Issue a TracerWarning located at the learner's line.
 
@@ -131,14 +248,33 @@ def _warn(text: str, raw: tuple[str, int] | None) -> None:
     warnings.warn_explicit(text, TracerWarning, filename, raw[1])
 
 
+POLICIES = ("freeze", "break", "refuse")  # what a Python read of a traced value does
+
+
 class Tracer:
-    """Records one program; a child tracer (a branch or loop body) can capture outer values."""
+    """Records one program; a child tracer (a branch or loop body) can capture outer values.
+
+    `policy` says what a Python read of a traced tensor does (see the module's text), and
+    `who` names the tracer in its messages ("trace", "tg.static.compile", ...).
+    """
 
     def __init__(
-        self, parent: Tracer | None = None, strict: bool = False, new_id: IdSource | None = None
+        self,
+        parent: Tracer | None = None,
+        strict: bool = False,
+        new_id: IdSource | None = None,
+        policy: str = "freeze",
+        who: str = "trace",
     ) -> None:
         self.parent = parent
-        self.strict = strict if parent is None else parent.strict
+        if parent is not None:  # a branch or loop body is one op of its parent's graph:
+            # it freezes where its parent would break (a graph cannot break inside an op)
+            broke = parent.policy == "break"
+            policy = "freeze" if broke else parent.policy
+            strict, who = (False, "trace") if broke else (parent.strict, parent.who)
+        if policy not in POLICIES:
+            raise ValueError(f"Tracer: policy {policy!r} is not one of {POLICIES}")
+        self.policy, self.strict, self.who = policy, strict, who
         self.new_id = new_id or (parent.new_id if parent is not None else IdSource())
         self.program = Program([], [], {}, [], {})
         self.map: dict[int, tuple] = {}  # id(tensor) -> (var id, version when recorded)
@@ -154,6 +290,11 @@ class Tracer:
         self.lift: Any = None
         self.lifted: list[Tensor] = []
         self.frozen: list[tuple] = []  # (captured tensor, the value a Python read froze)
+        # policy "break": the breaks, and what a replayed graph could not do
+        self.breaks: list[tuple[int, Break]] = []  # (number of eqns before it, break)
+        self.untracked: list[str] = []  # Python reads of tensors no recorded op made
+        self.grad_vars: set = set()  # vars whose tensor required grad when recorded
+        self.grad_stop: str | None = None  # where gradients stopped inside (no_grad, detach)
 
     # --- activation ------------------------------------------------------------------
 
@@ -184,6 +325,8 @@ class Tracer:
         self.aliases.setdefault(_alias_key(t), id(t))
         self.values[vid] = np.asarray(t)
         self.keep.append(t)
+        if self.policy == "break" and t.requires_grad:
+            self.grad_vars.add(vid)
 
     def _entry(self, t: Tensor) -> tuple | None:
         entry = self.map.get(id(t))
@@ -290,6 +433,18 @@ class Tracer:
                 self.depends.add(cut)
             vid = cut
         self._bind(out, vid)
+        if self.policy == "break" and self.grad_stop is None:
+            self._note_grad_stop(args, out)
+
+    def _note_grad_stop(self, args: tuple, out: Tensor) -> None:
+        """A gradient that stops inside the function (x.detach(), ops under no_grad) has no
+        op in the graph: a replayed graph would send gradients through. Remember where."""
+        for a in args:
+            if not isinstance(a, Tensor) or self.find(a) not in self.grad_vars:
+                continue
+            if not a.requires_grad or (out.dtype.kind == "f" and not out.requires_grad):
+                self.grad_stop = str(source.resolve(source.capture(2)))
+                return
 
     def depends_on_input(self, t: Tensor) -> bool:
         entry = self._entry(t)
@@ -298,6 +453,18 @@ class Tracer:
         return self.parent is not None and self.parent.depends_on_input(t)
 
     def concrete(self, t: Tensor, kind: str) -> None:
+        """Python read traced `t` as a value (`kind`: bool, float, item, index...)."""
+        if self.policy == "break":
+            self._break(t, kind)
+        elif self.policy == "refuse":
+            if self.depends_on_input(t):  # a constant (a weight read as a number) is fine
+                what, hint = _refused_read(kind)
+                site = source.resolve(source.capture(2))
+                raise TracingError(message(self.who, what, site, hint))
+        else:
+            self._freeze(t, kind)
+
+    def _freeze(self, t: Tensor, kind: str) -> None:
         root = self._root()
         if (self.find(t) is None and self._lift_at_root(t)) or any(x is t for x in root.lifted):
             # a captured tensor read as a Python value: tg.static.function re-checks
@@ -314,7 +481,47 @@ class Tracer:
         text = message("trace", what, site, f"{hint}; trace(..., strict=True) makes this an error")
         _warn(text, raw)
 
+    def _break(self, t: Tensor, kind: str) -> None:
+        vid = self.find(t)
+        if vid is None and self._lift_at_root(t):  # a parameter read as a number
+            vid = self.find(t)
+        site = source.resolve(source.capture(2))
+        if vid is None and kind == "index":
+            return  # an index made inside the function (tg.tensor([0, 2])): a constant
+        if vid is None:
+            # NOTE: made inside the function by no recorded op: a constant (tg.ones(3)), or
+            # argmax / all / any / & / | / ~ of a traced value, which no tracer sees. We
+            # cannot tell which, so the caller runs this function eagerly (sound, slower).
+            self.untracked.append(f"{kind}() at {site}")
+            return
+        if vid not in self.depends:
+            return  # computed from constants only: its value never changes
+        brk = Break(vid, kind, read_outcome(t, kind), site)
+        if self.strict:
+            raise TracingError(fullgraph_message(brk))
+        self.breaks.append((len(self.program.eqns), brk))
+
     def eager_backward(self) -> None:
+        """backward() ran inside the trace: its gradients would be constants of the graph."""
+        if self.policy == "break":
+            raise TracingError(
+                message(
+                    self.who,
+                    "backward() or tg.grad() ran inside a compiled function: a replay runs "
+                    "the captured graphs, not your Python, so it would not run again",
+                    source.here(),
+                    "call backward() on the compiled function's result, outside it",
+                )
+            )
+        if self.policy == "refuse":
+            raise TracingError(
+                message(
+                    self.who,
+                    "backward() or tg.grad() ran inside the exported function",
+                    source.here(),
+                    "export the forward pass only; call backward() on its result",
+                )
+            )
         if self.warned_backward:
             return
         self.warned_backward = True
