@@ -49,6 +49,24 @@ OP_TABLE = {
     "Sin": (lambda a: a.sin(), [(2, 3)], False),
     "Cos": (lambda a: a.cos(), [(2, 3)], False),
     "Erf": (lambda a: a.erf(), [(2, 3)], False),
+    # PyTorch's further ops (issue 30)
+    "Remainder": (lambda a, b: a % b + 1.0 % b, [(3, 2), (2,)], True),
+    "Fmod": (lambda a, b: tg.fmod(a, b), [(3,), (3,)], True),
+    "FloorDivide": (lambda a, b: a // b, [(3,), (3,)], True),
+    "RoundingDivide": (lambda a, b: a.div(b, rounding_mode="trunc"), [(3,), (3,)], True),
+    "Trunc": (lambda a: a.trunc(), [(5,)], False),
+    "Frac": (lambda a: a.frac(), [(5,)], False),
+    "Sign": (lambda a: a.sign() * a, [(5,)], False),
+    "Bitwise": (lambda a, b: tg.where((a > 0) & (b > 0) | (a > b), a, b), [(4,), (4,)], False),
+    "BitwiseNot": (lambda a: tg.where(~(a > 0), a, 0.0), [(4,)], False),
+    "Flip": (lambda a: a.flip(0), [(3, 2)], False),
+    "Roll": (lambda a: a.roll(1, 0), [(3, 2)], False),
+    "Diagonal": (lambda a: a.diagonal(), [(3, 3)], False),
+    "DiagonalScatter": (lambda a: a.diag_embed(), [(2, 3)], False),
+    "CumSum": (lambda a: a.cumsum(1), [(3, 2)], False),
+    "CumProd": (lambda a: a.cumprod(0), [(3, 2)], False),
+    "Einsum": (lambda a, b: tg.einsum("ij,jk->ik", a, b), [(3, 4), (4, 2)], False),
+    "VectorNorm": (lambda a: tg.linalg.vector_norm(a, dim=1), [(3, 2)], False),
 }
 
 
