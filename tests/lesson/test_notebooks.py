@@ -33,6 +33,7 @@ PLANNED = [
     "10_train_end_to_end",
     "11_views_and_inplace",
     "12_engine_from_scratch",
+    "12b_tracer_from_scratch",
     "13_autograd_in_depth",
     "14_graph_breaks",
     "15_your_pytorch_code",
