@@ -157,11 +157,9 @@ def test_every_live_drawing_is_still_saved(path):
 
 
 # Issue 15: a lesson opens with what the learner will be able to do, what it assumes and
-# how long it takes (at most a 50-minute class), and closes with PyTorch's names. Lessons
-# 3, 5 and 8 are being split to fit (another branch), and lesson 13 has no Summary yet;
-# they join this test when they are done.
-NOT_YET = ("03_", "05_", "08_", "13_")
-SHAPED = [p for p in LESSONS if not p.name.startswith(NOT_YET)]
+# how long it takes (at most a 50-minute class), and closes with PyTorch's names: every
+# lesson (13 joined last, when its Summary got a cell of its own)
+SHAPED = LESSONS
 
 
 def estimated_minutes(nb) -> float:
@@ -207,7 +205,7 @@ def test_a_lesson_that_draws_graphs_shows_them_live(path):
         assert "%load_ext tinygrad_edu" in text or "tg.live_panel()" in text, path.name
 
 
-HELPERS = ("expect_close(", "expect_equal(", "check_grad(", "tg.gradcheck(")
+HELPERS = ("expect_close(", "expect_equal(", "check_grad(", "tg.gradcheck(", "expect_prediction(")
 
 
 @pytest.mark.parametrize("path", SHAPED, ids=[p.stem for p in SHAPED])
