@@ -187,6 +187,7 @@ def test_expect_written_says_a_model_or_program_is_not_written_yet():
         ([1, 3], [1, 2, 9], "check: n has shape (2,), not the shape", "9"),
         ("AddBackward", "MulBackward", "check: n is 'AddBackward', which is not", "Mul"),
         ({"x[1]": True}, {"x[1]": False}, "check: n is {'x[1]': True}, which is not", "False"),
+        (np.array([1.0, 2.0]), ["Add", "Mul"], "check: n is array([1., 2.]), which is", "Mul"),
     ],
 )
 def test_expect_prediction_says_what_is_wrong_but_never_the_answer(predicted, actual, says, secret):

@@ -288,7 +288,11 @@ def expect_prediction(
     except AssertionError:
         p = None  # not numbers: compared below with ==, the message says it differs
     if p is None:
-        return True if predicted == actual else _raise(wrong, hint)
+        try:
+            same = bool(predicted == actual)
+        except (TypeError, ValueError):  # an array against a list of names: not equal
+            same = False
+        return True if same else _raise(wrong, hint)
     a = _array(actual, "the measured value")
     if p.shape != a.shape:
         _raise(f"{name} has shape {p.shape!r}, not the shape of what it predicts", hint)
