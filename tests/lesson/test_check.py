@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 
 import tinygrad_edu as tg
-from tinygrad_edu.lesson.check import check_grad, expect_close, expect_equal, expect_written
+from tinygrad_edu.lesson.check import (
+    check_grad,
+    expect_close,
+    expect_equal,
+    expect_prediction,
+    expect_written,
+)
 
 
 def test_expect_close_accepts_tensors_arrays_lists_and_rounding():
@@ -168,3 +174,45 @@ def test_expect_written_says_a_model_or_program_is_not_written_yet():
         "check: traced is None: no answer has been written yet\n"
         "  hint: trace your function with tg.static.trace"
     )
+
+
+# a prediction's check must never print the value it expects: that would be the answer
+@pytest.mark.parametrize(
+    "predicted, actual, says, secret",
+    [
+        (10, 13, "check: n is 10, which is not what the program does", "13"),
+        ((2, 1), (2, 7), "check: n is wrong at index (1,) (1 of 2 elements differ", "7"),
+        ([5.0, -1.0], tg.tensor([5.0, -1.5]), "check: n is wrong at index (1,)", "1.5"),
+        ([1.0, 2.0], [[1.0], [2.0]], "check: n has shape (2,), not the shape of what", "(2, 1)"),
+        ([1, 3], [1, 2, 9], "check: n has shape (2,), not the shape", "9"),
+        ("AddBackward", "MulBackward", "check: n is 'AddBackward', which is not", "Mul"),
+        ({"x[1]": True}, {"x[1]": False}, "check: n is {'x[1]': True}, which is not", "False"),
+        (np.array([1.0, 2.0]), ["Add", "Mul"], "check: n is array([1., 2.]), which is", "Mul"),
+    ],
+)
+def test_expect_prediction_says_what_is_wrong_but_never_the_answer(predicted, actual, says, secret):
+    with pytest.raises(AssertionError) as err:
+        expect_prediction(predicted, actual, "n", hint="work it for one step first")
+    text = str(err.value)
+    assert text.startswith(says), text
+    assert text.endswith("\n  hint: work it for one step first")
+    assert secret not in text
+
+
+def test_expect_prediction_passes_a_right_prediction_of_any_kind():
+    assert expect_prediction(12, 12) is True
+    assert expect_prediction([5.0, -1.0], tg.tensor([5.0, -1.0 + 1e-12])) is True
+    assert expect_prediction((2, 2), (2, 2)) is True
+    assert expect_prediction({"a": True}, {"a": True}) is True
+    assert expect_prediction([1, 3], [1, 3]) is True
+
+
+def test_expect_prediction_of_none_says_it_is_not_written():
+    with pytest.raises(
+        AssertionError,
+        match=re.escape(
+            "check: predicted_ops is None: no answer has been written yet\n"
+            "  hint: replace None with your prediction"
+        ),
+    ):
+        expect_prediction(None, 12, "predicted_ops")

@@ -158,27 +158,57 @@ def test_every_live_drawing_is_still_saved(path):
 
 
 # Issue 15: a lesson opens with what the learner will be able to do, what it assumes and
-# how long it takes (at most a 50-minute class), and closes with PyTorch's names. Lessons
-# 3, 5 and 8 are being split to fit (another branch), and lesson 13 has no Summary yet;
-# they join this test when they are done.
-NOT_YET = ("03_", "05_", "08_", "13_")
-SHAPED = [p for p in LESSONS if not p.name.startswith(NOT_YET)]
+# how long it takes (at least the estimate below), and closes with PyTorch's names: every
+# lesson (13 joined last, when its Summary got a cell of its own)
+SHAPED = LESSONS
 
 
 def estimated_minutes(nb) -> float:
-    """Reading at 150 words a minute; a code cell 1 minute (2 when longer than 8 lines,
-    half when a one- or two-line check or display); 5 minutes an exercise."""
+    """What a learner meeting the material for the first time needs (issue 27): prose
+    at 120 words a minute; a code cell half a minute to run and look at its output, plus
+    its code read at 8 lines a minute; an exercise 3 minutes to understand, run and
+    check, plus a minute per line of its solution (the statement counts as prose)."""
     from tinygrad_edu.lesson import exercises
 
-    found = exercises.find(json.loads(nbformat.writes(nb)))
+    raw = json.loads(nbformat.writes(nb))
+    found = exercises.find(raw)
     inside = {i for e in found for i in e.solutions + e.checks}
     words = sum(len(c.source.split()) for c in nb.cells if c.cell_type == "markdown")
     code = 0.0
     for i, c in enumerate(nb.cells):
         if c.cell_type == "code" and i not in inside:
-            n = len(c.source.strip().splitlines())
-            code += 2 if n > 8 else 0.5 if n <= 2 else 1
-    return words / 150 + code + 5 * len(found)
+            code += 0.5 + 0.125 * len([line for line in c.source.splitlines() if line.strip()])
+    solving = sum(
+        3 + len([line for line in _solution_text(raw, e).splitlines() if line.strip()])
+        for e in found
+    )
+    return words / 120 + code + solving
+
+
+# by that count these take more than one 50-minute class, and are to be split or trimmed;
+# the test below fails for one that fits (take it off the list) or one that grows past
+OVER_ONE_CLASS = ("02_", "06_", "08a_", "09_", "12_", "15_")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(
+            p,
+            marks=pytest.mark.xfail(
+                p.name.startswith(OVER_ONE_CLASS),
+                reason="more than one class by a realistic count: to split or trim",
+                strict=True,
+            ),
+        )
+        for p in SHAPED
+    ],
+    ids=[p.stem for p in SHAPED],
+)
+def test_lesson_fits_one_class(path):
+    nb = nbformat.read(path, as_version=4)
+    stated = int(re.search(r"\*\*Time:\*\* about (\d+) minutes", nb.cells[0].source).group(1))
+    assert stated <= 50, f"{path.name}: {stated} minutes is more than one class"
 
 
 @pytest.mark.parametrize("path", SHAPED, ids=[p.stem for p in SHAPED])
@@ -190,7 +220,6 @@ def test_lesson_states_objectives_time_and_pytorchs_names(path):
     assert "**By the end you can:**\n1. " in intro
     stated = int(re.search(r"\*\*Time:\*\* about (\d+) minutes", intro).group(1))
     estimate = estimated_minutes(nb)
-    assert stated <= 50, f"{path.name}: {stated} minutes is more than one class"
     assert estimate <= stated + 0.5, f"{path.name}: says {stated} min, estimate {estimate:.0f}"
     summary = next(c.source for c in nb.cells if c.source.startswith("## Summary"))
     # a table with a PyTorch column: each tinygrad_edu name beside PyTorch's
@@ -208,7 +237,7 @@ def test_a_lesson_that_draws_graphs_shows_them_live(path):
         assert "%load_ext tinygrad_edu" in text or "tg.live_panel()" in text, path.name
 
 
-HELPERS = ("expect_close(", "expect_equal(", "check_grad(", "tg.gradcheck(")
+HELPERS = ("expect_close(", "expect_equal(", "check_grad(", "tg.gradcheck(", "expect_prediction(")
 
 
 @pytest.mark.parametrize("path", SHAPED, ids=[p.stem for p in SHAPED])
@@ -238,3 +267,166 @@ def test_student_copy_fails_every_check_with_a_message(path, tmp_path):
     student, regions = strip.strip_notebook(json.loads(path.read_text(encoding="utf-8")))
     assert regions >= 2
     assert grade.student_problems(student, NOTEBOOKS, timeout=120) == []
+
+
+def _statement(nb: dict, exercise) -> str:
+    """The markdown that states an exercise: the cells between its heading and its answer."""
+    first = exercise.solutions[0]
+    text = []
+    for cell in reversed(nb["cells"][:first]):
+        if cell["cell_type"] != "markdown":
+            break
+        text.insert(0, "".join(cell["source"]))
+        if re.search(r"^#{2,4} ", text[0], flags=re.M):
+            break
+    return "\n".join(text)
+
+
+@_lessons()
+def test_a_prediction_is_checked_without_printing_the_answer(path):
+    # issue 27: a check that prints the expected value on the first wrong try hands the
+    # answer to the second; expect_prediction says what is wrong and how to look instead
+    from tinygrad_edu.lesson import exercises
+
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    telling = []
+    for ex in exercises.find(nb):
+        if not re.search(r"\bpredict", _statement(nb, ex), flags=re.I):
+            continue
+        answers = set(re.findall(r"^\s*(\w+)\s*=", _solution_text(nb, ex), flags=re.M))
+        for i in ex.checks:
+            source = "".join(nb["cells"][i]["source"])
+            shown = [a for a in answers if a in _compared_by_telling_helpers(source)]
+            if "expect_prediction(" not in source or shown:
+                telling.append((ex.name, source.splitlines()[-1]))
+    assert telling == [], f"{path.name}: prediction checks that print the answer: {telling}"
+
+
+def _compared_by_telling_helpers(source: str) -> set[str]:
+    """Names passed to a helper that prints the expected value when they differ."""
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        func = getattr(node, "func", None)
+        if getattr(func, "id", None) in ("expect_close", "expect_equal", "check_grad"):
+            names |= {a.id for a in node.args if isinstance(a, ast.Name)}
+    return names
+
+
+def _solution_text(nb: dict, ex) -> str:
+    from tinygrad_edu.lesson import strip
+
+    text = []
+    for i in ex.solutions:
+        inside = False
+        for line in "".join(nb["cells"][i]["source"]).splitlines():
+            if strip.BEGIN.match(line):
+                inside = True
+            elif strip.END.match(line):
+                inside = False
+            elif inside and not line.strip().startswith("#"):
+                text.append(line.split("  #")[0])
+    return "\n".join(text)
+
+
+def _squeezed(text: str) -> str:
+    return re.sub(r"[\s'\"]", "", text)
+
+
+def _longest_common(a: str, b: str) -> int:
+    best, prev = 0, [0] * (len(b) + 1)
+    for ca in a:
+        row = [0]
+        for j, cb in enumerate(b):
+            row.append(prev[j] + 1 if ca == cb else 0)
+        best = max(best, *row)
+        prev = row
+    return best
+
+
+def _hints(source: str) -> list[str]:
+    """The text of every `hint=` argument in a cell (an f-string's literal parts)."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # a cell magic
+        return []
+    found = []
+    for node in ast.walk(tree):
+        for kw in getattr(node, "keywords", []):
+            if kw.arg == "hint":
+                parts = [n.value for n in ast.walk(kw.value) if isinstance(n, ast.Constant)]
+                found.append("".join(p for p in parts if isinstance(p, str)))
+    return found
+
+
+@_lessons()
+def test_no_hint_gives_the_solution_away(path):
+    # a hint says how to look (what to print, which smaller case to work), never the code
+    # or the numbers of the solution: a hint `lr=0.1, momentum=0.9` is the answer
+    from tinygrad_edu.lesson import exercises
+
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    leaks = []
+    for ex in exercises.find(nb):
+        solution = _solution_text(nb, ex)
+        numbers = set(re.findall(r"\b\w+=-?\d[\d.e-]*", _squeezed(solution)))
+        for i in ex.checks:
+            for hint in _hints("".join(nb["cells"][i]["source"])):
+                flat = _squeezed(hint)
+                given = [n for n in numbers if n in flat]
+                if given or _longest_common(flat, _squeezed(solution)) >= 20:
+                    leaks.append((ex.name, hint[:90]))
+    assert leaks == [], f"{path.name}: hints that give the solution: {leaks}"
+
+
+def _lesson_numbers(text: str) -> set[str]:
+    """`"1, 3a, 4 and 15"` -> {"01", "03a", "04", "15"}"""
+    return {f"{int(n):02d}{p}" for n, p in re.findall(r"\b(\d+)([a-z]?)\b", text)}
+
+
+def test_index_says_which_lessons_draw_live_and_on_demand():
+    # issue 27: the index named the wrong lessons; it is read back against the notebooks
+    index = " ".join((NOTEBOOKS / "README.md").read_text().split())
+    uses = {"ext": set(), "panel": set(), "draw": set()}
+    for path in LESSONS:
+        text = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells)
+        number = path.name.split("_")[0]
+        for key, call in (
+            ("ext", "%load_ext tinygrad_edu"),
+            ("panel", "tg.live_panel("),
+            ("draw", "tg.draw("),
+        ):
+            if call in text:
+                uses[key].add(number)
+    every = {p.name.split("_")[0] for p in LESSONS}
+    said = re.search(r"Lessons ([\w ,]+?) draw the live graph under every cell", index)
+    panel = re.search(r"lessons ([\w ,]+?) open the live panel", index)
+    draw = re.search(r"every lesson but ([\w ,]+?) draws the graphs", index)
+    assert said and panel and draw, "notebooks/README.md: the sentence on drawing changed"
+    assert _lesson_numbers(said.group(1)) == uses["ext"]
+    assert _lesson_numbers(panel.group(1)) == uses["panel"]
+    assert every - _lesson_numbers(draw.group(1)) == uses["draw"]
+
+
+def test_a_pytorch_version_named_in_a_lesson_is_the_one_ci_checks_against():
+    # summary tables name the PyTorch they were checked with: the version .ci/run installs
+    pinned = re.search(r"torch==([\d.]+)", (NOTEBOOKS.parent / ".ci" / "run").read_text())
+    named = {
+        (path.name, version)
+        for path in LESSONS
+        for c in nbformat.read(path, as_version=4).cells
+        if c.cell_type == "markdown"
+        for version in re.findall(r"PyTorch (\d+\.\d+(?:\.\d+)?)", c.source)
+    }
+    assert named, "no lesson names a PyTorch version"
+    assert {(name, v) for name, v in named if v != pinned.group(1)} == set()
+
+
+def test_index_names_the_lessons_over_one_class():
+    index = " ".join((NOTEBOOKS / "README.md").read_text().split())
+    named = re.search(r"lessons ([\w ,]+?) still take \d+ to \d+ minutes", index)
+    assert named, "notebooks/README.md no longer says which lessons take more than a class"
+    assert _lesson_numbers(named.group(1)) == {p.rstrip("_") for p in OVER_ONE_CLASS}

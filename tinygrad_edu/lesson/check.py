@@ -9,6 +9,10 @@ was expected instead, in the learner's names:
       (1 of 3 elements differ)
       hint: ...
 
+A prediction ("how many ops will this build?") is checked with `expect_prediction`
+instead, which says what is wrong and how to look but never the right value: printed
+on the first wrong try, it would be copied on the second.
+
 They raise `AssertionError` (so `pytest` and nbval treat a wrong answer as a failed
 check) with the standard message shape of `core.errors.message`. Lesson layer: may
 use the public API; imports numpy and the core only.
@@ -235,3 +239,86 @@ def check_grad(
             hint = "call loss.backward() on a result that was computed from it"
         raise AssertionError(message("check", f"{label}.grad is None: {why}", hint=hint))
     return expect_close(grad, expected, f"{label}.grad", rtol=rtol, atol=atol)
+
+
+def expect_prediction(
+    predicted: Any,
+    actual: Any,
+    name: str = "your prediction",
+    hint: str | None = None,
+    rtol: float = 1e-5,
+    atol: float = 1e-8,
+) -> bool:
+    r"""Check a prediction against what the program did; True, or a failure without the answer.
+
+    A prediction exercise asks the learner to work a value out *before* seeing it. A
+    check that printed the right value on a wrong try would hand the answer over, and a
+    second try would be a copy. So this check says only what is wrong (the value, its
+    shape, which elements) and, with `hint=`, how to look: never `actual`.
+
+    Rules: numbers, arrays, tensors and lists of numbers are compared as by
+    `expect_close` (same shape, then element by element); anything else (a tuple of
+    counts with a string in it, a name, a dict) is compared with `==`.
+
+    Args:
+        predicted: the learner's prediction (`None` when not written yet).
+        actual: what the program computes, measured by the check cell.
+        name: what to call the prediction, e.g. `"predicted_ops"`.
+        hint: how to find the right value (a smaller case to work, a thing to print).
+
+    Returns:
+        True when the prediction is right.
+
+    Raises:
+        AssertionError: saying what is wrong, never the expected value.
+
+    Example:
+        >>> from tinygrad_edu.lesson.check import expect_prediction
+        >>> expect_prediction(12, 12, "predicted_ops")
+        True
+        >>> expect_prediction(10, 12, "predicted_ops", hint="count one step's ops first")
+        Traceback (most recent call last):
+        AssertionError: check: predicted_ops is 10, which is not what the program does
+          hint: count one step's ops first
+    """
+    expect_written(predicted, name, hint="replace None with your prediction")
+    wrong = f"{name} is {predicted!r}, which is not what the program does"
+    try:
+        p = _array(predicted, name) if _numeric(actual) else None
+    except AssertionError:
+        p = None  # not numbers: compared below with ==, the message says it differs
+    if p is None:
+        try:
+            same = bool(predicted == actual)
+        except (TypeError, ValueError):  # an array against a list of names: not equal
+            same = False
+        return True if same else _raise(wrong, hint)
+    a = _array(actual, "the measured value")
+    if p.shape != a.shape:
+        _raise(f"{name} has shape {p.shape!r}, not the shape of what it predicts", hint)
+    bad = ~np.isclose(p, a, rtol=rtol, atol=atol)
+    if not bad.any():
+        return True
+    if p.ndim and p.size > 1:
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        wrong = (
+            f"{name} is wrong at index {idx} ({int(bad.sum())} of {bad.size} elements "
+            "differ from what the program does)"
+        )
+    return _raise(wrong, hint)
+
+
+def _numeric(value: Any) -> bool:
+    """True for what expect_close compares: numbers, arrays, tensors, lists of numbers."""
+    if isinstance(value, (bool, str)) or value is None:
+        return False
+    if isinstance(value, (Tensor, np.ndarray, int, float, np.number)):
+        return True
+    try:
+        return np.asarray(value).dtype.kind in "iuf"
+    except (TypeError, ValueError):
+        return False
+
+
+def _raise(text: str, hint: str | None) -> bool:
+    raise AssertionError(message("check", text, hint=hint))

@@ -333,6 +333,7 @@ def _lessons(args: argparse.Namespace) -> int:
 
 def _grade(args: argparse.Namespace) -> int:
     from .grade import grade_notebook, restore_checks
+    from .hidden import restore as restore_hidden
 
     paths = _notebooks(args.submissions, "grade")
     if paths is None:
@@ -350,6 +351,7 @@ def _grade(args: argparse.Namespace) -> int:
             nb = notebook.read(path)
             if source is not None:
                 restore_checks(nb, source)
+                restore_hidden(nb, source)  # the checks only the instructor's copy holds
             results.append(grade_notebook(nb, path.parent, str(path), timeout=args.timeout))
         except (OSError, ValueError, ImportError) as e:  # GradeError is a ValueError
             print(f"lesson grade: {e}", file=sys.stderr)
@@ -555,7 +557,8 @@ def _add_grade(actions: Any) -> None:
         "so one broken exercise does not stop the others) and report, per exercise, the "
         "points of its check cells that passed: as a table, or as JSON with --json. With "
         "--source, the instructor's notebook, the checks run as the instructor wrote them "
-        "even if a learner edited them. A notebook with a cell that runs longer than "
+        "even if a learner edited them, and the checks tagged hidden-check, which `lesson "
+        "strip` leaves out of the student copy, are put back and run too. A notebook with a cell that runs longer than "
         "--timeout, or whose kernel dies, is reported as not graded, and the exit code "
         "is then 1.",
         "tinygrad-edu lesson grade submissions/*/12_attention.ipynb",
@@ -571,7 +574,8 @@ def _add_grade(actions: Any) -> None:
         "--source",
         metavar="NOTEBOOK",
         default=None,
-        help="the instructor's notebook: its check cells replace the learner's",
+        help="the instructor's notebook: its check cells replace the learner's, and its "
+        "hidden checks (cell tag hidden-check) are added",
     )
     cmd.add_argument(
         "--timeout",

@@ -12,7 +12,8 @@ indentation:
 
 Markdown cells get `YOUR ANSWER HERE` instead. Outputs, execution counts and the
 saved widget state are dropped, so no answer survives in an output either. Check
-cells stay as they are. Solution and check cells get nbgrader's cell metadata
+cells stay as they are, except those tagged `hidden-check`, which only the instructor's
+copy keeps (`hidden.py`). Solution and check cells get nbgrader's cell metadata
 (`exercises.add_nbgrader_metadata`), so `lesson grade` (and nbgrader) know which cells
 earn points.
 Lesson layer: standard library only.
@@ -80,8 +81,10 @@ def strip_source(text: str, cell_type: str = "code", where: str = "cell") -> tup
 def strip_notebook(nb: dict) -> tuple[dict, int]:
     """Strip every cell of a notebook dict in place; return it and the region count."""
     from .exercises import add_nbgrader_metadata  # exercises imports this module
+    from .hidden import drop
 
     add_nbgrader_metadata(nb)  # from the markers, so before they go
+    drop(nb)  # hidden checks: numbered above, held by the instructor's copy only
     total = 0
     for i, cell in enumerate(nb.get("cells", []), start=1):
         kind = cell.get("cell_type")
