@@ -25,8 +25,8 @@ import numpy as np
 
 import tinygrad_edu.core.tensor as _tensor  # imported before Tensor exists: read `.Tensor` when used
 
-from . import saved, source
-from .engine import Node, grad_node, node_numbers
+from . import engine, saved, source
+from .engine import Node, grad_node
 from .errors import ShapeError, message
 from .grad_mode import _thread
 
@@ -71,7 +71,7 @@ def retain_outputs(keep: bool) -> bool:
 
 def next_node_number() -> int:
     """The creation number the next grad_fn node gets (`graph.watermark()` reads it)."""
-    return node_numbers.peek()
+    return engine.next_node_number()
 
 
 class Function(Node):
@@ -264,7 +264,7 @@ class Function(Node):
             f = f.f_back
         if f is not None:
             self._code, self._offset = f.f_code, f.f_lasti
-        self._id = next(node_numbers)
+        self._id = next(engine.node_numbers)  # an attribute: next_node_number replaces it
         if here.scope:
             self._scope = tuple(here.scope)
         if self._to_save:

@@ -9,6 +9,7 @@ float64 promotion). Core layer: numpy and the standard library only.
 
 from __future__ import annotations
 
+import itertools
 import numbers
 import reprlib
 import warnings
@@ -21,7 +22,6 @@ import numpy as np
 from . import function as _function
 from . import source, torch_api, views
 from .dtypes import _default as _default_dtype
-from .engine import Counter
 from .errors import BackwardError, DataError, ShapeError, message
 from .grad_mode import _thread
 from .views import _var
@@ -29,12 +29,15 @@ from .views import _var
 if TYPE_CHECKING:
     from .engine import AccumulateGrad, Node
 
-tensor_numbers = Counter()  # every tensor's creation number, in the order they were made
+tensor_numbers = itertools.count(1)  # every tensor's creation number, in the order made
 
 
 def next_tensor_number() -> int:
-    """The creation number the next Tensor gets (`graph.watermark()` reads it)."""
-    return tensor_numbers.peek()
+    """The creation number the next Tensor gets, without using it up (`graph.watermark()`)."""
+    global tensor_numbers
+    n = next(tensor_numbers)
+    tensor_numbers = itertools.count(n)  # put back: a count cannot be read without taking
+    return n
 
 
 def _to_array(data: Any, dtype: Any, op: str) -> np.ndarray:
