@@ -157,7 +157,7 @@ class _Functional:
         with enable_grad():
             out = func(*xs)
             flat = out.reshape(-1)
-            rows = [[] for _ in xs]
+            rows: list[list[Any]] = [[] for _ in xs]
             for i in range(flat.shape[0]):
                 gs = grad(
                     flat[i], xs, retain_graph=True, create_graph=create_graph, allow_unused=True

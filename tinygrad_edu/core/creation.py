@@ -96,7 +96,7 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     return Tensor(data, dtype=dtype)
 
 
-def _shape(shape: tuple, op: str) -> tuple:
+def _shape(shape: tuple[Any, ...], op: str) -> tuple[Any, ...]:
     return _sizes(shape, op, smallest=0)
 
 
@@ -115,7 +115,7 @@ def _leaf(arr: np.ndarray, requires_grad: bool, name: str | None) -> Tensor:
 def _filled(
     op: str,
     value: float,
-    shape: tuple,
+    shape: tuple[Any, ...],
     size: Any,
     requires_grad: bool,
     name: str | None,
@@ -325,7 +325,7 @@ def linspace(
     return _leaf(np.linspace(start, end, int(steps)).astype(dt), requires_grad, name)
 
 
-def _like(t: Any, dtype: Any, device: Any, op: str) -> tuple:
+def _like(t: Any, dtype: Any, device: Any, op: str) -> tuple[Any, ...]:
     arr = np.asarray(t)
     check_device(device, op)
     return arr.shape, (arr.dtype if dtype is None else _dtype(dtype, op))
@@ -411,7 +411,7 @@ def random_source(generator: Generator | None) -> Any:
     return np.random if generator is None else generator._state  # the module draws globally
 
 
-def _tensors(op: str, tensors: Sequence[Any]) -> list:
+def _tensors(op: str, tensors: Sequence[Any]) -> list[Any]:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)) or not tensors:
         raise DataError(
             message(

@@ -21,15 +21,19 @@ import gc
 import itertools
 import operator
 from collections.abc import Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+import tinygrad_edu.core.tensor as _tensor  # imported before Tensor exists: read `.Tensor` when used
+
 from . import saved, source
-from . import tensor as _tensor  # tensor.py imports this module first: read `.Tensor` when used
 from .errors import BackwardError, ShapeError, message
 from .grad_fit import count_error, fit_gradient
 from .grad_mode import ThreadState, _thread
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
 
 
 def backward(
@@ -49,7 +53,7 @@ def _root(t: Any, gradient: Any, create_graph: bool, op: str) -> tuple[Node, Any
         raise _root_error(t, op)
     if gradient is None and t._data.size != 1:
         raise _root_error(t, op)
-    g = np.ones_like(t._data) if gradient is None else _given_gradient(t, gradient, op)
+    g: Any = np.ones_like(t._data) if gradient is None else _given_gradient(t, gradient, op)
     if create_graph:
         g = gradient if isinstance(gradient, _tensor.Tensor) else _tensor.Tensor._make(g)
     return grad_node(t), g
@@ -88,7 +92,7 @@ def steps(
     roots: list[tuple[Node, Any]],
     retain_graph: bool = False,
     create_graph: bool = False,
-    capture: dict | None = None,
+    capture: dict[int, Any] | None = None,
 ) -> Iterator[tuple[Node, Any]]:
     """Run backward node by node, yielding `(node, grad_of_its_output)` after each one.
 
@@ -156,17 +160,17 @@ class Node:
     in; docs/architecture.md ("The node view") lists them.
     """
 
-    _next: tuple = ()  # per input, the node its gradient goes to (None: it needs none)
+    _next: tuple[Any, ...] = ()  # per input, the node its gradient goes to (None: it needs none)
     _code: Any = None  # where the learner built it: code object and bytecode offset
     _offset = 0
-    _scope: tuple = ()  # module path while an nn.Module ran, e.g. ("net", "0")
+    _scope: tuple[Any, ...] = ()  # module path while an nn.Module ran, e.g. ("net", "0")
     _id = 0  # creation counter (set by `apply` and `AccumulateGrad`)
-    _inputs_meta: tuple = ()
-    _out_meta: tuple | None = None
-    _saved: tuple | None = ()
+    _inputs_meta: tuple[Any, ...] = ()
+    _out_meta: tuple[Any, ...] | None = None
+    _saved: tuple[Any, ...] | None = ()
     _mark: str | None = None
     _mark_text = ""
-    _pre_hooks: list | None = None  # hooks on a non-leaf's gradient (`register_hook`)
+    _pre_hooks: list[Any] | None = None  # hooks on a non-leaf's gradient (`register_hook`)
     _retained: Any = None  # weakref to the output that called `retain_grad()`
     _own_rule = False  # the package's own ops (Function sets it): see `_mark_unshared`
     _as_tensors = False  # saved values come back as Tensors (create_graph)
@@ -179,7 +183,7 @@ class Node:
         """The rule: d(root)/d(output) in, one d(root)/d(input) per input out (`Function`)."""
         raise NotImplementedError
 
-    def run(self, g: Any, p: Pass) -> list:
+    def run(self, g: Any, p: Pass) -> list[Any]:
         """One step of backward: the gradient of this node's output in, one gradient per
         input out, each in its input's shape and dtype (None where none is needed)."""
         if type(g) is not np.ndarray and not (p.create_graph and isinstance(g, _tensor.Tensor)):
@@ -212,7 +216,7 @@ class Node:
         return f"{self.op}Backward"
 
     @property
-    def next_functions(self) -> tuple:
+    def next_functions(self) -> tuple[Any, ...]:
         """`((node, 0), ...)`, one pair per input; `(None, 0)` where no grad is needed."""
         # NOTE: `_next` holds the nodes alone; a pair per input would be one more object
         # per edge for the cyclic garbage collector to scan while a long graph is built
@@ -235,12 +239,12 @@ class Node:
     )
 
     @property
-    def input_meta(self) -> tuple:
+    def input_meta(self) -> tuple[Any, ...]:
         """`((shape, dtype), ...)`, one per positional input (None, None for a non-array)."""
         return self._inputs_meta
 
     @property
-    def output_meta(self) -> tuple | None:
+    def output_meta(self) -> tuple[Any, ...] | None:
         """`(shape, dtype)` of the output, kept even when the output tensor is gone."""
         return self._out_meta
 
@@ -290,7 +294,7 @@ class AccumulateGrad(Node):
     # keep it as its `.grad` without a copy
     _unshared: Any = None
 
-    def __init__(self, variable: Any) -> None:
+    def __init__(self, variable: Tensor) -> None:
         self.variable = variable
         self._id = next(node_numbers)
 
@@ -299,10 +303,10 @@ class AccumulateGrad(Node):
         return "AccumulateGrad"
 
     @property
-    def _pre_hooks(self) -> list | None:  # type: ignore[override]
+    def _pre_hooks(self) -> list[Any] | None:  # type: ignore[override]
         return self.variable._hooks  # a leaf's hooks see its gradient before `.grad` does
 
-    def run(self, g: Any, p: Pass) -> list:
+    def run(self, g: Any, p: Pass) -> list[Any]:
         """The end of a path: `leaf.grad += g`, unless `tg.grad` only reads the gradient."""
         if p.accumulate:
             _accumulate(self.variable, g, p.create_graph, unshared=self._unshared is g)
@@ -310,7 +314,7 @@ class AccumulateGrad(Node):
         return []
 
 
-def grad_node(t: Any) -> Node:
+def grad_node(t: Tensor) -> Node:
     """The node a gradient for tensor `t` goes to: its grad_fn, or a leaf's AccumulateGrad
     (made once per leaf, so every path to it meets there)."""
     if t._grad_fn is not None:
@@ -320,7 +324,7 @@ def grad_node(t: Any) -> Node:
     return t._accumulator
 
 
-def _fit(gi: Any, shape: tuple, dtype: Any, node: Node, create_graph: bool) -> Any:
+def _fit(gi: Any, shape: tuple[Any, ...], dtype: Any, node: Node, create_graph: bool) -> Any:
     """A gradient a rule returned, made an array (a Tensor under create_graph) of its
     input's shape and dtype: summed over the axes forward broadcast."""
     if create_graph:
@@ -334,7 +338,7 @@ def _fit(gi: Any, shape: tuple, dtype: Any, node: Node, create_graph: bool) -> A
     return gi
 
 
-def _mark_unshared(node: Node, g: Any, fitted: list) -> None:
+def _mark_unshared(node: Node, g: Any, fitted: list[Any]) -> None:
     """Tell each leaf which gradient on its way to it no one else holds: one this rule made
     new (not its `g` itself, not a view, not sent to two inputs). The leaf keeps that one as
     its `.grad` without a copy, as PyTorch's AccumulateGrad does with a gradient no one else
@@ -371,7 +375,7 @@ def _on_tensors(node: Node, g: Any) -> Any:
         node._as_tensors = False
 
 
-def _tell(observers: list, node: Node, g: Any, fitted: list) -> None:
+def _tell(observers: list[Any], node: Node, g: Any, fitted: list[Any]) -> None:
     """Observers (anomaly mode, breakpoints, the stepper, tracing) see what a node sent."""
     for obs in tuple(observers):
         hook = getattr(obs, "on_backward", None)
@@ -392,7 +396,7 @@ def _received(node: Node, g: Any, create_graph: bool) -> Any:
     return g
 
 
-def _run_hooks(hooks: list, g: Any, create_graph: bool) -> Any:
+def _run_hooks(hooks: list[Any], g: Any, create_graph: bool) -> Any:
     for hook in list(hooks):
         out = hook(g if isinstance(g, _tensor.Tensor) else _tensor.Tensor._make(g))
         if out is None:
@@ -423,24 +427,18 @@ def _run_hooks(hooks: list, g: Any, create_graph: bool) -> Any:
     return g
 
 
-class Counter:
-    """Creation numbers 1, 2, 3, ...: `next(counter)` takes one, `peek()` tells the next one
-    without taking it (`graph.watermark()` marks a moment by the next numbers)."""
-
-    __slots__ = ("last",)
-
-    def __init__(self) -> None:
-        self.last = 0
-
-    def __next__(self) -> int:
-        self.last += 1
-        return self.last
-
-    def peek(self) -> int:
-        return self.last + 1
+# every node's `creation_number`, in the order they were made
+node_numbers = itertools.count(1)
 
 
-node_numbers = Counter()  # every node's `creation_number`, in the order they were made
+def next_node_number() -> int:
+    """The creation number the next node gets, without using it up (`graph.watermark()`)."""
+    global node_numbers
+    n = next(node_numbers)
+    # NOTE: a count cannot be read without taking a number, so the number is put back: a
+    # new count starts at it (a count's `next` runs in C, cheaper than any counter class)
+    node_numbers = itertools.count(n)
+    return n
 
 
 def grad(
@@ -506,7 +504,7 @@ def _wanted_node(k: int, t: Any) -> Node:
     return grad_node(t)
 
 
-def _gradient_of(t: Any, node: Node, captured: dict, allow_unused: bool) -> Any:
+def _gradient_of(t: Any, node: Node, captured: dict[Any, Any], allow_unused: bool) -> Any:
     """The gradient backward captured at `node` for input `t`, as a Tensor (None if unused
     and allowed)."""
     g = captured.get(id(node))

@@ -18,15 +18,20 @@ from __future__ import annotations
 import sys
 import weakref
 from collections.abc import Callable
-from typing import Any
+from types import FrameType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import saved, source
-from . import tensor as _tensor  # tensor.py imports this module first: read `.Tensor` when used
-from .engine import Node, grad_node, node_numbers
+import tinygrad_edu.core.tensor as _tensor  # imported before Tensor exists: read `.Tensor` when used
+
+from . import engine, saved, source
+from .engine import Node, grad_node
 from .errors import ShapeError, message
 from .grad_mode import _thread
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
 
 OPS: dict[str, type[Function]] = {}  # op name -> class, for the static program and export
 
@@ -66,7 +71,7 @@ def retain_outputs(keep: bool) -> bool:
 
 def next_node_number() -> int:
     """The creation number the next grad_fn node gets (`graph.watermark()` reads it)."""
-    return node_numbers.peek()
+    return engine.next_node_number()
 
 
 class Function(Node):
@@ -153,10 +158,12 @@ class Function(Node):
     def _saved_value(self, i: int) -> Any:
         return saved.shown(self, i)
 
-    _unpack: Callable | None = None  # set while saved_tensors_hooks packed this node's values
+    _unpack: Callable[..., Any] | None = (
+        None  # set while saved_tensors_hooks packed this node's values
+    )
     # an in-place op on a view (`v.exp_()`) wrote its output into the view: a weak reference
     # to the view's node then, through which a saved output's gradient flows, as in PyTorch
-    _written_into: Callable | None = None
+    _written_into: Callable[..., Any] | None = None
 
     def _output_grad_fn(self) -> Function:
         """The node a saved output's gradient goes to under `create_graph`: this one, or
@@ -164,10 +171,11 @@ class Function(Node):
         node = self._written_into() if self._written_into is not None else None
         return node if node is not None else self
 
-    _to_save: tuple = ()
+    _to_save: tuple[Any, ...] = ()
     _as_tensors = False
     replayable = True  # False for ops whose forward runs Python a static graph cannot replay
     _is_view = False  # True for ops whose result is a window on their first input
+    needs_input_grad: tuple[bool, ...] = ()  # per input: does it want a gradient? (set by apply)
     _fresh_output = False  # True for ops known to return new storage (the package's own)
     # True for the package's own ops, whose backward returns new arrays, its `grad_output`
     # itself, or views of it (never an array kept elsewhere, as a learner's rule might)
@@ -182,7 +190,7 @@ class Function(Node):
     # --- the one place that builds the graph ------------------------------------------
 
     @classmethod
-    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+    def apply(cls, *args: Any, **kwargs: Any) -> Tensor:
         """Run the op on Tensors (or constants) and record a node if grad is needed."""
         # NOTE: every op a learner runs comes through here, so each Python step costs about as
         # much as a small numpy op: one pass over the inputs, and the rest of a node's
@@ -193,7 +201,9 @@ class Function(Node):
         recording = here.enabled  # off inside `tg.no_grad()`
         # per input: its array, and if it wants a gradient the node that gradient goes to
         # (the node that made it, or a leaf's AccumulateGrad)
-        arrays, needs, edges = [], [], []
+        arrays: list[Any] = []
+        needs: list[bool] = []
+        edges: list[Node | None] = []
         for a in args:
             if isinstance(a, tensor_type):
                 if a._view is not None and a._view.version != a._vc[0]:
@@ -208,8 +218,7 @@ class Function(Node):
                 arrays.append(a)
             needs.append(False)
             edges.append(None)
-        needs = tuple(needs)
-        ctx.needs_input_grad = _shared[needs]
+        ctx.needs_input_grad = _shared[tuple(needs)]
         try:
             data = cls.forward(ctx, *arrays, **kwargs)
         except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
@@ -231,7 +240,13 @@ class Function(Node):
         return out
 
     def _record(
-        self, here: Any, args: tuple, arrays: list, edges: list, result: Any, out: Any
+        self,
+        here: Any,
+        args: tuple[Any, ...],
+        arrays: list[Any],
+        edges: list[Any],
+        result: Any,
+        out: Any,
     ) -> None:
         """Make this ctx the node behind `out`: what backward and the graph views read."""
         self._next = tuple(edges)
@@ -244,12 +259,12 @@ class Function(Node):
         self._out_meta = _shared[out._data.shape, out._data.dtype]
         # where the learner built it: the first frame outside this package. Kept as code and
         # bytecode offset; turned into a line only when shown (`f_lineno` reads a line table)
-        f = _getframe(2)
+        f: FrameType | None = _getframe(2)
         while f is not None and _is_ours[f.f_code.co_filename]:
             f = f.f_back
         if f is not None:
             self._code, self._offset = f.f_code, f.f_lasti
-        self._id = next(node_numbers)
+        self._id = next(engine.node_numbers)  # an attribute: next_node_number replaces it
         if here.scope:
             self._scope = tuple(here.scope)
         if self._to_save:
@@ -262,7 +277,7 @@ class Function(Node):
             saved.pack(self, out)  # the output is whole now: the hook may look at it
 
     @classmethod
-    def _explain(cls, err: Exception, arrays: list, kwargs: dict) -> Exception:
+    def _explain(cls, err: Exception, arrays: list[Any], kwargs: dict[Any, Any]) -> Exception:
         """Turn a numpy failure inside forward into a learner-facing error."""
         shapes = [np.shape(a) for a in arrays]
         op = cls.__name__.lower()
@@ -298,7 +313,7 @@ def _saved_getter(i: int) -> Callable[[Function], Any]:
     return saved
 
 
-def broadcast_message(op: str, a_shape: tuple, b_shape: tuple) -> str:
+def broadcast_message(op: str, a_shape: tuple[Any, ...], b_shape: tuple[Any, ...]) -> str:
     """`op: cannot broadcast ...` naming the first axis (from the right) that clashes."""
     axis, sa, sb = -1, None, None
     for i in range(1, max(len(a_shape), len(b_shape)) + 1):
@@ -316,12 +331,12 @@ def broadcast_message(op: str, a_shape: tuple, b_shape: tuple) -> str:
     )
 
 
-class _Shared(dict):
+class _Shared(dict[Any, Any]):
     """One copy of each small tuple that recurs: `(shape, dtype)` pairs and the
     `needs_input_grad` patterns (one line of a loop makes thousands of nodes), so a long
     graph holds one tuple per pattern, not one per node."""
 
-    def __missing__(self, pair: tuple) -> tuple:
+    def __missing__(self, pair: tuple[Any, ...]) -> tuple[Any, ...]:
         if len(self) > 50_000:  # many shapes seen: start sharing afresh
             self.clear()
         self[pair] = pair
@@ -331,12 +346,14 @@ class _Shared(dict):
 _shared = _Shared()
 
 
-def _meta_of_other(x: Any) -> tuple:
+def _meta_of_other(x: Any) -> tuple[Any, ...]:
     """`(shape, dtype)` of an input that is not an ndarray (`(None, None)` for a number)."""
     return (getattr(x, "shape", None), getattr(x, "dtype", None))
 
 
-def _own_storage(out: Any, cls: type, args: tuple, arrays: list, kwargs: dict) -> None:
+def _own_storage(
+    out: Any, cls: type[Function], args: tuple[Any, ...], arrays: list[Any], kwargs: dict[Any, Any]
+) -> None:
     """A view op's result shares its input's storage (core/views.py); any other op's result
     gets storage of its own, or changing it in place would change an input."""
     src = args[0]
@@ -346,7 +363,7 @@ def _own_storage(out: Any, cls: type, args: tuple, arrays: list, kwargs: dict) -
         out._data = out._data.copy()
 
 
-class _InPackage(dict):
+class _InPackage(dict[Any, Any]):
     """filename -> is it tinygrad_edu's own code? Asked once per file: a dict lookup costs a
     fifth of `str.startswith` (a method call), and the creation-site walk asks twice per op."""
 

@@ -7,7 +7,7 @@ implementation of each op (the method) and one place to read it. Core layer.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .tensor import TORCH_OP_MODULES, Tensor
 from .torch_api import allclose, equal, isclose, maximum, minimum, multinomial
@@ -107,6 +107,18 @@ for _name in _METHODS:
 # torch.<name> with no Tensor method (issue 30)
 _FUNCTIONS = {k: f for m in TORCH_OP_MODULES for k, f in getattr(m, "FUNCTIONS", {}).items()}
 globals().update(_FUNCTIONS)
+
+if TYPE_CHECKING:  # the loop above, as type checkers and IDEs see it (tests/core/test_types.py)
+
+    def _typed(input: Any, *args: Any, out: Any = None, **kwargs: Any) -> Tensor: ...  # noqa: A002
+
+    exp = log = sin = cos = tanh = sigmoid = relu = sqrt = erf = neg = square = _typed
+    reciprocal = clamp = clip = matmul = mm = bmm = dot = mean = argmax = argmin = topk = _typed
+    norm = std = var = logsumexp = numel = flatten = squeeze = unsqueeze = transpose = _typed
+    permute = reshape = softmax = log_softmax = masked_fill = add = sub = mul = div = _typed
+    clone = detach = t = prod = cumsum = sort = argsort = unique = tril = triu = split = _typed
+    chunk = unbind = sign = floor = ceil = log1p = expm1 = movedim = gather = repeat = _typed
+    sum = max = min = abs = pow = round = _typed  # noqa: A001 - see SHADOWING
 
 
 def is_tensor(obj: Any) -> bool:

@@ -26,7 +26,9 @@ from .errors import BackwardError, ShapeError, message
 from .ops.common import sum_to
 
 
-def fit_gradient(g: Any, shape: tuple, op: str, site: Any = None, dtype: Any = None) -> Any:
+def fit_gradient(
+    g: Any, shape: tuple[Any, ...], op: str, site: Any = None, dtype: Any = None
+) -> Any:
     """`g` in its input's `shape` (summing broadcast axes) and `dtype`, or a ShapeError.
 
     `g` is an ndarray, a Tensor (create_graph) or a number; `op` names the node and
@@ -66,7 +68,7 @@ def count_error(op: str, site: Any, got: int, inputs: int) -> BackwardError:
     )
 
 
-def broadcasts_to(shape: tuple, target: tuple) -> bool:
+def broadcasts_to(shape: tuple[Any, ...], target: tuple[Any, ...]) -> bool:
     """Does numpy broadcast `shape` to `target`? (np.broadcast_shapes is slow: it makes arrays)"""
     lead = len(target) - len(shape)
     return lead >= 0 and all(n == 1 or n == m for n, m in zip(shape, target[lead:]))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -30,9 +30,9 @@ class ThreadState:
 
     def __init__(self) -> None:
         self.enabled = True
-        self.observers: list = []
+        self.observers: list[Any] = []
         self.scope: list[str] = []
-        self.saved_hooks: list[tuple] = []
+        self.saved_hooks: list[tuple[Any, Any]] = []
 
 
 class _PerThread(threading.local):
@@ -52,7 +52,7 @@ def is_grad_enabled() -> bool:
 
 
 @contextlib.contextmanager
-def _using_grad(flag: bool):
+def _using_grad(flag: bool) -> Iterator[None]:
     old = _thread.state.enabled
     _thread.state.enabled = flag
     try:
@@ -64,7 +64,7 @@ def _using_grad(flag: bool):
 class _GradMode(contextlib.ContextDecorator):
     _flag = True
 
-    def __new__(cls, fn: Any = None):
+    def __new__(cls, fn: Any = None) -> Any:
         self = super().__new__(cls)
         # `@tg.no_grad` without parentheses decorates `fn` directly, as in PyTorch 2
         return self(fn) if callable(fn) else self
@@ -72,17 +72,17 @@ class _GradMode(contextlib.ContextDecorator):
     def __init__(self, fn: Any = None) -> None:
         pass
 
-    def __enter__(self):
+    def __enter__(self) -> _GradMode:
         self._cm = _using_grad(self._flag)
         self._cm.__enter__()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> bool | None:
         return self._cm.__exit__(*exc)
 
     def __call__(self, fn: F) -> F:
         @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
             with self.__class__():
                 return fn(*args, **kwargs)
 
@@ -147,7 +147,7 @@ class set_grad_enabled(_GradMode):  # noqa: N801 - PyTorch's name
         True
     """
 
-    def __new__(cls, mode: Any):
+    def __new__(cls, mode: Any) -> set_grad_enabled:
         return object.__new__(cls)
 
     def __init__(self, mode: Any) -> None:
@@ -155,19 +155,18 @@ class set_grad_enabled(_GradMode):  # noqa: N801 - PyTorch's name
         self._flag = bool(mode)
         _thread.state.enabled = self._flag  # takes effect now, as a plain call does in PyTorch
 
-    def __enter__(self):
+    def __enter__(self) -> set_grad_enabled:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         _thread.state.enabled = self._prev
-        return False
 
     def __call__(self, fn: F) -> F:
         _thread.state.enabled = self._prev  # as a decorator, the mode applies inside `fn` only
         flag = self._flag
 
         @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
             with _using_grad(flag):
                 return fn(*args, **kwargs)
 

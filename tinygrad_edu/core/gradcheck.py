@@ -84,7 +84,9 @@ def gradcheck(
     return True
 
 
-def _central_differences(fn: Callable, ins: tuple, t: Tensor, weights: Any, eps: float) -> Any:
+def _central_differences(
+    fn: Callable[..., Any], ins: tuple[Any, ...], t: Tensor, weights: Any, eps: float
+) -> Any:
     """d(weighted sum of fn's output)/d(t), one element at a time: (f(x+eps) - f(x-eps)) / 2eps."""
     numeric = np.zeros_like(t._data)
     flat = t._data.reshape(-1)  # a view: nudging it nudges t

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+import tinygrad_edu.core.tensor as _tensor  # imported before Tensor exists: read `.Tensor` when used
+
 from . import source
-from . import tensor as _tensor  # tensor.py imports this module first: read `.Tensor` when used
 from .errors import GraphFreedError, InplaceError, message
 from .grad_mode import _thread
 
@@ -33,7 +34,7 @@ OUTPUT = object()  # marks the op's own output among its saved values
 NOTHING = (None, None, None, None)  # the entry of a saved None
 
 
-def unpack(node: Function) -> tuple:
+def unpack(node: Function) -> tuple[Any, ...]:
     """`ctx.saved_tensors`: the saved values, arrays normally, Tensors under create_graph.
 
     Raises GraphFreedError after a backward without `retain_graph=True`, and InplaceError
@@ -52,11 +53,11 @@ def unpack(node: Function) -> tuple:
     return tuple(arrays)
 
 
-def _unpack_special(node: Function, saved: tuple) -> tuple:
+def _unpack_special(node: Function, saved: tuple[Any, ...]) -> tuple[Any, ...]:
     """`unpack` through `saved_tensors_hooks`, or as Tensors for `create_graph=True`."""
     if node._unpack is not None:
-        return _unpacked(node, saved)
-    out = []
+        return _unpacked(node, saved, node._unpack)
+    out: list[Any] = []
     for arr, tensor, vc, version in saved:
         if vc is not None and vc[0] != version:
             raise InplaceError(modified_message(node, vc, version))
@@ -71,14 +72,16 @@ def _unpack_special(node: Function, saved: tuple) -> tuple:
     return tuple(out)
 
 
-def _unpacked(node: Function, saved: tuple) -> tuple:
+def _unpacked(
+    node: Function, saved: tuple[Any, ...], unpack_hook: Callable[[Any], Any]
+) -> tuple[Any, ...]:
     """The saved values handed back by `saved_tensors_hooks`' unpack hook."""
-    out = []
+    out: list[Any] = []
     for packed, *_ in saved:
         if packed is None:
             out.append(None)
             continue
-        t = node._unpack(packed)
+        t = unpack_hook(packed)
         if not isinstance(t, _tensor.Tensor):
             raise TypeError(
                 message(
@@ -104,7 +107,7 @@ def _freed_message(node: Function) -> str:
     )
 
 
-def modified_message(node: Function, vc: list, version: int) -> str:
+def modified_message(node: Function, vc: list[Any], version: int) -> str:
     """The InplaceError's text: the op that saved the value, and the line that changed it."""
     where = source.resolve(vc[1])
     changed = f" at {where}" if where is not None else ""
@@ -117,10 +120,10 @@ def modified_message(node: Function, vc: list, version: int) -> str:
     )
 
 
-def entries(node: Function, args: tuple, result: Any, out: Tensor) -> tuple:
+def entries(node: Function, args: tuple[Any, ...], result: Any, out: Tensor) -> tuple[Any, ...]:
     """What `save_for_backward` kept, each as `(array, tensor, version counter, version)`:
     `unpack` refuses a value changed in place since (its counter moved on)."""
-    kept = []
+    kept: list[tuple[Any, Any, Any, Any]] = []
     for x in node._to_save:
         if x is None:
             kept.append(NOTHING)
@@ -150,7 +153,7 @@ def shown(node: Function, i: int) -> Any:
     itself, a new tensor for the output, a Python number for a number, None where backward
     did not need it."""
     unpack(node)  # raises GraphFreedError / InplaceError as backward would
-    arr, tensor, _, _ = node._saved[i]
+    arr, tensor, _, _ = (node._saved or ())[i]
     if arr is None:
         return None
     if node._unpack is not None:
@@ -216,7 +219,7 @@ def pack(node: Function, out: Tensor) -> None:
     pack_hook, unpack_hook = hooks[-1]
     _thread.state.saved_hooks = []  # ops inside the pack hook save without it, as in PyTorch
     try:
-        packed: list[tuple] = []
+        packed: list[tuple[Any, ...]] = []
         for arr, tensor, _, _ in node._saved or ():
             if arr is None:
                 packed.append(NOTHING)
@@ -244,7 +247,7 @@ class InputCopy:
     def __init__(self, array: np.ndarray, index: int) -> None:
         self.array, self.index = array, index
 
-    def entry(self, edges: tuple) -> tuple:
+    def entry(self, edges: tuple[Any, ...]) -> tuple[Any, ...]:
         """The saved entry: the copy, as a tensor whose grad_fn is the input's node then."""
         t = _tensor.Tensor._make(self.array)
         node = edges[self.index]

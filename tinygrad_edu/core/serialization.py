@@ -47,9 +47,9 @@ def save(obj: Any, f: Any) -> None:
     arrays[_TREE] = np.array(json.dumps(tree))
     if isinstance(f, (str, bytes)) or hasattr(f, "__fspath__"):
         with open(f, "wb") as fh:  # np.savez would add ".npz" to a plain name
-            np.savez(fh, **arrays)
+            np.savez(fh, **arrays)  # type: ignore[arg-type]  # numpy's stub: kwds typed as allow_pickle
     else:
-        np.savez(f, **arrays)
+        np.savez(f, **arrays)  # type: ignore[arg-type]
 
 
 def load(f: Any, map_location: Any = None, weights_only: Any = True, **kwargs: Any) -> Any:
@@ -70,7 +70,7 @@ def load(f: Any, map_location: Any = None, weights_only: Any = True, **kwargs: A
     return _decode(json.loads(str(arrays[_TREE])), arrays)
 
 
-def _encode(obj: Any, arrays: dict, where: str) -> Any:
+def _encode(obj: Any, arrays: dict[Any, Any], where: str) -> Any:
     if isinstance(obj, Tensor):
         key = f"a{len(arrays)}"
         arrays[key] = np.array(obj._data)
@@ -115,7 +115,7 @@ def _encode(obj: Any, arrays: dict, where: str) -> Any:
     )
 
 
-def _decode(node: dict, arrays: dict) -> Any:
+def _decode(node: dict[Any, Any], arrays: dict[Any, Any]) -> Any:
     if "tensor" in node:
         t = Tensor._make(arrays[node["tensor"]])
         return t.requires_grad_() if node["requires_grad"] else t

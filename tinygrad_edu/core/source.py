@@ -15,7 +15,8 @@ import linecache
 import os
 import sys
 from dataclasses import dataclass
-from types import CodeType
+from types import CodeType, FrameType
+from typing import Any
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -27,7 +28,7 @@ def in_package(filename: str) -> bool:
 
 def capture(skip: int = 1) -> tuple[str, int] | None:
     """Return `(filename, lineno)` of the nearest caller outside tinygrad_edu."""
-    f = sys._getframe(skip)
+    f: FrameType | None = sys._getframe(skip)
     while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
         f = f.f_back
     if f is None:
@@ -62,7 +63,8 @@ def _cell_number(filename: str) -> int | None:
     if get_ipython is None:
         return None
     try:
-        return get_ipython().compile._filename_map.get(filename)
+        cell: int | None = get_ipython().compile._filename_map.get(filename)
+        return cell
     except Exception:  # an IPython without the map: fall back to the file name
         return None
 
@@ -75,7 +77,7 @@ def _short(filename: str) -> str:
     return filename if rel.startswith("..") else rel
 
 
-def resolve(raw: tuple | None) -> Site | None:
+def resolve(raw: tuple[Any, ...] | None) -> Site | None:
     """Turn a captured site into a `Site` with the line's source text.
 
     `raw` is `(filename, lineno)` from `capture()`, or `(code, offset)` as `Function.apply`
@@ -106,7 +108,7 @@ def resolve(raw: tuple | None) -> Site | None:
 # lines, and a drawing labels each node with its line (resolving one costs ~9 us: the line
 # table, the text, the cell). NOTE: keyed by identity: code objects compiled from the same
 # text in two cells compare equal, and the code is kept so that its id stays its own
-_resolved: dict[tuple, tuple] = {}
+_resolved: dict[tuple[int, int], tuple[Any, Site | None]] = {}
 
 
 def line_at(code: CodeType, offset: int) -> int:

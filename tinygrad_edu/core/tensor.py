@@ -9,29 +9,35 @@ float64 promotion). Core layer: numpy and the standard library only.
 
 from __future__ import annotations
 
+import itertools
 import numbers
 import reprlib
 import warnings
 import weakref
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import function as _function
 from . import source, torch_api, views
 from .dtypes import _default as _default_dtype
-from .engine import Counter
 from .errors import BackwardError, DataError, ShapeError, message
 from .grad_mode import _thread
 from .views import _var
 
-tensor_numbers = Counter()  # every tensor's creation number, in the order they were made
+if TYPE_CHECKING:
+    from .engine import AccumulateGrad, Node
+
+tensor_numbers = itertools.count(1)  # every tensor's creation number, in the order made
 
 
 def next_tensor_number() -> int:
-    """The creation number the next Tensor gets (`graph.watermark()` reads it)."""
-    return tensor_numbers.peek()
+    """The creation number the next Tensor gets, without using it up (`graph.watermark()`)."""
+    global tensor_numbers
+    n = next(tensor_numbers)
+    tensor_numbers = itertools.count(n)  # put back: a count cannot be read without taking
+    return n
 
 
 def _to_array(data: Any, dtype: Any, op: str) -> np.ndarray:
@@ -94,10 +100,10 @@ def _from_python(data: Any, dtype: Any, op: str) -> np.ndarray:
         ) from None
 
 
-def _dtype(dtype: Any, op: str) -> np.dtype:
+def _dtype(dtype: Any, op: str) -> np.dtype[Any]:
     """`dtype` as a numpy dtype of real numbers or booleans, or a DataError."""
     try:
-        dt = np.dtype(dtype)
+        dt: np.dtype[Any] = np.dtype(dtype)
     except TypeError:
         raise DataError(
             message(
@@ -198,11 +204,16 @@ class Tensor(torch_api.TorchMethods):
         "__dict__",
         "__weakref__",
     )
+    _data: np.ndarray
+    _requires_grad: bool
+    _grad_fn: Node | None  # the node that made it (None for a leaf)
+    _counter: list[Any] | None
+    _id: int
     name: str | None = None  # a label for graphs and error messages
     _grad: Tensor | None = None
-    _accumulator: Any = None  # a leaf's AccumulateGrad node, made on first use
+    _accumulator: AccumulateGrad | None = None  # a leaf's node, made on first use
     _retains_grad = False
-    _hooks: list | None = None  # a leaf's register_hook hooks
+    _hooks: list[Any] | None = None  # a leaf's register_hook hooks
     _view: Any = None  # a views.ViewOf for a view of another tensor's storage
     __array_priority__ = 1000
 
@@ -316,14 +327,23 @@ class Tensor(torch_api.TorchMethods):
             )
         self._data = value._data  # shares value's storage, as PyTorch's `p.data = q` does
 
-    shape = property(lambda self: self._data.shape)
-    ndim = property(lambda self: self._data.ndim)
-    dtype = property(lambda self: self._data.dtype)
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._data.shape
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return self._data.dtype
+
     # numpy's element count, an int; called, PyTorch's `size()` / `size(dim)`
     size = property(lambda self: torch_api.SizeOrCount(self._data.shape))
 
     @property
-    def grad_fn(self) -> _function.Node | None:
+    def grad_fn(self) -> Node | None:
         """The node that made this tensor (None for leaves): where backward goes next."""
         if self._view is not None and self._view.version != self._vc[0]:
             views.refresh(self)  # the base changed in place since this view was cut
@@ -341,7 +361,7 @@ class Tensor(torch_api.TorchMethods):
         self.requires_grad_(flag)
 
     @property
-    def _vc(self) -> list:
+    def _vc(self) -> list[Any]:
         """The version counter, `[version, site of the last in-place change]`: shared by
         every view and detach()ed alias of one storage, bumped by each in-place change."""
         # NOTE: made when first needed (an in-place change, a saved value, a view): most
@@ -351,13 +371,14 @@ class Tensor(torch_api.TorchMethods):
         return self._counter
 
     @_vc.setter
-    def _vc(self, counter: list) -> None:
+    def _vc(self, counter: list[Any]) -> None:
         self._counter = counter
 
     @property
     def _version(self) -> int:
         """How many times this tensor's storage was changed in place (PyTorch's name)."""
-        return self._vc[0]
+        version: int = self._vc[0]
+        return version
 
     # the tensor's side of the node view (docs/architecture.md): what graph, debug and
     # widgets read instead of private fields
@@ -372,7 +393,7 @@ class Tensor(torch_api.TorchMethods):
         return self._grad
 
     @property
-    def grad_node(self) -> _function.Node | None:
+    def grad_node(self) -> Node | None:
         """Where backward reaches this tensor: its `grad_fn`, or for a leaf that a graph
         uses its AccumulateGrad node (None for a leaf no graph used yet)."""
         return self.grad_fn or self._accumulator
@@ -388,43 +409,6 @@ class Tensor(torch_api.TorchMethods):
         if self.grad_fn is not None and not self._retains_grad and self.requires_grad:
             warnings.warn(self._non_leaf_grad_message(), UserWarning, stacklevel=2)
         return self._grad
-
-    def _non_leaf_grad_message(self) -> str:
-        # the learner's own variable name for this tensor, looked up in the frame that read
-        # .grad: after `w = w - lr * w.grad` the new w has no name= of its own
-        import sys
-
-        caller = sys._getframe(2)
-        var = next(
-            (
-                k
-                for scope in (caller.f_locals, caller.f_globals)
-                for k, v in scope.items()
-                if v is self and not k.startswith("_")
-            ),
-            None,
-        )
-        what = f"tensor {var!r}" if var else self._label()
-        ref = var or "w"
-        op = self.grad_fn.name.removesuffix("Backward")
-        no_grad = (
-            "to update a weight and keep it a leaf, do it without recording:\n"
-            f"        with tg.no_grad():\n            {ref} -= lr * {ref}.grad"
-        )
-        retain = f"call {ref}.retain_grad() before backward() to keep an intermediate's grad"
-        # `w = w - lr * w.grad` (Sub/Add) is the usual slip; otherwise an intermediate
-        hint = (
-            f"{no_grad}\n      (or {retain})"
-            if op in ("Sub", "Add")
-            else f"{retain}\n      (or, {no_grad})"
-        )
-        return message(
-            ".grad",
-            f"{what} is not a leaf: it was computed (by {op}), so backward() does not "
-            "fill its .grad (it stays None)",
-            getattr(self.grad_fn, "site", None),
-            hint,
-        )
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
@@ -444,6 +428,43 @@ class Tensor(torch_api.TorchMethods):
                     )
                 )
         self._grad = value
+
+    def _non_leaf_grad_message(self) -> str:
+        # the learner's own variable name for this tensor, looked up in the frame that read
+        # .grad: after `w = w - lr * w.grad` the new w has no name= of its own
+        import sys
+
+        caller = sys._getframe(2)
+        var = next(
+            (
+                k
+                for scope in (caller.f_locals, caller.f_globals)
+                for k, v in scope.items()
+                if v is self and not k.startswith("_")
+            ),
+            None,
+        )
+        what = f"tensor {var!r}" if var else self._label()
+        ref = var or "w"
+        op = self.grad_fn.name.removesuffix("Backward") if self.grad_fn is not None else ""
+        no_grad = (
+            "to update a weight and keep it a leaf, do it without recording:\n"
+            f"        with tg.no_grad():\n            {ref} -= lr * {ref}.grad"
+        )
+        retain = f"call {ref}.retain_grad() before backward() to keep an intermediate's grad"
+        # `w = w - lr * w.grad` (Sub/Add) is the usual slip; otherwise an intermediate
+        hint = (
+            f"{no_grad}\n      (or {retain})"
+            if op in ("Sub", "Add")
+            else f"{retain}\n      (or, {no_grad})"
+        )
+        return message(
+            ".grad",
+            f"{what} is not a leaf: it was computed (by {op}), so backward() does not "
+            "fill its .grad (it stays None)",
+            getattr(self.grad_fn, "site", None),
+            hint,
+        )
 
     @property
     def T(self) -> Tensor:  # noqa: N802 - numpy's name
@@ -480,7 +501,8 @@ class Tensor(torch_api.TorchMethods):
                 )
             )
         _notify_concrete(self, "item")
-        return self._data.item()
+        number: float = self._data.item()
+        return number
 
     def tolist(self) -> Any:
         """The values as (nested) Python lists."""
@@ -517,7 +539,7 @@ class Tensor(torch_api.TorchMethods):
             )
         return self.shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Tensor]:
         for i in range(len(self)):
             yield self[i]
 
@@ -674,13 +696,12 @@ class Tensor(torch_api.TorchMethods):
                     "create it with requires_grad=True",
                 )
             )
-        owner = self if self.grad_fn is None else self.grad_fn
-        hooks = None
-        if owner is not self:
-            if owner._pre_hooks is None:
-                owner._pre_hooks = []
-            hooks = owner._pre_hooks
-        if owner is self:
+        node = self.grad_fn
+        if node is not None:
+            if node._pre_hooks is None:
+                node._pre_hooks = []
+            hooks = node._pre_hooks
+        else:
             if self._hooks is None:
                 self._hooks = []
             hooks = self._hooks
@@ -928,7 +949,7 @@ class Tensor(torch_api.TorchMethods):
     ) -> Tensor:
         return self._arg_extreme(np.argmin, _axis(axis, dim), keepdims or keepdim)
 
-    def _arg_extreme(self, find: Callable, axis: int | None, keepdims: bool) -> Tensor:
+    def _arg_extreme(self, find: Callable[..., Any], axis: int | None, keepdims: bool) -> Tensor:
         # an index is not differentiable: a plain tensor, no node
         return Tensor._make(
             np.asarray(find(self._data, axis=axis, keepdims=keepdims and axis is not None))
@@ -1024,7 +1045,7 @@ class Tensor(torch_api.TorchMethods):
         axes[a], axes[b] = axes[b], axes[a]
         return Transpose.apply(self, axes=tuple(axes))
 
-    def broadcast_to(self, shape: tuple) -> Tensor:
+    def broadcast_to(self, shape: tuple[Any, ...]) -> Tensor:
         return BroadcastTo.apply(self, shape=tuple(shape))
 
     def expand(self, *sizes: Any) -> Tensor:
@@ -1103,7 +1124,7 @@ class Tensor(torch_api.TorchMethods):
 class _HookHandle:
     """Returned by `register_hook`; `.remove()` takes the hook off again."""
 
-    def __init__(self, hooks: list, hook: Callable) -> None:
+    def __init__(self, hooks: list[Any], hook: Callable[..., Any]) -> None:
         self._hooks, self._hook = hooks, hook
 
     def remove(self) -> None:
@@ -1130,7 +1151,7 @@ _REFLECTED = {
     np.not_equal: "__ne__",
 }
 
-_constants: dict = {}  # (number, dtype) -> read-only 0-d array
+_constants: dict[Any, Any] = {}  # (number, dtype) -> read-only 0-d array
 _INT64 = np.dtype(np.int64)
 
 
@@ -1181,7 +1202,7 @@ def _compare(ufunc: Any, symbol: str, a: Tensor, b: Any) -> Tensor:
     return out
 
 
-def _sizes(shape: tuple, op: str, smallest: int = -1) -> tuple:
+def _sizes(shape: tuple[Any, ...], op: str, smallest: int = -1) -> tuple[Any, ...]:
     """`f(2, 3)` and `f((2, 3))` both mean the shape (2, 3), as in PyTorch; sizes must be
     whole numbers >= `smallest` (-1 stands for "whatever fits" in reshape and expand)."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):

@@ -9,22 +9,31 @@ Core layer: numpy and the standard library only.
 
 from __future__ import annotations
 
+import builtins
 import math
 import numbers
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple, Union, cast
 
 import numpy as np
 
+import tinygrad_edu.core.tensor as _tensor  # imported before Tensor exists: read `.Tensor` when used
+
 from . import grad_mode, source, views
-from . import tensor as _tensor  # tensor.py imports this module first: read `.Tensor` when used
 from .dtypes import check_device, device
 from .errors import DataError, ShapeError, message
 from .ops.elementwise import Fill
 from .ops.movement import Index
 from .ops.trig import Cos, Erf, Sin
 
+if TYPE_CHECKING:
+    from .tensor import Tensor
 
-class Size(tuple):
+# what PyTorch's arithmetic methods take: a tensor, a number or an array
+Operand = Union["Tensor", float, np.ndarray]
+
+
+class Size(tuple[Any, ...]):
     """`t.size()`: a tuple of sizes with PyTorch's `numel()`."""
 
     def numel(self) -> int:
@@ -44,7 +53,9 @@ class SizeOrCount(int):
         (6, Size([2, 3]), 3, 3)
     """
 
-    def __new__(cls, shape: tuple) -> SizeOrCount:
+    _shape: tuple[int, ...]
+
+    def __new__(cls, shape: tuple[Any, ...]) -> SizeOrCount:
         self = super().__new__(cls, math.prod(shape))
         self._shape = shape
         return self
@@ -85,7 +96,7 @@ def _dim(t: Any, dim: int, op: str) -> int:
     return int(dim) % n
 
 
-def gather(t: Any, dim: int, index: Any) -> Any:
+def gather(t: TorchMethods, dim: int, index: Any) -> Tensor:
     r"""`out[i][j] = t[index[i][j]][j]` for dim=0 (and so on), as `torch.gather`.
 
     The gradient goes back to the gathered positions only (integer-array indexing).
@@ -149,7 +160,7 @@ def _same_dims(op: str, a: Any, b: Any, n: int, what: str) -> None:
         )
 
 
-def _parse_to(t: Any, args: tuple, kwargs: dict) -> Any:
+def _parse_to(t: Any, args: tuple[Any, ...], kwargs: dict[Any, Any]) -> Any:
     """The dtype asked for by `t.to(...)`: a dtype, a device, a tensor, or several."""
     dtype = kwargs.get("dtype")
     check_device(kwargs.get("device"), "to")
@@ -181,58 +192,104 @@ class TorchMethods:
 
     __slots__ = ()
 
+    if TYPE_CHECKING:  # what the methods below use of Tensor (tensor.py defines each)
+        _data: np.ndarray
+
+        @property
+        def shape(self) -> tuple[int, ...]: ...
+        @property
+        def ndim(self) -> int: ...
+        @property
+        def requires_grad(self) -> builtins.bool: ...
+        @property
+        def dtype(self) -> np.dtype[Any]: ...
+        def _inplace(
+            self, op_name: str, fn: Callable[[Tensor], Tensor], other: Any = None, ufunc: Any = None
+        ) -> Tensor: ...
+        def reshape(self, *shape: Any) -> Tensor: ...
+        def view(self, *shape: Any) -> Tensor: ...
+        def transpose(self, *axes: Any) -> Tensor: ...
+        def permute(self, *dims: Any) -> Tensor: ...
+        def expand(self, *sizes: Any) -> Tensor: ...
+        def clip(self, min: float | None = None, max: float | None = None) -> Tensor: ...  # noqa: A002
+        def abs(self) -> Tensor: ...
+        def exp(self) -> Tensor: ...
+        def log(self) -> Tensor: ...
+        def clone(self) -> Tensor: ...
+        def detach(self) -> Tensor: ...
+        def astype(self, dtype: Any) -> Tensor: ...
+        def mean(
+            self,
+            axis: Any = None,
+            keepdims: builtins.bool = False,
+            *,
+            dim: Any = None,
+            keepdim: builtins.bool = False,
+        ) -> Tensor: ...
+        def __getitem__(self, index: Any) -> Tensor: ...
+        def __add__(self, other: Any) -> Tensor: ...
+        def __radd__(self, other: Any) -> Tensor: ...
+        def __sub__(self, other: Any) -> Tensor: ...
+        def __rsub__(self, other: Any) -> Tensor: ...
+        def __mul__(self, other: Any) -> Tensor: ...
+        def __rmul__(self, other: Any) -> Tensor: ...
+        def __truediv__(self, other: Any) -> Tensor: ...
+        def __rtruediv__(self, other: Any) -> Tensor: ...
+        def __pow__(self, other: Any) -> Tensor: ...
+        def __neg__(self) -> Tensor: ...
+
     # --- elementwise ----------------------------------------------------------------------
 
-    def pow(self, exponent: Any) -> Any:
+    def pow(self, exponent: Tensor | float) -> Tensor:
         return self**exponent
 
-    def sin(self) -> Any:
+    def sin(self) -> Tensor:
         return Sin.apply(self)
 
-    def cos(self) -> Any:
+    def cos(self) -> Tensor:
         return Cos.apply(self)
 
-    def erf(self) -> Any:
+    def erf(self) -> Tensor:
         return Erf.apply(self)
 
-    def square(self) -> Any:
+    def square(self) -> Tensor:
         return self * self
 
-    def neg(self) -> Any:
+    def neg(self) -> Tensor:
         return -self
 
-    def reciprocal(self) -> Any:
+    def reciprocal(self) -> Tensor:
         return 1.0 / self
 
-    def add(self, other: Any, *, alpha: Any = 1) -> Any:
+    def add(self, other: Operand, *, alpha: float = 1) -> Tensor:
         return self + (other * alpha if alpha != 1 else other)
 
-    def sub(self, other: Any, *, alpha: Any = 1) -> Any:
+    def sub(self, other: Operand, *, alpha: float = 1) -> Tensor:
         return self - (other * alpha if alpha != 1 else other)
 
-    def mul(self, other: Any) -> Any:
+    def mul(self, other: Operand) -> Tensor:
         return self * other
 
-    def div(self, other: Any) -> Any:
+    def div(self, other: Operand) -> Tensor:
         return self / other
 
-    def clamp(self, min: Any = None, max: Any = None) -> Any:  # noqa: A002 - PyTorch's names
+    def clamp(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 - PyTorch's names
         return self.clip(min, max)
 
-    def clamp_min(self, min: Any) -> Any:  # noqa: A002
+    def clamp_min(self, min: Any) -> Tensor:  # noqa: A002
         return self.clip(min, None)
 
-    def clamp_max(self, max: Any) -> Any:  # noqa: A002
+    def clamp_max(self, max: Any) -> Tensor:  # noqa: A002
         return self.clip(None, max)
 
-    def copy_(self, src: Any) -> Any:
+    def copy_(self, src: Any) -> Tensor:
         """Write `src`'s numbers (broadcast, converted to this dtype) into this tensor, in place.
 
         As in PyTorch, the gradient flows to `src`; the old values stop mattering.
         """
         if src is self and not grad_mode.is_grad_enabled():
             views.bump(self)  # as PyTorch: nothing to write (even into a broadcast view)
-            return self
+            return cast("Tensor", self)
         src = src if isinstance(src, _tensor.Tensor) else _tensor.Tensor(src)
         if src.dtype != self.dtype:
             src = src.astype(self.dtype)
@@ -242,48 +299,48 @@ class TorchMethods:
     # (`Tensor._inplace`), its version goes up, and a node that saved the old numbers (say,
     # sigmoid's result) then refuses its backward, as in PyTorch.
 
-    def relu_(self) -> Any:
+    def relu_(self) -> Tensor:
         return self._inplace("relu_", lambda t: t.relu())
 
-    def sigmoid_(self) -> Any:
+    def sigmoid_(self) -> Tensor:
         return self._inplace("sigmoid_", lambda t: t.sigmoid())
 
-    def tanh_(self) -> Any:
+    def tanh_(self) -> Tensor:
         return self._inplace("tanh_", lambda t: t.tanh())
 
-    def exp_(self) -> Any:
+    def exp_(self) -> Tensor:
         return self._inplace("exp_", lambda t: t.exp())
 
-    def log_(self) -> Any:
+    def log_(self) -> Tensor:
         return self._inplace("log_", lambda t: t.log())
 
-    def sqrt_(self) -> Any:
+    def sqrt_(self) -> Tensor:
         return self._inplace("sqrt_", lambda t: t.sqrt())
 
-    def abs_(self) -> Any:
+    def abs_(self) -> Tensor:
         return self._inplace("abs_", lambda t: t.abs())
 
-    def neg_(self) -> Any:
+    def neg_(self) -> Tensor:
         return self._inplace("neg_", lambda t: -t)
 
-    def pow_(self, exponent: Any) -> Any:
+    def pow_(self, exponent: Any) -> Tensor:
         return self._inplace("pow_", lambda t: t**exponent, exponent)
 
-    def clamp_(self, min: Any = None, max: Any = None) -> Any:  # noqa: A002 - PyTorch's names
+    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 - PyTorch's names
         return self._inplace("clamp_", lambda t: t.clip(min, max))
 
     clip_ = clamp_
 
-    def masked_fill_(self, mask: Any, value: Any) -> Any:
+    def masked_fill_(self, mask: Any, value: Any) -> Tensor:
         return self._inplace("masked_fill_", lambda t: t.masked_fill(mask, value), value)
 
-    def uniform_(self, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Any:
+    def uniform_(self, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
         """Fill in place with uniform samples in [a, b) (the generator's, else numpy's global)."""
         from .creation import random_source  # a seeded Generator was ignored (issue 30)
 
         return self.copy_(_tensor.Tensor._make(random_source(generator).uniform(a, b, self.shape)))
 
-    def normal_(self, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Any:
+    def normal_(self, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
         """Fill in place with normal samples (the generator's, else numpy's global)."""
         from .creation import random_source
 
@@ -291,34 +348,34 @@ class TorchMethods:
             _tensor.Tensor._make(random_source(generator).normal(mean, std, self.shape))
         )
 
-    def masked_fill(self, mask: Any, value: Any) -> Any:
+    def masked_fill(self, mask: Any, value: Any) -> Tensor:
         from .creation import where
 
         return where(mask, value, self)
 
     # --- products -------------------------------------------------------------------------
 
-    def matmul(self, other: Any) -> Any:
+    def matmul(self, other: Tensor) -> Tensor:
         return self @ other
 
-    def mm(self, other: Any) -> Any:
+    def mm(self, other: Tensor) -> Tensor:
         """Matrix product of two 2-D tensors (no broadcasting), as `torch.mm`."""
         _same_dims("mm", self, other, 2, "matrices (2-D tensors)")
         return self @ other
 
-    def bmm(self, other: Any) -> Any:
+    def bmm(self, other: Tensor) -> Tensor:
         """Batched matrix product of (b, n, m) and (b, m, p), as `torch.bmm`."""
         _same_dims("bmm", self, other, 3, "batches of matrices (3-D tensors)")
         return self @ other
 
-    def dot(self, other: Any) -> Any:
+    def dot(self, other: Tensor) -> Tensor:
         """Inner product of two 1-D tensors of one length, as `torch.dot`."""
         _same_dims("dot", self, other, 1, "vectors (1-D tensors)")
         return self @ other
 
     # --- reductions -----------------------------------------------------------------------
 
-    def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Any:
+    def norm(self, p: Any = "fro", dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
         r"""The vector p-norm over `dim` (all elements by default): 2 ("fro"), 1 or inf.
 
         Example:
@@ -331,8 +388,9 @@ class TorchMethods:
         if p in (1, 1.0):
             return self.abs().sum(dim, keepdims=keepdim)
         if p in (math.inf, float("inf"), "inf"):
-            return self.abs().max(axis=dim, keepdims=keepdim)
-        if isinstance(p, numbers.Real) and p > 0:
+            largest: Tensor = self.abs().max(axis=dim, keepdims=keepdim)
+            return largest
+        if isinstance(p, numbers.Real) and float(p) > 0:
             return (self.abs() ** p).sum(dim, keepdims=keepdim) ** (1.0 / p)
         raise ValueError(
             message("norm", f"p must be a positive number, 'fro' or inf, got {p!r}", source.here())
@@ -341,11 +399,11 @@ class TorchMethods:
     def var(
         self,
         dim: Any = None,
-        unbiased: bool = True,
-        keepdim: bool = False,
+        unbiased: builtins.bool = True,
+        keepdim: builtins.bool = False,
         *,
         correction: Any = None,
-    ) -> Any:
+    ) -> Tensor:
         """Variance over `dim`, divided by n - 1 unless `unbiased=False` (PyTorch's default)."""
         c = (1 if unbiased else 0) if correction is None else correction
         centred = self - self.mean(dim, keepdims=True)
@@ -356,20 +414,26 @@ class TorchMethods:
     def std(
         self,
         dim: Any = None,
-        unbiased: bool = True,
-        keepdim: bool = False,
+        unbiased: builtins.bool = True,
+        keepdim: builtins.bool = False,
         *,
         correction: Any = None,
-    ) -> Any:
+    ) -> Tensor:
         return self.var(dim, unbiased, keepdim, correction=correction).sqrt()
 
-    def logsumexp(self, dim: Any, keepdim: bool = False) -> Any:
+    def logsumexp(self, dim: Any, keepdim: builtins.bool = False) -> Tensor:
         """log(sum(exp(x))) over `dim`, shifted by the max so it never overflows."""
-        m = self.detach().max(axis=dim, keepdims=True)
+        m: Tensor = self.detach().max(axis=dim, keepdims=True)
         out = (self - m).exp().sum(dim, keepdims=True).log() + m
         return out if keepdim else out.squeeze(dim)
 
-    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
+    def topk(
+        self,
+        k: int,
+        dim: int = -1,
+        largest: builtins.bool = True,
+        sorted: builtins.bool = True,  # noqa: A002 - PyTorch's name
+    ) -> ValuesIndices:
         r"""The `k` largest (or smallest) values along `dim` and their indices, as `torch.topk`.
 
         Example:
@@ -388,16 +452,18 @@ class TorchMethods:
         idx = np.take(order, np.arange(k), axis=d) if self.ndim else order[:k]
         return ValuesIndices(gather(self, d, idx), _tensor.Tensor._make(idx.astype(np.int64)))
 
-    def gather(self, dim: int, index: Any) -> Any:
+    def gather(self, dim: int, index: Any) -> Tensor:
         return gather(self, dim, index)
 
-    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+    def sort(
+        self, dim: int = -1, descending: builtins.bool = False, stable: builtins.bool = False
+    ) -> ValuesIndices:
         """`(values, indices)` sorted along `dim` (ties keep their order); values in the graph."""
         d = _dim(self, dim, "sort")
         idx = self.argsort(d, descending)
         return ValuesIndices(gather(self, d, idx._data) if self.ndim else self * 1, idx)
 
-    def argsort(self, dim: int = -1, descending: bool = False) -> Any:
+    def argsort(self, dim: int = -1, descending: builtins.bool = False) -> Tensor:
         d = _dim(self, dim, "argsort")
         keys = -self._data if descending else self._data
         order = np.argsort(keys, axis=d, kind="stable") if self.ndim else np.asarray(0)
@@ -405,11 +471,11 @@ class TorchMethods:
 
     def unique(
         self,
-        sorted: bool = True,  # noqa: A002 - PyTorch's name
-        return_inverse: bool = False,
-        return_counts: bool = False,
+        sorted: builtins.bool = True,  # noqa: A002 - PyTorch's name
+        return_inverse: builtins.bool = False,
+        return_counts: builtins.bool = False,
         dim: Any = None,
-    ) -> Any:
+    ) -> Tensor | tuple[Tensor, ...]:
         """The distinct values, sorted (PyTorch sorts on CPU whatever `sorted` says).
 
         Not differentiable, as in PyTorch: the result is a new tensor outside the graph.
@@ -426,7 +492,7 @@ class TorchMethods:
             out.append(_tensor.Tensor._make(counts.astype(np.int64)))
         return out[0] if len(out) == 1 else tuple(out)
 
-    def prod(self, dim: Any = None, keepdim: bool = False) -> Any:
+    def prod(self, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
         """The product along `dim` (of everything by default), as a tree of multiplications:
         its gradient is right even where some factors are zero."""
         x = self.reshape(-1) if dim is None else self.movedim(_dim(self, dim, "prod"), -1)
@@ -443,7 +509,7 @@ class TorchMethods:
             )
         return out
 
-    def cumsum(self, dim: int) -> Any:
+    def cumsum(self, dim: int) -> Tensor:
         """Running sums along `dim`: one matmul with a triangle of ones (linear, so exact
         gradients)."""
         d = _dim(self, dim, "cumsum")
@@ -451,43 +517,44 @@ class TorchMethods:
         tri = _tensor.Tensor._make(np.triu(np.ones((n, n), dtype=self.dtype)))
         return (self.movedim(d, -1) @ tri).movedim(-1, d) if self.ndim else self * 1
 
-    def movedim(self, source: int, destination: int) -> Any:
+    def movedim(self, source: int, destination: int) -> Tensor:
         order = [i for i in range(self.ndim) if i != source % self.ndim]
         order.insert(destination % self.ndim, source % self.ndim)
         return self.permute(*order)
 
-    def tril(self, diagonal: int = 0) -> Any:
+    def tril(self, diagonal: int = 0) -> Tensor:
         """Keep the lower triangle (on and below `diagonal`), zeros elsewhere."""
         return _triangle(self, np.tril, diagonal)
 
-    def triu(self, diagonal: int = 0) -> Any:
+    def triu(self, diagonal: int = 0) -> Tensor:
         """Keep the upper triangle (on and above `diagonal`), zeros elsewhere."""
         return _triangle(self, np.triu, diagonal)
 
-    def split(self, split_size: Any, dim: int = 0) -> tuple:
+    def split(self, split_size: Any, dim: int = 0) -> tuple[Any, ...]:
         """Pieces of `split_size` along `dim` (the last may be smaller), or of the given sizes."""
         d = _dim(self, dim, "split")
         n = self.shape[d]
         sizes = (
-            [split_size] * (n // split_size) + ([n % split_size] if n % split_size else [])
+            [int(split_size)] * (n // int(split_size))
+            + ([n % int(split_size)] if n % int(split_size) else [])
             if isinstance(split_size, numbers.Integral)
             else list(split_size)
         )
         cuts = np.cumsum([0, *sizes])
         index = (slice(None),) * d
-        parts = tuple(self[(*index, slice(int(a), int(b)))] for a, b in zip(cuts[:-1], cuts[1:]))
+        parts = tuple(self[index + (slice(int(a), int(b)),)] for a, b in zip(cuts[:-1], cuts[1:]))
         return views.pieces(parts, "split")
 
-    def chunk(self, chunks: int, dim: int = 0) -> tuple:
+    def chunk(self, chunks: int, dim: int = 0) -> tuple[Any, ...]:
         n = self.shape[_dim(self, dim, "chunk")]
         return self.split(-(-n // chunks), dim)
 
-    def unbind(self, dim: int = 0) -> tuple:
+    def unbind(self, dim: int = 0) -> tuple[Any, ...]:
         d = _dim(self, dim, "unbind")
         parts = tuple(self[(slice(None),) * d + (i,)] for i in range(self.shape[d]))
         return views.pieces(parts, "unbind")
 
-    def repeat(self, *sizes: Any) -> Any:
+    def repeat(self, *sizes: Any) -> Tensor:
         """Tile the tensor `sizes[i]` times along axis i (numpy's tile), as `torch.repeat`."""
         sizes = (
             tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
@@ -498,22 +565,22 @@ class TorchMethods:
         x = x.expand(tuple(v for r, n in zip(sizes, shape) for v in (r, n)))
         return x.reshape(tuple(r * n for r, n in zip(sizes, shape)))
 
-    def sign(self) -> Any:
+    def sign(self) -> Tensor:
         return _constant_like(self, np.sign(self._data))
 
-    def round(self, decimals: int = 0) -> Any:
+    def round(self, decimals: int = 0) -> Tensor:
         return _constant_like(self, np.round(self._data, decimals))
 
-    def floor(self) -> Any:
+    def floor(self) -> Tensor:
         return _constant_like(self, np.floor(self._data))
 
-    def ceil(self) -> Any:
+    def ceil(self) -> Tensor:
         return _constant_like(self, np.ceil(self._data))
 
-    def log1p(self) -> Any:
+    def log1p(self) -> Tensor:
         return (self + 1.0).log()
 
-    def expm1(self) -> Any:
+    def expm1(self) -> Tensor:
         return self.exp() - 1.0
 
     # --- shape ----------------------------------------------------------------------------
@@ -526,7 +593,7 @@ class TorchMethods:
     def dim(self) -> int:
         return self.ndim
 
-    def t(self) -> Any:
+    def t(self) -> Tensor:
         """The transpose of a matrix (a vector or a number: a view of the same numbers)."""
         if self.ndim > 2:
             raise ShapeError(
@@ -541,43 +608,43 @@ class TorchMethods:
         # belong to it, not to the tensor it views
         return self.transpose() if self.ndim == 2 else self.view(self.shape)
 
-    def contiguous(self) -> Any:
+    def contiguous(self) -> Tensor:
         """Itself when its numbers are laid out in order; else a copy that is (`view` needs it)."""
-        return self if self._data.flags.c_contiguous else self.clone()
+        return cast("Tensor", self) if self._data.flags.c_contiguous else self.clone()
 
-    def view_as(self, other: Any) -> Any:
+    def view_as(self, other: Any) -> Tensor:
         return self.view(other.shape)
 
-    def reshape_as(self, other: Any) -> Any:
+    def reshape_as(self, other: Any) -> Tensor:
         return self.reshape(other.shape)
 
-    def expand_as(self, other: Any) -> Any:
+    def expand_as(self, other: Any) -> Tensor:
         return self.expand(other.shape)
 
     # --- dtype and device -----------------------------------------------------------------
 
-    def long(self) -> Any:
+    def long(self) -> Tensor:
         return self.to(np.int64)  # itself when already int64, as in PyTorch
 
-    def int(self) -> Any:
+    def int(self) -> Tensor:
         return self.to(np.int32)  # itself when already int32, as in PyTorch
 
-    def bool(self) -> Any:
+    def bool(self) -> Tensor:
         return self.to(np.bool_)  # itself when already bool_, as in PyTorch
 
-    def half(self) -> Any:
+    def half(self) -> Tensor:
         return self.to(np.float16)  # itself when already float16, as in PyTorch
 
-    def type(self, dtype: Any = None) -> Any:
+    def type(self, dtype: Any = None) -> Tensor | str:
         """`t.type(torch.float)` converts; `t.type()` names the type ('torch.FloatTensor')."""
         if dtype is not None:
             return self.astype(dtype)
         return f"torch.{_TYPE_NAMES.get(self.dtype.name, self.dtype.name)}"
 
-    def type_as(self, other: Any) -> Any:
+    def type_as(self, other: Any) -> Tensor:
         return self.to(other.dtype)
 
-    def to(self, *args: Any, **kwargs: Any) -> Any:
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
         r"""`t.to(dtype)`, `t.to("cpu")`, `t.to(other)`: a converted copy (or `t` itself).
 
         Rules: as in PyTorch, the same tensor comes back when nothing changes; the only
@@ -590,14 +657,15 @@ class TorchMethods:
         """
         dtype = _parse_to(self, args, kwargs)
         if dtype is None or np.dtype(dtype) == self.dtype:
-            return self.clone() if kwargs.get("copy") else self
+            return self.clone() if kwargs.get("copy") else cast("Tensor", self)
         return self.astype(dtype)
 
-    def cpu(self) -> Any:
-        return self
+    def cpu(self) -> Tensor:
+        return cast("Tensor", self)
 
-    def cuda(self, *args: Any, **kwargs: Any) -> Any:
-        check_device("cuda", "cuda")
+    def cuda(self, *args: Any, **kwargs: Any) -> Tensor:
+        check_device("cuda", "cuda")  # raises: the only device is the CPU
+        return cast("Tensor", self)
 
     @property
     def device(self) -> device:
@@ -605,39 +673,39 @@ class TorchMethods:
 
     is_cuda = False
 
-    def is_floating_point(self) -> bool:
+    def is_floating_point(self) -> builtins.bool:
         return self.dtype.kind == "f"
 
     # --- comparisons ----------------------------------------------------------------------
 
-    def equal(self, other: Any) -> bool:
+    def equal(self, other: Any) -> builtins.bool:
         return equal(self, other)
 
     def allclose(
-        self, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
-    ) -> bool:
+        self, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: builtins.bool = False
+    ) -> builtins.bool:
         return allclose(self, other, rtol, atol, equal_nan)
 
     def isclose(
-        self, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
-    ) -> Any:
+        self, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: builtins.bool = False
+    ) -> Tensor:
         return isclose(self, other, rtol, atol, equal_nan)
 
 
-def _cat(tensors: list, axis: int) -> Any:
+def _cat(tensors: list[Any], axis: int) -> Tensor:
     from .creation import cat
 
     return cat(tensors, axis=axis)
 
 
-def _triangle(t: Any, keep: Any, diagonal: int) -> Any:
+def _triangle(t: TorchMethods, keep: Any, diagonal: int) -> Tensor:
     from .creation import where
 
     mask = keep(np.ones(t.shape[-2:], dtype=bool), diagonal)
     return where(mask, t, _tensor.Tensor._make(np.zeros((), t.dtype)))
 
 
-def _constant_like(t: Any, values: np.ndarray) -> Any:
+def _constant_like(t: TorchMethods, values: Any) -> Tensor:
     """A step function's result: these values, with gradient 0 (as PyTorch's round, sign)."""
     out = _tensor.Tensor._make(values.astype(t.dtype, copy=False))
     return t * 0 + out if t.requires_grad else out
@@ -701,7 +769,7 @@ def equal(a: Any, b: Any) -> bool:
 
 def isclose(
     a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
-) -> Any:
+) -> Tensor:
     """Elementwise |a - b| <= atol + rtol * |b|, a boolean tensor (`torch.isclose`)."""
     return _tensor.Tensor._make(
         np.asarray(np.isclose(_values(a), _values(b), rtol, atol, equal_nan))
@@ -715,7 +783,7 @@ def allclose(
     return bool(np.allclose(_values(a), _values(b), rtol, atol, equal_nan))
 
 
-def maximum(a: Any, b: Any) -> Any:
+def maximum(a: Any, b: Any) -> Tensor:
     """The larger of `a` and `b` elementwise; where they tie, each gets half the gradient."""
     from .creation import where
 
@@ -723,7 +791,7 @@ def maximum(a: Any, b: Any) -> Any:
     return where(a > b, a, where(a < b, b, (a + b) * 0.5))
 
 
-def minimum(a: Any, b: Any) -> Any:
+def minimum(a: Any, b: Any) -> Tensor:
     """The smaller of `a` and `b` elementwise (ties share the gradient, as in PyTorch)."""
     from .creation import where
 

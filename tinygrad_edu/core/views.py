@@ -21,18 +21,22 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+import tinygrad_edu.core.tensor as _tensor  # imported before Tensor exists: read `.Tensor` when used
+
 from . import function as _function
 from . import saved, source
-from . import tensor as _tensor  # tensor.py imports this module first: read `.Tensor` when used
 from .errors import DataError, InplaceError, ShapeError, message
 from .function import Function
 from .grad_fit import broadcasts_to
 from .grad_mode import _thread, _using_grad
 from .ops.common import compute_into, data, is_array, store_into, where
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
 
 
 class ViewOf:
@@ -41,7 +45,9 @@ class ViewOf:
 
     __slots__ = ("base", "ops", "version", "piece_of")
 
-    def __init__(self, base: Any, ops: tuple | None, version: int, piece_of: str | None = None):
+    def __init__(
+        self, base: Any, ops: tuple[Any, ...] | None, version: int, piece_of: str | None = None
+    ):
         self.base = base  # the tensor that owns the storage (never itself a view)
         self.ops = ops  # the view ops that cut it from `base`; None if made in no_grad mode
         self.version = version  # the storage version its grad_fn was cut at
@@ -56,7 +62,7 @@ def shares(view: np.ndarray, arr: np.ndarray) -> bool:
     return view.base is owner or view.base is arr or np.may_share_memory(view, arr)
 
 
-def track(out: Any, src: Any, cls: type, kwargs: dict) -> None:
+def track(out: Any, src: Any, cls: type, kwargs: dict[Any, Any]) -> None:
     """Make `out` (the result of view op `cls` on tensor `src`) a view of `src`'s base."""
     out._vc = src._vc  # one storage, one version counter
     of = src._view
@@ -68,7 +74,7 @@ def track(out: Any, src: Any, cls: type, kwargs: dict) -> None:
         out._view = ViewOf(of.base, ops, src._vc[0], of.piece_of)
 
 
-def pieces(views: tuple, fn: str) -> tuple:
+def pieces(views: tuple[Any, ...], fn: str) -> tuple[Any, ...]:
     """Mark the views that `fn` (unbind, split, chunk) returned. As in PyTorch, such a view
     made with grad mode on can never be rebased: changing it in place is refused, and so
     is using it once its base (or another view of the base) changed in place."""
@@ -109,13 +115,13 @@ def refresh(view: Any, strict: bool = True) -> None:
 
 
 def inplace(
-    t: Any,
+    t: Tensor,
     op: str,
     fn: Callable[[Any], Any],
     fill: bool = False,
     ufunc: Any = None,
     operand: Any = None,
-) -> Any:
+) -> Tensor:
     """Apply `t = fn(t)` in place: the numbers change in `t`'s storage (and so in its base
     and every other view of it), the version counter goes up, and the graph says so.
     `ufunc(t, operand)` is fn in numpy, when it is one (add_, mul_): see `_into_storage`."""
@@ -277,7 +283,7 @@ def _fresh_cut(of: ViewOf, old: Any) -> Any:
     observers, _thread.state.observers = _thread.state.observers, []  # not a new op
     try:
         with _using_grad(True):
-            node = _cut(of.base, of.ops)._grad_fn
+            node = _cut(of.base, of.ops or ())._grad_fn
     finally:
         _thread.state.observers = observers
     if old is not None and old._code is not None:
@@ -423,16 +429,16 @@ def _var(t: Any) -> str:
     return t.name if t.name and t.name.isidentifier() else "x"
 
 
-def _cut(x: Any, view: tuple) -> Any:
+def _cut(x: Any, view: tuple[Any, ...]) -> Any:
     """Apply a view's ops to `x`: differentiable ops on a Tensor, plain numpy on an array."""
     for cls, kwargs in view:
         x = cls.apply(x, **kwargs) if not is_array(x) else cls.forward(_Scratch(), x, **kwargs)
     return x
 
 
-def _window(arr: np.ndarray, view: tuple) -> np.ndarray:
+def _window(arr: np.ndarray, view: tuple[Any, ...]) -> np.ndarray:
     """The part of `arr` that `view` covers, as a writable numpy view of `arr`."""
-    out = _cut(arr, view)
+    out: np.ndarray = _cut(arr, view)
     if out.size and not np.shares_memory(
         out, arr
     ):  # NOTE: never write into a copy and call it done
@@ -456,14 +462,14 @@ class CopySlices(Function):
     replaced by `value` (PyTorch's node of the same name)."""
 
     @staticmethod
-    def forward(ctx, base, value, view):
+    def forward(ctx: Any, base: Any, value: Any, view: Any) -> Any:
         ctx.view = view
         out = np.array(base, order="K", copy=True)
         _window(out, view)[...] = value
         return out
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         if _broadcast(_window(np.empty(data(g).shape), ctx.view)):
             # NOTE: a broadcast view was filled in place: which element's gradient reaches the
             # shared number is ambiguous, so PyTorch refuses here too (not at the fill)

@@ -82,7 +82,7 @@ def summarise(
         if fold:
             _fold_modules(raw, summaries, unit, n)
     if fold and raw.forward:
-        _fold_steps(raw, unit, summaries, n, opened)
+        _fold_steps(raw, unit, summaries, n, opened if isinstance(opened, set) else set())
     if fold and raw.link:
         _fold_chains(raw, unit, summaries, n)
     if not summaries:

@@ -120,7 +120,7 @@ def ones_(t: Tensor) -> Tensor:
 
 
 def eye_(t: Tensor) -> Tensor:
-    return _fill(t, np.eye(*t.shape))
+    return _fill(t, np.eye(*t.shape))  # type: ignore[call-overload]  # 2-D, as in PyTorch
 
 
 def xavier_uniform_(t: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:

@@ -107,6 +107,7 @@ def _exchange(proc: subprocess.Popen, source: bytes, timeout: float) -> tuple[by
         return proc.communicate(source, timeout=timeout)
     deadline = time.monotonic() + timeout
     stdin, stdout, stderr = proc.stdin, proc.stdout, proc.stderr
+    assert stdin is not None and stdout is not None and stderr is not None  # made with PIPE
     os.set_blocking(stdin.fileno(), False)  # a full pipe must not block past the timeout
     try:
         sent = os.write(stdin.fileno(), source) if source else 0
@@ -159,7 +160,7 @@ def _start(cmd: list[str], env: dict, warm: bool) -> subprocess.Popen:
     )
     if warm:
         try:  # a few hundred bytes each way: fits the pipes, never blocks; unbuffered, so
-            os.write(proc.stdin.fileno(), WARM_UP)  # nothing is left to flush if it failed
+            os.write(proc.stdin.fileno(), WARM_UP)  # type: ignore[union-attr]  # nothing is left to flush if it failed
         except OSError:  # it exited already: run() lays the graph out alone
             pass
     return proc
@@ -218,7 +219,8 @@ def _start_ahead(key: tuple, cmd: list[str], env: dict) -> None:
 def _stop(proc: subprocess.Popen) -> None:
     proc.kill()
     for pipe in (proc.stdin, proc.stdout, proc.stderr):  # (nothing buffered in them)
-        pipe.close()
+        if pipe is not None:
+            pipe.close()
     proc.wait()
 
 

@@ -152,8 +152,10 @@ class Drawing:
         timeout: float = 10.0,
     ) -> None:
         self.graph = graph
-        self.options = dict(rankdir=rankdir, show_values=show_values, show_grads=show_grads)
-        self._dot_options = dict(
+        self.options: dict[str, Any] = dict(
+            rankdir=rankdir, show_values=show_values, show_grads=show_grads
+        )
+        self._dot_options: dict[str, Any] = dict(
             show_values=show_values, show_grads=show_grads, highlight=tuple(highlight)
         )
         # the top-to-bottom DOT; svg() may switch to left to right if that reads better

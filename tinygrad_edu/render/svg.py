@@ -239,11 +239,11 @@ def _run_once(exe: str, source: str, fast: bool, timeout: float) -> str:
     except FileNotFoundError:
         raise MissingDependencyError(missing_message()) from None
     if returncode != 0:
-        err = err.decode("utf-8", "replace").strip().splitlines()
+        said = err.decode("utf-8", "replace").strip().splitlines()
         raise RenderError(
             message(
                 "draw",
-                f"Graphviz failed: {err[-1] if err else 'no output'}",
+                f"Graphviz failed: {said[-1] if said else 'no output'}",
                 None,
                 "this is a bug in tinygrad_edu's DOT; please report it",
             )

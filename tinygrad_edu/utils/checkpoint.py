@@ -66,7 +66,7 @@ def _run(fn: Any, arrays: tuple, kinds: tuple, needs: tuple) -> tuple[Any, list[
     return fn(*args), fresh
 
 
-def _check_result(result: Any, where: str) -> Tensor:
+def _check_result(result: Any, where: Any) -> Tensor:
     if not isinstance(result, Tensor):
         raise TypeError(
             message(

@@ -53,7 +53,7 @@ def render_view(
     `cell_only` keeps only the nodes made after `since` and the inputs they read
     (`graph.this_cell`), as the live graph's "cell" scope draws.
     """
-    kwargs = {} if max_nodes is None else {"max_nodes": max_nodes}
+    kwargs: dict[str, Any] = {} if max_nodes is None else {"max_nodes": max_nodes}
     graph = build_graph(*tensors, view=view, since=since, collapse=collapse, names=names, **kwargs)
     if cell_only:
         graph = this_cell(graph)

@@ -18,7 +18,7 @@ def is_array(x: Any) -> bool:
     return isinstance(x, np.ndarray)  # NOTE: the hot helpers below inline this check
 
 
-def sum_to(x: Any, shape: tuple) -> Any:
+def sum_to(x: Any, shape: tuple[Any, ...]) -> Any:
     """Sum `x` down to `shape`: the backward of numpy broadcasting ("unbroadcast")."""
     if x.shape == shape:
         return x
@@ -35,7 +35,7 @@ def sum_to(x: Any, shape: tuple) -> Any:
 _COPY_LIMIT = 1 << 16
 
 
-def broadcast_to(x: Any, shape: tuple) -> Any:
+def broadcast_to(x: Any, shape: tuple[Any, ...]) -> Any:
     """Repeat `x` along broadcast axes (the backward of a sum)."""
     if isinstance(x, np.ndarray):
         if math.prod(shape) > _COPY_LIMIT:
@@ -116,7 +116,7 @@ def store_into(out: np.ndarray, values: np.ndarray) -> None:
     np.copyto(out, values, casting="same_kind")
 
 
-def needs(ctx: Any, n: int) -> tuple:
+def needs(ctx: Any, n: int) -> tuple[Any, ...]:
     """Which of the `n` inputs want a gradient, read in `forward` to save only what backward
     will use (as PyTorch does). A static replay's forward does not know yet: all of them."""
     return getattr(ctx, "needs_input_grad", None) or (True,) * n

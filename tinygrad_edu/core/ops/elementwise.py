@@ -7,6 +7,8 @@ Core layer.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..function import Function
@@ -15,21 +17,21 @@ from .common import data, log, needs, where, zero_slope, zero_where
 
 class Add(Function):
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx: Any, a: Any, b: Any) -> Any:
         return a + b
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         return g, g  # d(a+b)/da = d(a+b)/db = 1
 
 
 class Sub(Function):
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx: Any, a: Any, b: Any) -> Any:
         return a - b
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         return g, -g  # d(a-b)/db = -1
 
 
@@ -37,14 +39,14 @@ class Mul(Function):
     saved_names = ("self", "other")  # PyTorch's `grad_fn._saved_<name>`
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx: Any, a: Any, b: Any) -> Any:
         na, nb = needs(ctx, 2)
         # save only what backward uses, as PyTorch does: `d += 3 * d` then changes nothing saved
         ctx.save_for_backward(a if nb else None, b if na else None)
         return a * b
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         a, b = ctx.saved_tensors
         na, nb = ctx.needs_input_grad
         return (g * b if na else None), (g * a if nb else None)  # d(ab)/da = b, d(ab)/db = a
@@ -54,13 +56,13 @@ class Div(Function):
     saved_names = ("self", "other")
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx: Any, a: Any, b: Any) -> Any:
         na, nb = needs(ctx, 2)
         ctx.save_for_backward(a if nb else None, b)  # a only for d/db
         return a / b
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         a, b = ctx.saved_tensors
         na, nb = ctx.needs_input_grad
         # d(a/b)/da = 1/b, d(a/b)/db = -a/b^2, written as PyTorch does, -(a/b)/b, so the
@@ -75,24 +77,24 @@ class Reciprocal(Function):
     saved_names = ("result",)
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: Any, a: Any) -> Any:
         out = 1 / a
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         (out,) = ctx.saved_tensors
         return (-g * out * out,)  # d(1/a)/da = -1/a^2 = -(1/a)^2
 
 
 class Neg(Function):
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: Any, a: Any) -> Any:
         return -a
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         return (-g,)
 
 
@@ -100,7 +102,7 @@ class Pow(Function):
     saved_names = ("self", "exponent", "result")
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx: Any, a: Any, b: Any) -> Any:
         out = a**b
         ctx.save_for_backward(a, b, out if needs(ctx, 2)[1] else None)  # out only for d/db
         # a number as exponent (PyTorch's Tensor ** Scalar) takes PyTorch's simpler rule
@@ -108,7 +110,7 @@ class Pow(Function):
         return out
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         a, b, out = ctx.saved_tensors
         na, nb = ctx.needs_input_grad
         # d(a^b)/da = b a^(b-1); NOTE: PyTorch takes it as 0 where b == 0, also at a == 0
@@ -125,7 +127,7 @@ class Pow(Function):
         return ga, gb
 
 
-def _power(a, b):
+def _power(a: Any, b: Any) -> Any:
     """`a ** (b - 1)` as PyTorch's kernel computes it for a number `b`: for b = 0.5 it is
     `1 / sqrt(a)`, which keeps the sign of a zero (-inf at -0.0, where IEEE pow gives +inf)."""
     if data(b) == 0.5:
@@ -137,13 +139,13 @@ class Exp(Function):
     saved_names = ("result",)
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: Any, a: Any) -> Any:
         out = np.exp(a)
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         (out,) = ctx.saved_tensors
         return (g * out,)  # d(e^a)/da = e^a
 
@@ -152,12 +154,12 @@ class Log(Function):
     saved_names = ("self",)
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: Any, a: Any) -> Any:
         ctx.save_for_backward(a)
         return np.log(a)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         (a,) = ctx.saved_tensors
         return (g / a,)  # d(ln a)/da = 1/a
 
@@ -166,13 +168,13 @@ class Tanh(Function):
     saved_names = ("result",)
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: Any, a: Any) -> Any:
         out = np.tanh(a)
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         (out,) = ctx.saved_tensors
         return (g * (1 - out * out),)  # d(tanh a)/da = 1 - tanh(a)^2
 
@@ -181,13 +183,13 @@ class ReLU(Function):
     saved_names = ("result",)
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: Any, a: Any) -> Any:
         out = np.maximum(0, a)  # a second: numpy keeps it on a tie, so relu(-0.0) is -0.0
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         (out,) = ctx.saved_tensors
         # NOTE: relu'(0) is taken as 0, like PyTorch; selected, not multiplied by a mask, so an
         # infinite gradient from above (sqrt(relu(x)) at x <= 0) gives 0, not 0 * inf = nan
@@ -200,13 +202,13 @@ class Sigmoid(Function):
     saved_names = ("result",)
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: Any, a: Any) -> Any:
         out = 1 / (1 + np.exp(-a))
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         (out,) = ctx.saved_tensors
         return (g * out * (1 - out),)  # d(sigma)/da = sigma (1 - sigma)
 
@@ -215,12 +217,12 @@ class Abs(Function):
     saved_names = ("self",)
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: Any, a: Any) -> Any:
         ctx.save_for_backward(a)
         return np.abs(a)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         (a,) = ctx.saved_tensors
         # NOTE: |a|'(0) is taken as 0, and |nan|' as 0, like PyTorch (its sgn(nan) is 0); a
         # product, as in PyTorch, so sqrt(abs(x)) at 0 gives inf * 0 = nan there too
@@ -232,13 +234,13 @@ class Sqrt(Function):
     saved_names = ("result",)
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: Any, a: Any) -> Any:
         out = np.sqrt(a)
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         (out,) = ctx.saved_tensors
         return (g / (2 * out),)  # d(sqrt a)/da = 1 / (2 sqrt a): infinite at 0
 
@@ -247,7 +249,7 @@ class Clip(Function):
     saved_names = ("self",)
 
     @staticmethod
-    def forward(ctx, a, lo=None, hi=None):
+    def forward(ctx: Any, a: Any, lo: Any = None, hi: Any = None) -> Any:
         ctx.save_for_backward(a)
         ctx.lo, ctx.hi = lo, hi
         # the value second: on a tie (-0.0 against a bound 0) numpy keeps it, as PyTorch does
@@ -255,7 +257,7 @@ class Clip(Function):
         return out if hi is None else np.minimum(hi, out)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         (a,) = ctx.saved_tensors
         x = data(a)
         inside = np.ones(x.shape, dtype=bool)
@@ -270,12 +272,12 @@ class Clip(Function):
 
 class Where(Function):
     @staticmethod
-    def forward(ctx, cond, a, b):
+    def forward(ctx: Any, cond: Any, a: Any, b: Any) -> Any:
         ctx.cond = np.asarray(cond, dtype=bool)
         return np.where(ctx.cond, a, b)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         na, nb = ctx.needs_input_grad[1:]
         zero = np.zeros((), dtype=data(g).dtype)
         ga = where(ctx.cond, g, zero) if na else None
@@ -299,32 +301,32 @@ class Compare(Function):
     }
 
     @staticmethod
-    def forward(ctx, a, b, symbol):
+    def forward(ctx: Any, a: Any, b: Any, symbol: str) -> Any:
         return Compare._UFUNCS[symbol](a, b)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         return None, None  # a step function: no gradient
 
 
 class Clone(Function):
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: Any, a: Any) -> Any:
         return a.copy()
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         return (g,)
 
 
 class Cast(Function):
     @staticmethod
-    def forward(ctx, a, dtype):
+    def forward(ctx: Any, a: Any, dtype: Any) -> Any:
         ctx.in_dtype = a.dtype
         return a.astype(dtype)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         return (g.astype(ctx.in_dtype),)
 
 
@@ -332,11 +334,11 @@ class Fill(Function):
     """`t.fill_(v)` / `t.zero_()` on a tensor in the graph: the old values stop mattering."""
 
     @staticmethod
-    def forward(ctx, a, value):
+    def forward(ctx: Any, a: Any, value: Any) -> Any:
         return np.full_like(a, value)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         # the output does not depend on the old values: zeros (not g * 0, which is nan
         # where g is infinite), as PyTorch's fill_
         return (np.zeros(data(g).shape, data(g).dtype),)

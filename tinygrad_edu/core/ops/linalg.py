@@ -6,6 +6,7 @@ Core layer.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 
@@ -16,7 +17,7 @@ from ..saved import InputCopy
 from .common import needs
 
 
-def _swap(x):
+def _swap(x: Any) -> Any:
     return x.swapaxes(-1, -2)
 
 
@@ -24,7 +25,7 @@ class MatMul(Function):
     saved_names = ("self", "mat2")
 
     @staticmethod
-    def forward(ctx, a, b, saves_copies=True):
+    def forward(ctx: Any, a: Any, b: Any, saves_copies: bool = True) -> Any:
         na, nb = needs(ctx, 2)
         saved_a, saved_b = a if nb else None, b if na else None  # d/da needs b, d/db a
         if saves_copies and (np.ndim(a) > 2 or np.ndim(b) > 2):  # PyTorch may keep a copy
@@ -38,7 +39,7 @@ class MatMul(Function):
         return np.matmul(a, b)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         a, b = ctx.saved_tensors
         na, nb = ctx.needs_input_grad
         a_ndim, b_ndim = ctx.ndims
@@ -59,7 +60,7 @@ class MatMul(Function):
         return ga, gb
 
     @classmethod
-    def _explain(cls, err, arrays, kwargs):
+    def _explain(cls, err: Exception, arrays: list[Any], kwargs: dict[str, Any]) -> Exception:
         a_shape, b_shape = np.shape(arrays[0]), np.shape(arrays[1])
         site = source.here()
         if not a_shape or not b_shape:
@@ -86,7 +87,9 @@ class MatMul(Function):
         )
 
 
-def _saved_as_copies(a, b, a_needs: bool, b_needs: bool) -> tuple[bool, bool]:
+def _saved_as_copies(
+    a: np.ndarray, b: np.ndarray, a_needs: bool, b_needs: bool
+) -> tuple[bool, bool]:
     """Whether PyTorch's matmul keeps a reshaped *copy* of `a` (of `b`) for backward.
 
     PyTorch turns a batched product into one `mm` on the batch folded into rows, or into
@@ -112,7 +115,7 @@ def _saved_as_copies(a, b, a_needs: bool, b_needs: bool) -> tuple[bool, bool]:
     )
 
 
-def _folds(big, small_ndim: int, small_needs_grad: bool) -> bool:
+def _folds(big: np.ndarray, small_ndim: int, small_needs_grad: bool) -> bool:
     """PyTorch's test for folding the batch of `big` into the rows of one `mm` / `mv`."""
     if big.ndim < 3 or small_ndim > 2:
         return False
@@ -123,12 +126,12 @@ def _folds(big, small_ndim: int, small_needs_grad: bool) -> bool:
     return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(big.ndim - 2))
 
 
-def _reshape_copies(x, shape: tuple) -> bool:
+def _reshape_copies(x: np.ndarray, shape: tuple[Any, ...]) -> bool:
     """Whether reshaping `x` to `shape` must copy its numbers (numpy and PyTorch agree)."""
     return x.size > 0 and not np.may_share_memory(x.reshape(shape), x)
 
 
-def _product_shape(a: tuple, b: tuple) -> tuple:
+def _product_shape(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
     """The shape of `a @ b` for shapes whose inner sizes agree (numpy's rules)."""
     if len(a) == 1:
         return b[:-2] + b[-1:]
@@ -137,7 +140,7 @@ def _product_shape(a: tuple, b: tuple) -> tuple:
     return np.broadcast_shapes(a[:-2], b[:-2]) + (a[-2], b[-1])
 
 
-def _hint(a_shape: tuple, b_shape: tuple, site) -> str:
+def _hint(a_shape: tuple[Any, ...], b_shape: tuple[Any, ...], site: Any) -> str:
     left, right = "a", "b"
     m = re.search(r"([\w.]+)\s*@\s*([\w.]+)", site.text if site is not None else "")
     if m:

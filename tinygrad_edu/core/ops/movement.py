@@ -7,6 +7,8 @@ numbers when numpy can (a *view*, see core/views.py), as PyTorch's do. Core laye
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import source
@@ -19,16 +21,16 @@ class Reshape(Function):
     _is_view = True  # when numpy can reshape without copying
 
     @staticmethod
-    def forward(ctx, a, shape):
+    def forward(ctx: Any, a: Any, shape: Any) -> Any:
         ctx.a_shape = a.shape
         return a.reshape(shape)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         return (g.reshape(ctx.a_shape),)
 
     @classmethod
-    def _explain(cls, err, arrays, kwargs):
+    def _explain(cls, err: Exception, arrays: list[Any], kwargs: dict[str, Any]) -> Exception:
         a, shape = arrays[0], kwargs["shape"]
         return ShapeError(
             message(
@@ -44,12 +46,12 @@ class Transpose(Function):
     _is_view = True
 
     @staticmethod
-    def forward(ctx, a, axes=None):
+    def forward(ctx: Any, a: Any, axes: Any = None) -> Any:
         ctx.axes = axes
         return np.transpose(a, axes)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         if ctx.axes is None:
             return (g.transpose(),)  # reversing the axes again undoes it
         inverse = tuple(int(i) for i in np.argsort(ctx.axes))
@@ -57,7 +59,7 @@ class Transpose(Function):
         return (g.transpose(inverse) if is_array(g) else g.permute(inverse),)
 
     @classmethod
-    def _explain(cls, err, arrays, kwargs):
+    def _explain(cls, err: Exception, arrays: list[Any], kwargs: dict[str, Any]) -> Exception:
         n = arrays[0].ndim
         return ShapeError(
             message(
@@ -74,7 +76,7 @@ class BroadcastTo(Function):
     _is_view = True  # a read-only one: several of its elements are one number
 
     @staticmethod
-    def forward(ctx, a, shape):
+    def forward(ctx: Any, a: Any, shape: Any) -> Any:
         ctx.a_shape = a.shape
         out = np.broadcast_to(a, shape)
         # writable where `a` is, as PyTorch's expand is: a row of it is one copy of each
@@ -84,11 +86,11 @@ class BroadcastTo(Function):
         )
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         return (sum_to(g, ctx.a_shape),)  # copies of one value: their gradients add up
 
     @classmethod
-    def _explain(cls, err, arrays, kwargs):
+    def _explain(cls, err: Exception, arrays: list[Any], kwargs: dict[str, Any]) -> Exception:
         a, shape = arrays[0], kwargs["shape"]
         return ShapeError(
             message(
@@ -104,12 +106,12 @@ class Index(Function):
     _is_view = True  # for basic indexing (ints, slices); integer arrays and masks copy
 
     @staticmethod
-    def forward(ctx, a, index):
+    def forward(ctx: Any, a: Any, index: Any) -> Any:
         ctx.a_shape, ctx.index = a.shape, index
         return select(a, index)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         if is_array(g):
             full = np.zeros(ctx.a_shape, dtype=g.dtype)
             np.add.at(full, ctx.index, g)  # repeated indices add up, like in `a[i] + a[i]`
@@ -117,7 +119,7 @@ class Index(Function):
         return (IndexAdd.apply(g, shape=ctx.a_shape, index=ctx.index),)
 
     @classmethod
-    def _explain(cls, err, arrays, kwargs):
+    def _explain(cls, err: Exception, arrays: list[Any], kwargs: dict[str, Any]) -> Exception:
         return ShapeError(
             message(
                 "index", f"{err} (tensor shape {arrays[0].shape!r})", source.here(), index_hint(err)
@@ -138,7 +140,7 @@ def index_hint(err: Exception) -> str:
     return "valid positions along an axis of size n are 0 .. n-1 (or -n .. -1)"
 
 
-def select(a: np.ndarray, index) -> np.ndarray:
+def select(a: np.ndarray, index: Any) -> Any:
     """`a[index]` as an array: a view for basic indices, even `a[0, 1]` (numpy would give a
     number there; PyTorch gives a 0-d view), a copy for integer arrays and masks."""
     out = a[index]
@@ -155,11 +157,11 @@ class Detach(Function):
     _is_view = True
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: Any, a: Any) -> Any:
         return a
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         return (None,)  # no gradient flows back through a detach
 
 
@@ -167,14 +169,14 @@ class IndexAdd(Function):
     """Scatter-add `g` into zeros: the backward of indexing, differentiable itself."""
 
     @staticmethod
-    def forward(ctx, g, shape, index):
+    def forward(ctx: Any, g: Any, shape: Any, index: Any) -> Any:
         ctx.index = index
         full = np.zeros(shape, dtype=g.dtype)
         np.add.at(full, index, g)
         return full
 
     @staticmethod
-    def backward(ctx, gg):
+    def backward(ctx: Any, gg: Any) -> Any:
         return (gg[ctx.index],)
 
 
@@ -182,14 +184,14 @@ class IndexPut(Function):
     """`a` with `a[index]` replaced by `value`: what `a[index] = value` computes."""
 
     @staticmethod
-    def forward(ctx, a, value, index):
+    def forward(ctx: Any, a: Any, value: Any, index: Any) -> Any:
         ctx.index = index
         out = a.copy()
         out[index] = value
         return out
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         # the replaced numbers no longer depend on `a`; `value` gets the gradient of its slots
         if is_array(g):
             g_a = g.copy()
@@ -200,7 +202,7 @@ class IndexPut(Function):
         return where(kept, g, 0.0), g[ctx.index]
 
     @classmethod
-    def _explain(cls, err, arrays, kwargs):
+    def _explain(cls, err: Exception, arrays: list[Any], kwargs: dict[str, Any]) -> Exception:
         a, value = arrays[0], arrays[1]
         return ShapeError(
             message(
@@ -213,7 +215,7 @@ class IndexPut(Function):
         )
 
 
-def _show_index(index) -> str:
+def _show_index(index: Any) -> str:
     parts = index if isinstance(index, tuple) else (index,)
     return ", ".join(_show_slice(p) if isinstance(p, slice) else str(p) for p in parts)
 
@@ -226,13 +228,13 @@ def _show_slice(s: slice) -> str:
 
 class Cat(Function):
     @staticmethod
-    def forward(ctx, *arrays, axis=0):
+    def forward(ctx: Any, *arrays: Any, axis: Any = 0) -> Any:
         ctx.axis = axis
         ctx.sizes = [a.shape[axis] for a in arrays]
         return np.concatenate(arrays, axis=axis)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         grads, start = [], 0
         lead = (slice(None),) * (ctx.axis % g.ndim)
         for n in ctx.sizes:
@@ -241,7 +243,7 @@ class Cat(Function):
         return tuple(grads)
 
     @classmethod
-    def _explain(cls, err, arrays, kwargs):
+    def _explain(cls, err: Exception, arrays: list[Any], kwargs: dict[str, Any]) -> Exception:
         shapes = ", ".join(str(np.shape(a)) for a in arrays)
         return ShapeError(
             message(
@@ -255,19 +257,19 @@ class Cat(Function):
 
 class Stack(Function):
     @staticmethod
-    def forward(ctx, *arrays, axis=0):
+    def forward(ctx: Any, *arrays: Any, axis: Any = 0) -> Any:
         out = np.stack(arrays, axis=axis)
         ctx.axis = axis % out.ndim
         ctx.n = len(arrays)
         return out
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         lead = (slice(None),) * ctx.axis
         return tuple(g[lead + (i,)] for i in range(ctx.n))
 
     @classmethod
-    def _explain(cls, err, arrays, kwargs):
+    def _explain(cls, err: Exception, arrays: list[Any], kwargs: dict[str, Any]) -> Exception:
         shapes = ", ".join(str(np.shape(a)) for a in arrays)
         return ShapeError(
             message(

@@ -7,6 +7,8 @@ Core layer.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import source
@@ -15,26 +17,28 @@ from ..function import Function
 from .common import broadcast_to, data, exp, where
 
 
-def _kept_shape(shape: tuple, axis, keepdims: bool, g_shape: tuple) -> tuple:
+def _kept_shape(
+    shape: tuple[Any, ...], axis: Any, keepdims: bool, g_shape: tuple[Any, ...]
+) -> tuple[Any, ...]:
     """The shape of the reduced result *with* keepdims, to re-insert removed axes."""
     if axis is None:
         return (1,) * len(shape)
     if keepdims:
         return g_shape
-    axes = axis if isinstance(axis, tuple) else (axis,)
-    axes = {a % len(shape) for a in axes}
+    given = axis if isinstance(axis, tuple) else (axis,)
+    axes = {a % len(shape) for a in given}
     return tuple(1 if i in axes else n for i, n in enumerate(shape))
 
 
 class Sum(Function):
     @staticmethod
-    def forward(ctx, a, axis=None, keepdims=False):
+    def forward(ctx: Any, a: Any, axis: Any = None, keepdims: bool = False) -> Any:
         ctx.a_shape, ctx.axis, ctx.keepdims = a.shape, axis, keepdims
         # np.add.reduce is what a.sum() calls, minus numpy's Python wrapper
-        return np.asarray(np.add.reduce(a, axis=axis, keepdims=keepdims))
+        return np.asarray(np.add.reduce(a, axis=axis, keepdims=keepdims))  # type: ignore[call-overload]
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         # every input element contributes once: d(sum)/da_i = 1, so repeat g
         kept = _kept_shape(ctx.a_shape, ctx.axis, ctx.keepdims, g.shape)
         return (broadcast_to(g.reshape(kept), ctx.a_shape),)
@@ -46,14 +50,14 @@ class Max(Function):
     _reduce = staticmethod(np.max)
 
     @classmethod
-    def forward(cls, ctx, a, axis=None, keepdims=False):
+    def forward(cls, ctx: Any, a: Any, axis: Any = None, keepdims: bool = False) -> Any:
         ctx.a_shape, ctx.axis, ctx.keepdims = a.shape, axis, keepdims
-        out = np.asarray(cls._reduce(a, axis=axis, keepdims=keepdims))
+        out = np.asarray(cls._reduce(a, axis=axis, keepdims=keepdims))  # type: ignore[arg-type]
         ctx.save_for_backward(a, out)
         return out
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         a, out = ctx.saved_tensors
         kept = _kept_shape(ctx.a_shape, ctx.axis, ctx.keepdims, g.shape)
         # the gradient goes to the winning element(s); ties share it evenly
@@ -71,7 +75,7 @@ class Max(Function):
         return (g.reshape(kept) * share,)
 
     @classmethod
-    def _explain(cls, err, arrays, kwargs):
+    def _explain(cls, err: Exception, arrays: list[Any], kwargs: dict[str, Any]) -> Exception:
         a = arrays[0]
         if np.size(a) == 0 and "zero-size" in str(err):
             op = cls.__name__.lower()
@@ -96,7 +100,7 @@ class Softmax(Function):
     saved_names = ("result",)
 
     @staticmethod
-    def forward(ctx, a, axis=-1):
+    def forward(ctx: Any, a: Any, axis: Any = -1) -> Any:
         ctx.axis = axis
         if a.size == 0:  # nothing to normalise (an empty axis has no max): empty, as PyTorch
             out = np.array(a, copy=True)
@@ -108,7 +112,7 @@ class Softmax(Function):
         return out
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         (s,) = ctx.saved_tensors
         # dL/da = s * (g - sum(g * s)): the Jacobian diag(s) - s s^T applied to g
         return (s * (g - (g * s).sum(axis=ctx.axis, keepdims=True)),)
@@ -118,7 +122,7 @@ class LogSoftmax(Function):
     saved_names = ("result",)
 
     @staticmethod
-    def forward(ctx, a, axis=-1):
+    def forward(ctx: Any, a: Any, axis: Any = -1) -> Any:
         ctx.axis = axis
         if a.size == 0:  # an empty axis: an empty result, as PyTorch
             out = np.array(a, copy=True)
@@ -130,7 +134,7 @@ class LogSoftmax(Function):
         return out
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         (out,) = ctx.saved_tensors
         # d(log softmax)/da applied to g: g - softmax * sum(g)
         return (g - exp(out) * g.sum(axis=ctx.axis, keepdims=True),)

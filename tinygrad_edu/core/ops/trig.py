@@ -8,6 +8,7 @@ methods, so `create_graph=True` differentiates it again. Core layer.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -17,11 +18,11 @@ from .common import is_array
 _erf = np.frompyfunc(math.erf, 1, 1)  # numpy has no erf; math.erf is exact to 1 ulp
 
 
-def _cos(x):
+def _cos(x: Any) -> Any:
     return np.cos(x) if is_array(x) else x.cos()
 
 
-def _sin(x):
+def _sin(x: Any) -> Any:
     return np.sin(x) if is_array(x) else x.sin()
 
 
@@ -29,12 +30,12 @@ class Sin(Function):
     saved_names = ("self",)
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: Any, a: Any) -> Any:
         ctx.save_for_backward(a)
         return np.sin(a)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         (a,) = ctx.saved_tensors
         return (g * _cos(a),)  # d(sin a)/da = cos a
 
@@ -43,12 +44,12 @@ class Cos(Function):
     saved_names = ("self",)
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: Any, a: Any) -> Any:
         ctx.save_for_backward(a)
         return np.cos(a)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         (a,) = ctx.saved_tensors
         return (-g * _sin(a),)  # d(cos a)/da = -sin a
 
@@ -57,12 +58,12 @@ class Erf(Function):
     saved_names = ("self",)
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: Any, a: Any) -> Any:
         ctx.save_for_backward(a)
         return np.asarray(_erf(a), dtype=a.dtype)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         (a,) = ctx.saved_tensors
         # d(erf a)/da = 2/sqrt(pi) exp(-a^2)
         bump = np.exp(-a * a) if is_array(a) else (-(a * a)).exp()
