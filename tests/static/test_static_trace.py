@@ -49,6 +49,24 @@ OP_TABLE = {
     "Sin": (lambda a: a.sin(), [(2, 3)], False),
     "Cos": (lambda a: a.cos(), [(2, 3)], False),
     "Erf": (lambda a: a.erf(), [(2, 3)], False),
+    # issue 30: PyTorch's further ops (core/ops/arith, indexing, search, products)
+    "Remainder": (lambda a, b: a % (b + 0.5), [(2, 3), (3,)], True),
+    "Fmod": (lambda a, b: a.fmod(b + 0.5), [(2, 3), (3,)], True),
+    "FloorDivide": (lambda a, b: (a // (b + 0.5)).detach() + a, [(2, 3), (3,)], True),
+    "RoundingDivide": (lambda a, b: a.div(b + 0.5, rounding_mode="trunc"), [(4,), (4,)], True),
+    "Trunc": (lambda a: (a * 3).trunc(), [(5,)], False),
+    "Frac": (lambda a: (a * 3).frac(), [(5,)], False),
+    "Sign": (lambda a: a.sign() * a, [(5,)], False),
+    "Bitwise": (lambda a, b: tg.where((a > 0) & (b < 0), a, b), [(4,), (4,)], False),
+    "BitwiseNot": (lambda a: tg.where(~(a > 0), a, a * 2), [(4,)], False),
+    "Flip": (lambda a: a.flip(0), [(3, 2)], False),
+    "Roll": (lambda a: a.roll(1, 1), [(3, 2)], False),
+    "Diagonal": (lambda a: a.diagonal(), [(3, 3)], False),
+    "DiagonalScatter": (lambda a: tg.diag(a), [(3,)], False),
+    "CumSum": (lambda a: a.cumsum(1), [(2, 3)], False),
+    "CumProd": (lambda a: a.cumprod(0), [(3, 2)], False),
+    "Einsum": (lambda a, b: tg.einsum("ij,jk->ik", a, b), [(2, 3), (3, 2)], False),
+    "VectorNorm": (lambda a: tg.linalg.vector_norm(a, 3, 1), [(2, 3)], False),
 }
 
 
