@@ -183,7 +183,19 @@ def arithmetic_inplace(lib):
     x.trunc_()
     y = lib.t(A)
     y %= 1.25
-    return i, j, x, y
+    z = lib.t(A)
+    z.clamp_(min=lib.t(vals(4, lo=-1, hi=0)), max=lib.t(vals(3, 1, lo=0, hi=1)))
+    return i, j, x, y, z
+
+
+@case("Tensor.remainder_", refused="a float result stored in an int tensor")
+def inplace_float_into_int(lib):
+    return lib.t(IA).remainder_(2.5)
+
+
+@case("Tensor.lerp", refused="integer tensors")
+def lerp_ints(lib):
+    return lib.t(IA).lerp(lib.t(IA), 0.5)
 
 
 # --- family 2: shapes and indexing ----------------------------------------------------------
@@ -201,6 +213,11 @@ def flip(lib):
 @case("Tensor.flip", refused="a dim out of range")
 def flip_bad_dim(lib):
     return lib.t(A).flip(2)
+
+
+@case("Tensor.flip", refused="no dims")
+def flip_no_dims(lib):
+    return lib.t(A).flip()
 
 
 @case("Tensor.roll", "torch.roll")
@@ -253,7 +270,11 @@ def eye(lib):
 def nonzero(lib):
     i, x = lib.t(IA), lib.t(A) > 0
     v = lib.t([0, 3, 0, 5])
-    return i.nonzero(), lib.nonzero(x), lib.nonzero(v, as_tuple=True), i.argwhere(), v.nonzero()
+    n, z = lib.t(3.0), lib.t(0.0)
+    return (
+        i.nonzero(), lib.nonzero(x), lib.nonzero(v, as_tuple=True), i.argwhere(), v.nonzero(),
+        n.nonzero(), z.nonzero(), n.nonzero(as_tuple=True), z.nonzero(as_tuple=True),
+    )  # fmt: skip
 
 
 @case("Tensor.masked_select", "torch.masked_select", "x[mask]", "x[mask] = v")

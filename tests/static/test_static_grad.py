@@ -7,7 +7,7 @@ from test_static_trace import OP_TABLE, _inputs
 
 import tinygrad_edu as tg
 
-NOT_DIFFERENTIABLE = {"Compare", "FloorDivide"}  # PyTorch gives floor_divide no gradient
+NOT_DIFFERENTIABLE = {"Compare", "FloorDivide"}  # floor_divide: no derivative, as PyTorch
 
 
 @pytest.mark.parametrize("name", sorted(set(OP_TABLE) - NOT_DIFFERENTIABLE))

@@ -82,6 +82,20 @@ class ValuesIndices(NamedTuple):
     indices: Any
 
 
+def return_type(op: str) -> type:
+    """`torch.return_types.<op>`: a ValuesIndices printed as PyTorch prints it (issue 30)."""
+    if op not in _RETURN_TYPES:
+        _RETURN_TYPES[op] = type(op, (ValuesIndices,), {"__slots__": (), "__repr__": _shown})
+    return _RETURN_TYPES[op]
+
+
+def _shown(self: Any) -> str:
+    return f"torch.return_types.{type(self).__name__}(\nvalues={self.values!r},\nindices={self.indices!r})"
+
+
+_RETURN_TYPES: dict = {}
+
+
 def _dim(t: Any, dim: int, op: str) -> int:
     n = max(t.ndim, 1)
     if isinstance(dim, bool) or not isinstance(dim, numbers.Integral) or not -n <= dim < n:
@@ -140,12 +154,12 @@ def reduce_with_index(t: Any, op: str, dim: int, keepdim: bool) -> ValuesIndices
     d = _dim(t, dim, op)
     arg = np.argmax if op == "max" else np.argmin
     if t.ndim == 0:
-        return ValuesIndices(t * 1, _tensor.Tensor._make(np.asarray(0)))
+        return return_type(op)(t * 1, _tensor.Tensor._make(np.asarray(0)))
     idx = arg(t._data, axis=d, keepdims=True)
     values = gather(t, d, idx)
     if not keepdim:
         values, idx = values.squeeze(d), idx.squeeze(d)
-    return ValuesIndices(values, _tensor.Tensor._make(np.asarray(idx, dtype=np.int64)))
+    return return_type(op)(values, _tensor.Tensor._make(np.asarray(idx, dtype=np.int64)))
 
 
 def _same_dims(op: str, a: Any, b: Any, n: int, what: str) -> None:
@@ -439,7 +453,9 @@ class TorchMethods:
         Example:
             >>> import tinygrad_edu as tg
             >>> tg.tensor([1.0, 5.0, 3.0]).topk(2)
-            ValuesIndices(values=tensor([5., 3.]), indices=tensor([1, 2]))
+            torch.return_types.topk(
+            values=tensor([5., 3.]),
+            indices=tensor([1, 2]))
         """
         d = _dim(self, dim, "topk")
         n = self.shape[d] if self.ndim else 1
@@ -450,7 +466,7 @@ class TorchMethods:
         keys = -self._data if largest else self._data
         order = np.argsort(keys, axis=d, kind="stable") if self.ndim else np.zeros(1, np.int64)
         idx = np.take(order, np.arange(k), axis=d) if self.ndim else order[:k]
-        return ValuesIndices(gather(self, d, idx), _tensor.Tensor._make(idx.astype(np.int64)))
+        return return_type("topk")(gather(self, d, idx), _tensor.Tensor._make(idx.astype(np.int64)))
 
     def gather(self, dim: int, index: Any) -> Tensor:
         return gather(self, dim, index)

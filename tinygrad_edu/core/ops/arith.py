@@ -349,6 +349,16 @@ def logical_not(self: Any) -> Any:
 
 def lerp(self: Any, end: Any, weight: Any) -> Any:
     """`self + weight * (end - self)`, built from primitives, so all three get gradients."""
+    if self.dtype.kind != "f" or not _tensor(end) or end.dtype != self.dtype:
+        raise DataError(
+            message(
+                "lerp",
+                f"needs float tensors of one dtype, got {self.dtype} and "
+                f"{getattr(end, 'dtype', type(end).__name__)}, as in PyTorch",
+                source.here(),
+                "convert both with .float()",
+            )
+        )
     return self + weight * (end - self)
 
 
@@ -403,7 +413,23 @@ class Sign(Function):
 
 def _inplace(name: str, fn: Any) -> Any:
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return self._inplace(name, lambda t: fn(t, *args, **kwargs).to(self.dtype))
+        def step(t: Any) -> Any:
+            out = fn(t, *args, **kwargs)
+            # PyTorch stores a result only in a dtype of its kind or above (float into an
+            # int tensor is refused, not rounded)
+            if not np.can_cast(out.dtype, self.dtype, "same_kind"):
+                raise DataError(
+                    message(
+                        name,
+                        f"the result is {out.dtype}, which cannot be stored in this {self.dtype} "
+                        f"tensor (shape {self.shape!r}), as in PyTorch",
+                        source.here(),
+                        f"use the out-of-place {name[:-1]}(...), or convert the tensor first",
+                    )
+                )
+            return out.to(self.dtype)
+
+        return self._inplace(name, step)
 
     method.__name__ = name
     return method
@@ -447,7 +473,16 @@ METHODS = {
 METHODS.update(
     {
         f"{name}_": _inplace(f"{name}_", METHODS[name])
-        for name in ("remainder", "fmod", "floor_divide", "trunc", "frac", "lerp", "addcmul")
+        for name in (
+            "remainder",
+            "fmod",
+            "floor_divide",
+            "trunc",
+            "frac",
+            "lerp",
+            "addcmul",
+            "clamp",
+        )
         + ("addcdiv", "sign", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not")
         + ("logical_and", "logical_or", "logical_not")
     }

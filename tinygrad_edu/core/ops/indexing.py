@@ -134,6 +134,12 @@ class DiagonalScatter(Function):
 
 def flip(self: Any, *dims: Any, **kwargs: Any) -> Any:
     dims = kwargs.pop("dims", dims)  # x.flip(0), x.flip((0, 1)), x.flip(dims=[0])
+    if not dims and dims != []:  # PyTorch needs them: flip() alone is not "flip everything"
+        raise TypeError(
+            message(
+                "flip", "missing the dims to flip", source.here(), "x.flip(0) or x.flip((0, 1))"
+            )
+        )
     dims = dims[0] if len(dims) == 1 and not isinstance(dims[0], numbers.Integral) else dims
     return Flip.apply(self, dims=_dims(self, dims, "flip"))
 
@@ -237,9 +243,12 @@ def triu_(self: Any, diagonal: int = 0) -> Any:
 def nonzero(self: Any, *, as_tuple: bool = False) -> Any:
     """Where the elements are not zero: an (n, ndim) int64 tensor, or one per axis."""
     found = np.nonzero(np.atleast_1d(self._data))
-    if as_tuple:
+    if as_tuple:  # a number counts as a vector of one, as in PyTorch
         return tuple(_t()._make(i.astype(np.int64)) for i in found)
-    return _t()._make(np.stack(found, axis=1).astype(np.int64).reshape(-1, self.ndim))
+    count = found[0].size if self.ndim else int(found[0].size)  # a number: 1 row or none
+    return _t()._make(
+        np.stack(found, axis=1).astype(np.int64)[:, : self.ndim].reshape(count, self.ndim)
+    )
 
 
 def argwhere(self: Any) -> Any:

@@ -94,7 +94,16 @@ class CumProd(Function):
 # --- the methods ---------------------------------------------------------------------------
 
 
-def _running(op: type, self: Any, dim: int, dtype: Any) -> Any:
+def _running(op: type, self: Any, dim: Any, dtype: Any) -> Any:
+    if dim is None:
+        raise TypeError(
+            message(
+                op.__name__.lower(),
+                "needs the dim to run along",
+                source.here(),
+                "x.cumsum(0), or x.cumsum(dim=-1)",
+            )
+        )
     if dtype is not None:  # PyTorch casts first, then adds up in that dtype
         self = self.to(dtype)
     if self.ndim == 0:
@@ -102,12 +111,12 @@ def _running(op: type, self: Any, dim: int, dtype: Any) -> Any:
     return op.apply(self, axis=_axis(self, dim, op.__name__.lower()))
 
 
-def cumsum(self: Any, dim: int, *, dtype: Any = None) -> Any:
-    return _running(CumSum, self, dim, dtype)
+def cumsum(self: Any, dim: Any = None, *, dtype: Any = None, axis: Any = None) -> Any:
+    return _running(CumSum, self, dim if axis is None else axis, dtype)  # axis: numpy's name
 
 
-def cumprod(self: Any, dim: int, *, dtype: Any = None) -> Any:
-    return _running(CumProd, self, dim, dtype)
+def cumprod(self: Any, dim: Any = None, *, dtype: Any = None, axis: Any = None) -> Any:
+    return _running(CumProd, self, dim if axis is None else axis, dtype)
 
 
 def logsumexp(self: Any, dim: Any, keepdim: bool = False) -> Any:
@@ -145,21 +154,22 @@ def argsort(self: Any, dim: int = -1, descending: bool = False, *, stable: bool 
 
 
 def sort(self: Any, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
-    from ..torch_api import ValuesIndices, gather
+    from ..torch_api import gather, return_type
 
     idx = argsort(self, dim, descending)
     if self.ndim == 0:
-        return ValuesIndices(self * 1, idx)
-    return ValuesIndices(gather(self, _axis(self, dim, "sort"), idx._data), idx)
+        return return_type("sort")(self * 1, idx)
+    return return_type("sort")(gather(self, _axis(self, dim, "sort"), idx._data), idx)
 
 
 def _pick(self: Any, op: str, dim: int, keepdim: bool, choose: Any) -> Any:
     """(values, indices) of the element `choose(x, axis)` picks along `dim`; the values take
     the gradient of the picked element only."""
-    from ..torch_api import ValuesIndices, gather
+    from ..torch_api import gather, return_type
 
+    pair = return_type(op)
     if self.ndim == 0:
-        return ValuesIndices(self * 1, _t()._make(np.asarray(0, dtype=np.int64)))
+        return pair(self * 1, _t()._make(np.asarray(0, dtype=np.int64)))
     d = _axis(self, dim, op)
     if self.shape[d] == 0:
         raise ShapeError(
@@ -169,7 +179,7 @@ def _pick(self: Any, op: str, dim: int, keepdim: bool, choose: Any) -> Any:
     values = gather(self, d, idx)
     if not keepdim:
         values, idx = values.squeeze(d), idx.squeeze(d)
-    return ValuesIndices(values, _t()._make(idx))
+    return pair(values, _t()._make(idx))
 
 
 def kthvalue(self: Any, k: int, dim: int = -1, keepdim: bool = False) -> Any:
