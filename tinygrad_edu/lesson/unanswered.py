@@ -148,6 +148,12 @@ class Guard:
         # NOTE: a shell has one custom error handler; the live graph sets its own when it
         # starts (`%load_ext`, or `tg.live_panel()` in some cell), so take it back, cheaply
         self.shell.set_custom_exc((Exception,), self.show)
+        # and be the last to hear that the cell ended: the live graph, like any callback
+        # before this one, still sees the error (a cell that raised draws nothing)
+        callbacks = self.shell.events.callbacks["post_run_cell"]
+        if callbacks and callbacks[-1] != self.post_run_cell:
+            self.shell.events.unregister("post_run_cell", self.post_run_cell)
+            self.shell.events.register("post_run_cell", self.post_run_cell)
         named = header_exercise(getattr(info, "raw_cell", None) or "")
         self.checks = named if named is not None and named == self.pending else None
         self.pending = self.checks  # any other cell ends the run of checks
