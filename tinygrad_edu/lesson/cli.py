@@ -590,8 +590,11 @@ def _add_strip(actions: Any) -> None:
         "strip",
         "write the student copy without solutions",
         "Copy SRC to DEST with every ### BEGIN SOLUTION ... ### END SOLUTION region "
-        "replaced by '# YOUR CODE HERE' and 'raise NotImplementedError' (at the region's "
-        "indentation), check cells kept, and all outputs and execution counts cleared. "
+        "replaced by '# YOUR CODE HERE' and 'raise NotImplementedError(\"Exercise 2 is not "
+        "answered yet\")' (at the region's indentation), check cells kept under a first "
+        "line naming their exercise, and all outputs and execution counts cleared. In a "
+        "learner's kernel an unanswered exercise then says so in one line and Run All goes "
+        "on; `lesson grade` still scores it 0. "
         "Solution and check cells get nbgrader cell metadata (grade_id, solution, grade, "
         "points), so `lesson grade` and nbgrader can grade the copy. Refuses to write "
         "over SRC.",
