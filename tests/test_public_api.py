@@ -116,5 +116,5 @@ def test_draw_gives_dot_source():
 def test_extension_entry_points_and_widgets():
     assert callable(tg.load_ipython_extension) and callable(tg.unload_ipython_extension)
     a = tg.tensor(3.0, requires_grad=True, name="a")
-    assert repr(tg.BackwardStepper(a * a)) == "BackwardStepper(step 0 of 2)"
+    assert repr(tg.BackwardStepper(a * a)) == "BackwardStepper(before step 0; steps 0 to 1)"
     assert callable(tg.GraphView) and callable(tg.live_panel) and callable(tg.watch)

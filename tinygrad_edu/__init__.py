@@ -49,17 +49,22 @@ def __dir__() -> list[str]:
 
 
 def load_ipython_extension(ipython: Any) -> None:
-    """`%load_ext tinygrad_edu`: show the live graph after every cell."""
+    """`%load_ext tinygrad_edu`: show the live graph after every cell (and keep Run All
+    going past an exercise that is not answered yet: tinygrad_edu.lesson.unanswered)."""
+    from .lesson import unanswered
     from .widgets.live import load_ipython_extension as load
 
     load(ipython)
+    unanswered.install(ipython)  # after the live graph: it wraps its short tracebacks
 
 
 def unload_ipython_extension(ipython: Any) -> None:
     """`%unload_ext tinygrad_edu`: stop the live graph."""
+    from .lesson import unanswered
     from .widgets.live import unload_ipython_extension as unload
 
-    unload(ipython)
+    unload(ipython)  # which drops every custom error handler, the guard's too
+    unanswered.install(ipython)
 
 
 __all__ = [*_core_all, *_LAZY, "load_ipython_extension", "unload_ipython_extension", "__version__"]

@@ -54,7 +54,19 @@ def _run(*args, cwd=None):
             ],
         ),
         (["lesson", "grade"], ["SUBMISSION", "--json", "--source", "--timeout", "per exercise"]),
-        (["lessons"], ["DEST", "my_lessons", "--no-open", "--from", "never overwritten"]),
+        (
+            ["lessons"],
+            [
+                "DEST",
+                "my_lessons",
+                "--no-open",
+                "--from",
+                "never overwritten",
+                "JUPYTER_OPTION",
+                "--allow-root",
+                "goes to JupyterLab",
+            ],
+        ),
     ],
 )
 def test_help_on_each_command(args, words):
@@ -279,6 +291,48 @@ def test_lessons_writes_student_copies_and_opens_the_first(tmp_path, monkeypatch
             assert "raise NotImplementedError" in text, path.name
             graded = [c for c in copy.cells if c.metadata.get("nbgrader", {}).get("grade")]
             assert graded, f"{path.name}: no check cell marked for grading"
+
+
+@pytest.mark.parametrize(
+    "words, dest, jupyter",
+    [
+        # the command: a root container needs --allow-root, a server a port and ip
+        (
+            ["--allow-root", "--port", "8899", "--ip", "0.0.0.0", "--no-browser"],
+            "my_lessons",
+            ["--allow-root", "--port", "8899", "--ip", "0.0.0.0", "--no-browser"],
+        ),
+        (
+            ["course", "--port=8899", "--ServerApp.token="],
+            "course",
+            ["--port=8899", "--ServerApp.token="],
+        ),
+        (["course", "--from", "{src}", "--allow-root"], "course", ["--allow-root"]),
+        (["--from={src}", "--", "--port", "9000"], "my_lessons", ["--port", "9000"]),
+        (["course"], "course", []),
+    ],
+)
+def test_lessons_passes_jupyter_options_to_jupyterlab(tmp_path, monkeypatch, words, dest, jupyter):
+    ran = []
+    monkeypatch.setattr(cli.subprocess, "call", lambda cmd: ran.append(cmd) or 0)
+    monkeypatch.chdir(tmp_path)
+    src = str(ROOT / "notebooks")
+    words = [w.replace("{src}", src) for w in words]
+    ours = [] if any(w.startswith("--from") for w in words) else ["--from", src]
+    assert main(["lessons", *ours, *words]) == 0
+    first = str(Path(dest) / cli.FIRST_LESSON)
+    assert ran == [[sys.executable, "-m", "jupyter", "lab", *jupyter, first]]
+    assert (tmp_path / dest / cli.FIRST_LESSON).is_file()
+
+
+def test_lessons_says_when_root_needs_allow_root(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(cli.subprocess, "call", lambda cmd: 0)
+    monkeypatch.setattr(cli, "_as_root", lambda: True)
+    src = str(ROOT / "notebooks")
+    assert main(["lessons", str(tmp_path / "a"), "--from", src]) == 0
+    assert "refuses to start without --allow-root" in capsys.readouterr().err
+    assert main(["lessons", str(tmp_path / "b"), "--from", src, "--allow-root"]) == 0
+    assert "--allow-root" not in capsys.readouterr().err
 
 
 def test_lessons_without_lessons_says_where_to_run_it(tmp_path, capsys):

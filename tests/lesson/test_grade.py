@@ -88,8 +88,11 @@ def test_the_student_copy_carries_nbgrader_metadata():
         "task": False,
     }
     assert nb["cells"][2]["metadata"]["tinygrad_edu"] == {"exercise": "Exercise 1"}
-    # the checks are kept word for word, the solutions are gone
-    assert notebook.source_text(nb["cells"][2]) == LESSON[2][1]
+    # the checks' code is kept word for word, under a line naming the exercise; the
+    # solutions are gone
+    assert notebook.source_text(nb["cells"][2]) == (
+        f"# Checks Exercise 1; leave this cell as it is\n{LESSON[2][1]}"
+    )
     assert "return x ** 3" not in json.dumps(nb)
     # and the copy is read back from its metadata, not its headings
     nb["cells"][0]["source"] = "## Exercises\n\nheading edited by a learner"

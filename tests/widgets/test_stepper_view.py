@@ -34,7 +34,7 @@ def test_state_steps_forward_back_reset_and_final_grads_equal_backward():
 def test_widget_buttons_slider_and_static_repr():
     a, b, loss = _graph()
     stepper = BackwardStepper(loss)
-    assert repr(stepper) == "BackwardStepper(step 0 of 6)"
+    assert repr(stepper) == "BackwardStepper(before step 0; steps 0 to 5)"
     box = stepper.widget
     controls, picture, text = box.children
     assert picture.value.lstrip().startswith("<")  # the backward graph (SVG)
@@ -52,7 +52,9 @@ def test_widget_buttons_slider_and_static_repr():
     reset_btn.click()
     assert slider.value == 0
     bundle = stepper._repr_mimebundle_()
-    assert bundle["text/plain"] == "BackwardStepper(step 0 of 6)\n(no node has run yet)"
+    assert bundle["text/plain"] == (
+        "BackwardStepper(before step 0; steps 0 to 5)\n(no node has run yet)"
+    )
     assert "application/vnd.jupyter.widget-view+json" in bundle
 
 
@@ -78,4 +80,27 @@ def test_picture_marks_the_node_that_just_ran_and_writes_sent_gradients_on_edges
     assert "-3.000" in texts and "2.000" in texts
     bundle = stepper._repr_mimebundle_()
     assert bundle["image/svg+xml"].lstrip().startswith("<")
-    assert bundle["text/plain"].startswith("BackwardStepper(step 2 of ")
+    assert bundle["text/plain"].startswith("BackwardStepper(at step 1; steps 0 to ")
+
+
+def test_the_heading_and_the_step_text_count_alike():
+    # the issue: "step 5 of 6" above "step 4: AccumulateGrad(w)". The heading names the
+    # step that ran last by the number the step's own text (and backward_steps) gives it,
+    # and the slider shows no count of its own
+    import re
+
+    a, b, loss = _graph()
+    stepper = BackwardStepper(loss)
+    _, _, text = stepper.widget.children
+    slider = stepper.widget.children[0].children[-1]
+    assert slider.readout is False
+    seen = []
+    for _ in range(stepper.state.total):
+        stepper.state.advance()
+        heading, step_line = stepper._text().splitlines()[:2]
+        at = re.fullmatch(r"BackwardStepper\(at step (\d+); steps 0 to 5\)", heading)
+        number = re.match(r"step (\d+): ", step_line)
+        assert at and number and at.group(1) == number.group(1), stepper._text()
+        assert f"<pre>{heading}" in text.value  # what the widget shows, too
+        seen.append(int(at.group(1)))
+    assert seen == [0, 1, 2, 3, 4, 5]

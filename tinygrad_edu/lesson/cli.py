@@ -6,7 +6,8 @@
     tinygrad-edu lesson strip SRC DEST [--force]        the student copy (nbgrader markers)
     tinygrad-edu lesson check --student COPY...         the copy fails its checks gracefully
     tinygrad-edu lesson grade SUBMISSION... [--json]    points per exercise
-    tinygrad-edu lessons [DEST] [--no-open]             a learner's copies, opened in JupyterLab
+    tinygrad-edu lessons [DEST] [--no-open] [JUPYTER_OPTION...]
+                                                        a learner's copies, opened in JupyterLab
 
 docs/instructor_workflow.md puts them together. Every command's `--help` ends with an
 example. Output is plain (no colour) when it goes to a pipe or a file, or when the
@@ -324,11 +325,67 @@ def _lessons(args: argparse.Namespace) -> int:
         f"(no solutions, no outputs), {len(kept)} already there and kept (your work)"
     )
     if args.no_open:
+        if args.jupyter_args:
+            print(
+                f"lessons: {' '.join(args.jupyter_args)} not passed on: --no-open starts no "
+                "JupyterLab",
+                file=sys.stderr,
+            )
         return 0
-    first = dest / FIRST_LESSON
-    cmd = [sys.executable, "-m", "jupyter", "lab", str(first)]
+    if _as_root() and "--allow-root" not in args.jupyter_args:
+        # Jupyter refuses to start as root (Docker, some classroom images) and only says
+        # so in its log; the learner's fix is one option, which is theirs to choose
+        print(
+            "lessons: running as root, where JupyterLab refuses to start without "
+            "--allow-root: `tinygrad-edu lessons --allow-root`",
+            file=sys.stderr,
+        )
+    cmd = jupyter_lab_command(dest / FIRST_LESSON, args.jupyter_args)
     print("running: python", " ".join(cmd[1:]), flush=True)
     return subprocess.call(cmd)
+
+
+def jupyter_lab_command(first: Path, options: list[str] | None = None) -> list[str]:
+    """The command that opens `first` in JupyterLab, with the learner's Jupyter options."""
+    return [sys.executable, "-m", "jupyter", "lab", *(options or []), str(first)]
+
+
+def _as_root() -> bool:
+    return getattr(os, "geteuid", lambda: -1)() == 0
+
+
+# `lessons`' own options; any other option, and every word after it, is JupyterLab's
+_LESSONS_FLAGS = ("-h", "--help", "--no-open")
+_LESSONS_VALUED = ("--from",)
+
+
+def split_lessons_argv(words: list[str]) -> tuple[list[str], list[str]]:
+    """`lessons`' words as (ours, JupyterLab's).
+
+    Rules: DEST and our options (--from FOLDER, --no-open, --help) come first; the
+    first other option starts JupyterLab's, and it keeps every word after it, so
+    `--port 8899` stays a pair (we cannot know which of Jupyter's options take a value).
+
+    Example:
+        >>> split_lessons_argv(["course", "--allow-root", "--port", "8899", "--no-browser"])
+        (['course'], ['--allow-root', '--port', '8899', '--no-browser'])
+    """
+    ours: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        name = word.split("=", 1)[0]
+        if word in _LESSONS_FLAGS or (name in _LESSONS_VALUED and "=" in word):
+            ours.append(word)
+        elif word in _LESSONS_VALUED:
+            ours.extend(words[i : i + 2])
+            i += 1
+        elif word.startswith("-"):
+            return ours, words[i:]
+        else:
+            ours.append(word)
+        i += 1
+    return ours, []
 
 
 def _grade(args: argparse.Namespace) -> int:
@@ -535,8 +592,11 @@ def _add_strip(actions: Any) -> None:
         "strip",
         "write the student copy without solutions",
         "Copy SRC to DEST with every ### BEGIN SOLUTION ... ### END SOLUTION region "
-        "replaced by '# YOUR CODE HERE' and 'raise NotImplementedError' (at the region's "
-        "indentation), check cells kept, and all outputs and execution counts cleared. "
+        "replaced by '# YOUR CODE HERE' and 'raise NotImplementedError(\"Exercise 2 is not "
+        "answered yet\")' (at the region's indentation), check cells kept under a first "
+        "line naming their exercise, and all outputs and execution counts cleared. In a "
+        "learner's kernel an unanswered exercise then says so in one line and Run All goes "
+        "on; `lesson grade` still scores it 0. "
         "Solution and check cells get nbgrader cell metadata (grade_id, solution, grade, "
         "points), so `lesson grade` and nbgrader can grade the copy. Refuses to write "
         "over SRC.",
@@ -598,9 +658,17 @@ def _add_lessons_command(commands: Any) -> None:
             "Write a student copy of every lesson into DEST (default: my_lessons): "
             "solutions replaced by '# YOUR CODE HERE' stubs, outputs cleared, as `lesson "
             "strip` makes them. A copy already in DEST is kept (it holds your work), never "
-            "overwritten. Then open the first lesson in JupyterLab, unless --no-open."
+            "overwritten. Then open the first lesson in JupyterLab, unless --no-open.\n\n"
+            "Every other option goes to JupyterLab as it is, with the words after it "
+            "(`jupyter lab --help-all` lists them): --allow-root, which Jupyter needs to "
+            "start as root (Docker, some classroom images), --port 8899, --ip 0.0.0.0, "
+            "--no-browser. Put DEST and this command's options first."
         ),
-        epilog=_examples("tinygrad-edu lessons", "tinygrad-edu lessons course --no-open"),
+        epilog=_examples(
+            "tinygrad-edu lessons",
+            "tinygrad-edu lessons course --no-open",
+            "tinygrad-edu lessons --allow-root --port 8899 --ip 0.0.0.0 --no-browser",
+        ),
     )
     cmd.add_argument(
         "dest",
@@ -619,6 +687,12 @@ def _add_lessons_command(commands: Any) -> None:
     cmd.add_argument(
         "--no-open", action="store_true", help="write the copies, do not start Jupyter"
     )
+    cmd.add_argument(
+        "jupyter_args",
+        metavar="JUPYTER_OPTION",
+        nargs="*",
+        help="options for JupyterLab, passed on as they are (see above)",
+    )
     cmd.set_defaults(func=_lessons)
 
 
@@ -631,11 +705,17 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (also used by the console script)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     extra: list[str] = []
-    if "--" in argv:  # everything after `--` is for pytest (lesson check)
+    if "--" in argv:  # everything after `--` is for pytest (lesson check) or JupyterLab
         cut = argv.index("--")
         argv, extra = argv[:cut], argv[cut + 1 :]
+    jupyter: list[str] = []
+    if argv[:1] == ["lessons"]:  # JupyterLab's options are not ours to parse
+        ours, jupyter = split_lessons_argv(argv[1:])
+        argv = ["lessons", *ours]
     args = build_parser().parse_args(argv)
     args.pytest_args = extra
+    if args.command == "lessons":
+        args.jupyter_args = [*args.jupyter_args, *jupyter, *extra]
     return args.func(args)
 
 

@@ -120,12 +120,18 @@ def machine_paths(nb: dict) -> list[tuple[int, str]]:
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-def kernel_env() -> dict:
-    """The environment variables a lesson's kernel gets on top of this process's."""
-    return {name: os.environ.get(name, "1") for name in BLAS_THREADS}
+def kernel_env(grading: bool = False) -> dict:
+    """The environment variables a lesson's kernel gets on top of this process's; a
+    grading kernel lets an unanswered exercise raise (`unanswered.GRADING_ENV`)."""
+    env = {name: os.environ.get(name, "1") for name in BLAS_THREADS}
+    if grading:
+        from .unanswered import GRADING_ENV
+
+        env[GRADING_ENV] = "1"
+    return env
 
 
-def _kernel_manager() -> Any:
+def _kernel_manager(grading: bool = False) -> Any:
     from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
     from jupyter_client.manager import KernelManager
 
@@ -136,7 +142,7 @@ def _kernel_manager() -> Any:
                 argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
                 display_name="Python 3 (this environment)",
                 language="python",
-                env=kernel_env(),
+                env=kernel_env(grading),
             )
 
     return KernelManager(kernel_name="python3", kernel_spec_manager=ThisPython())
@@ -149,11 +155,19 @@ def missing_tools_message(what: str) -> str:
     )
 
 
-def execute(nb: dict, folder: Path, timeout: float = 120.0, allow_errors: bool = False) -> dict:
+def execute(
+    nb: dict,
+    folder: Path,
+    timeout: float = 120.0,
+    allow_errors: bool = False,
+    grading: bool = False,
+) -> dict:
     """Run every cell of `nb` (a notebook dict) top to bottom in a fresh kernel; returns it.
 
     Rules: the kernel starts in `folder` (files the lesson opens are found there); a cell
     tagged `raises-exception` may fail, and with `allow_errors` any cell may (grading).
+    With `grading`, an unanswered exercise's stub raises as in nbgrader, instead of
+    showing a one-line note (what a learner's kernel does, `unanswered.py`).
     A cell that runs longer than `timeout` seconds stops the run (`KernelError`): an
     interrupt does not reach a kernel that was started with SIGINT ignored (from a
     background job), and a grader must never hang. Outputs and execution counts are
@@ -172,7 +186,7 @@ def execute(nb: dict, folder: Path, timeout: float = 120.0, allow_errors: bool =
     node = nbformat.reads(json.dumps(nb), as_version=4)  # sources as strings, as nbclient wants
     client = nbclient.NotebookClient(
         node,
-        km=_kernel_manager(),
+        km=_kernel_manager(grading),
         timeout=timeout,
         allow_errors=allow_errors,
         interrupt_on_timeout=False,

@@ -23,7 +23,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import exercises, notebook
+from . import exercises, notebook, unanswered
 from .execute import KernelError, execute
 
 # what a check may raise when the learner has written nothing yet: a failed check, the
@@ -75,6 +75,12 @@ def _error(cell: dict) -> dict | None:
     return next((o for o in cell.get("outputs", []) if o.get("output_type") == "error"), None)
 
 
+def _noted_unanswered(cell: dict) -> bool:
+    """The cell showed the one-line "not answered yet" note (a learner's kernel does;
+    a grading kernel raises instead, so only a notebook that switched that off gets here)."""
+    return any(unanswered.NOTE_MIME in o.get("data", {}) for o in cell.get("outputs", []))
+
+
 def _said_false(cell: dict) -> bool:
     for out in cell.get("outputs", []):
         if out.get("output_type") == "execute_result":
@@ -90,7 +96,8 @@ def _one_line(err: dict) -> str:
 
 
 def _first_line(cell: dict) -> str:
-    return (notebook.source_text(cell).strip().splitlines() or [""])[0][:60]
+    text = unanswered.without_header(notebook.source_text(cell))  # the check's own code
+    return (text.strip().splitlines() or [""])[0][:60]
 
 
 def restore_checks(submission: dict, source: dict) -> int:
@@ -118,7 +125,10 @@ def restore_checks(submission: dict, source: dict) -> int:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         original = originals.get(meta.get("grade_id"))
         if original is not None and meta.get("grade") and not meta.get("solution"):
-            if notebook.source_text(cell) != notebook.source_text(original):
+            strip_header = unanswered.without_header  # the line `lesson strip` adds
+            if strip_header(notebook.source_text(cell)) != strip_header(
+                notebook.source_text(original)
+            ):
                 cell["source"] = original["source"]
                 restored += 1
     return restored
@@ -140,7 +150,7 @@ def grade_notebook(
             "`tinygrad-edu lesson strip`, which marks the check cells"
         )
     try:
-        ran = execute(nb, folder, timeout=timeout, allow_errors=True)
+        ran = execute(nb, folder, timeout=timeout, allow_errors=True, grading=True)
     except KernelError as e:
         raise GradeError(f"{name}: {e}; no exercise could be graded") from None
     cells = ran["cells"]
@@ -152,14 +162,15 @@ def grade_notebook(
             worth = exercises.points_of(cells[i])
             max_points += worth
             err = _error(cells[i])
-            if err is None and not _said_false(cells[i]):
+            if err is None and not _said_false(cells[i]) and not _noted_unanswered(cells[i]):
                 points += worth
             elif not detail:
                 detail = _one_line(err) if err else f"cell {i + 1} evaluated to False"
         raised = [_error(cells[i]) for i in (*ex.solutions, *ex.checks)]
+        noted = any(_noted_unanswered(cells[i]) for i in (*ex.solutions, *ex.checks))
         if points == max_points:
             status = "passed"
-        elif any(e and e.get("ename") == "NotImplementedError" for e in raised):
+        elif noted or any(e and e.get("ename") == "NotImplementedError" for e in raised):
             status = "not finished"
             detail = "NotImplementedError: a `raise NotImplementedError` stub is still there"
         else:
@@ -187,7 +198,7 @@ def student_problems(nb: dict, folder: Path, timeout: float = 60.0) -> list[str]
             "`tinygrad-edu lesson strip` (it marks solution and check cells)"
         ]
     try:
-        ran = execute(nb, folder, timeout=timeout, allow_errors=True)
+        ran = execute(nb, folder, timeout=timeout, allow_errors=True, grading=True)
     except KernelError as e:
         return problems + [f"{e} while running the student copy"]
     return problems + _check_problems(found, ran["cells"]) + _other_failures(found, ran["cells"])

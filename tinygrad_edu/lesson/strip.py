@@ -5,15 +5,18 @@ the student's copy has every region between `### BEGIN SOLUTION` and
 `### END SOLUTION` (the nbgrader convention) replaced by a stub at the marker's
 indentation:
 
-    def f(x):                          def f(x):
-        ### BEGIN SOLUTION                 # YOUR CODE HERE
-        return x * x          ->           raise NotImplementedError
+    def f(x):                   def f(x):
+        ### BEGIN SOLUTION          # YOUR CODE HERE
+        return x * x   ->           raise NotImplementedError("Exercise 2 is not answered yet")
         ### END SOLUTION
 
-Markdown cells get `YOUR ANSWER HERE` instead. Outputs, execution counts and the
-saved widget state are dropped, so no answer survives in an output either. Check
-cells stay as they are, except those tagged `hidden-check`, which only the instructor's
-copy keeps (`hidden.py`). Solution and check cells get nbgrader's cell metadata
+nbgrader's stub, naming the exercise. Markdown cells get `YOUR ANSWER HERE` instead.
+Outputs, execution counts and the saved widget state are dropped, so no answer survives
+in an output either. Check cells keep their code and gain a first line naming their
+exercise (`# Checks Exercise 2; leave this cell as it is`), except those tagged
+`hidden-check`, which only the instructor's copy keeps (`hidden.py`). With the names, a
+learner's Run All goes on past an unanswered exercise, which says so in one line
+(`unanswered.py`). Solution and check cells get nbgrader's cell metadata
 (`exercises.add_nbgrader_metadata`), so `lesson grade` (and nbgrader) know which cells
 earn points.
 Lesson layer: standard library only.
@@ -24,11 +27,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from . import notebook
+from . import notebook, unanswered
 
 BEGIN = re.compile(r"^(\s*)(?:#+|<!--)\s*BEGIN SOLUTION\b")
 END = re.compile(r"^\s*(?:#+|<!--)\s*END SOLUTION\b")
-CODE_STUB = ("# YOUR CODE HERE", "raise NotImplementedError")
+CODE_STUB = unanswered.stub_lines()  # nbgrader's, for a region outside any exercise
 MARKDOWN_STUB = ("YOUR ANSWER HERE",)
 
 
@@ -36,13 +39,18 @@ class StripError(ValueError):
     """A notebook that cannot be stripped safely (unbalanced markers, bad paths)."""
 
 
-def strip_source(text: str, cell_type: str = "code", where: str = "cell") -> tuple[str, int]:
+def strip_source(
+    text: str, cell_type: str = "code", where: str = "cell", exercise: str | None = None
+) -> tuple[str, int]:
     """Replace every solution region in one cell's source; return `(text, regions)`.
+
+    Rules: a code region becomes nbgrader's two-line stub, whose error names `exercise`
+    when given; a markdown region becomes `YOUR ANSWER HERE`.
 
     Raises:
         StripError: a BEGIN without END, an END without BEGIN, or nested regions.
     """
-    stub = CODE_STUB if cell_type == "code" else MARKDOWN_STUB
+    stub = unanswered.stub_lines(exercise) if cell_type == "code" else MARKDOWN_STUB
     out: list[str] = []
     regions = 0
     open_at: int | None = None
@@ -83,22 +91,35 @@ def strip_notebook(nb: dict) -> tuple[dict, int]:
     from .exercises import add_nbgrader_metadata  # exercises imports this module
     from .hidden import drop
 
-    add_nbgrader_metadata(nb)  # from the markers, so before they go
-    drop(nb)  # hidden checks: numbered above, held by the instructor's copy only
+    found = add_nbgrader_metadata(nb)  # from the markers, so before they go
+    solved_in = {i: ex.name for ex in found for i in ex.solutions}
+    checked_in = {i: ex.name for ex in found for i in ex.checks if i not in ex.solutions}
     total = 0
-    for i, cell in enumerate(nb.get("cells", []), start=1):
+    for i, cell in enumerate(nb.get("cells", [])):
         kind = cell.get("cell_type")
         if kind in ("code", "markdown"):
-            text, n = strip_source(notebook.source_text(cell), kind, where=f"cell {i}")
+            text, n = strip_source(
+                notebook.source_text(cell), kind, where=f"cell {i + 1}", exercise=solved_in.get(i)
+            )
             if n:
                 cell["source"] = notebook.split_source(text)
                 total += n
+        if i in checked_in and kind == "code":
+            _name_the_exercise(cell, checked_in[i])
         if kind == "code":
             cell["outputs"] = []
             cell["execution_count"] = None
             cell.get("metadata", {}).pop("execution", None)  # the instructor's run's timings
+    drop(nb)  # hidden checks: numbered above, held by the instructor's copy only
     nb.get("metadata", {}).pop("widgets", None)  # saved widget state may show answers
     return nb, total
+
+
+def _name_the_exercise(cell: dict, name: str) -> None:
+    """Give a check cell its header line (once): the kernel reads which exercise it checks."""
+    text = notebook.source_text(cell)
+    if unanswered.header_exercise(text) is None:
+        cell["source"] = notebook.split_source(f"{unanswered.check_header(name)}\n{text}")
 
 
 def strip_file(src: Path, dest: Path, force: bool = False) -> int:

@@ -8,6 +8,11 @@ un-accumulated). Beside the text, the backward graph is drawn with the node that
 ran highlighted ("current") and every gradient sent so far written on its edge. The
 static `_repr_mimebundle_` gives the same picture as SVG plus a text/plain summary for
 nbval and untrusted notebooks.
+
+Steps are numbered as `tg.debug.backward_steps` prints them, from 0 (the output's node).
+The stepper's heading names the step that ran last by that same number, "at step 3"
+above "step 3: MulBackward": one count, the one a learner compares with the printout.
+The slider is a position control without a number of its own.
 """
 
 from __future__ import annotations
@@ -108,8 +113,12 @@ class BackwardStepper:
         >>> import tinygrad_edu as tg
         >>> from tinygrad_edu.widgets.stepper_view import BackwardStepper
         >>> a = tg.tensor(3.0, requires_grad=True, name="a")
-        >>> BackwardStepper(a + a)
-        BackwardStepper(step 0 of 2)
+        >>> stepper = BackwardStepper(a + a)
+        >>> stepper
+        BackwardStepper(before step 0; steps 0 to 1)
+        >>> stepper.state.advance()
+        >>> stepper, stepper.state.current.split("  [")[0]
+        (BackwardStepper(at step 0; steps 0 to 1), 'step 0: AddBackward')
     """
 
     def __init__(self, loss: Any) -> None:
@@ -126,7 +135,9 @@ class BackwardStepper:
         buttons["Back"].on_click(lambda _: s.back())
         buttons["Reset"].on_click(lambda _: s.reset())
         play = w.Play(min=0, max=max(s.total, 1), interval=700)
-        slider = w.IntSlider(min=0, max=max(s.total, 1), description="step")
+        # NOTE: its value counts the steps run (0 = none), one more than the number of the
+        # step that ran last; a readout would show a second count beside the text's
+        slider = w.IntSlider(min=0, max=max(s.total, 1), description="step", readout=False)
         text = w.HTML()
         picture = w.HTML()
 
@@ -175,7 +186,8 @@ class BackwardStepper:
 
     def __repr__(self) -> str:
         s = self.state
-        return f"BackwardStepper(step {s.step} of {s.total})"
+        where = f"at step {s.step - 1}" if s.step else "before step 0"
+        return f"BackwardStepper({where}; steps 0 to {s.total - 1})"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
         bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude) or {}
