@@ -379,6 +379,8 @@ def _tensor_label(n: GraphNode, show_values: bool, show_grads: bool) -> str:
 
 
 def _summary_text(n: GraphNode) -> str:
+    if n.role == "chain":  # a straight run folded to fit the screen (graph/chains.py)
+        return f"{n.detail}\n({_num(n.count)} boxes folded)"
     if n.role == "more":
         return f"... {_num(n.count)} more node{'s' if n.count != 1 else ''}"
     if n.role == "repeat":
@@ -481,6 +483,8 @@ def _how_to_open(n: GraphNode) -> str:
         return "draw every node: tg.draw(..., max_nodes=None)"
     if n.role == "module":
         return f"draw its nodes: leave {n.name!r} out of collapse="
+    if n.role == "chain":
+        return "draw every box: tg.draw(..., expand=True)"
     if ".t=" in n.name:
         first = n.name.split(" ...")[0]
         return f'draw one step in full: tg.draw(..., expand="{first}"), or expand=True'

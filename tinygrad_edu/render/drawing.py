@@ -22,6 +22,10 @@ from .text import to_text
 
 AREA_PX = 833.0  # JupyterLab's output area at a 1280x800 window with the file browser open
 MIN_TEXT_PX = 8.0  # smaller text is not read, it is guessed
+# the live panel's canvas at a 1280x800 window: the output area's width, 70 % of the
+# window's height (graph_view.css); its text must stay at PANEL_TEXT_PX or more
+PANEL_BOX_PX = (833.0, 560.0)
+PANEL_TEXT_PX = 9.0
 PX_PER_PT = 4 / 3  # Graphviz sizes its SVG in pt; browsers draw 1 pt as 4/3 px
 _SIZE = re.compile(r'<svg (?:style="[^"]*" )?width="([\d.]+)pt" height="([\d.]+)pt"')
 _FONT = re.compile(r'font-size="([\d.]+)"')
@@ -42,13 +46,33 @@ def smallest_text_px(svg: str, area_px: float = AREA_PX) -> float:
     return min(sizes) * PX_PER_PT * scale
 
 
-def fit(svg: str, area_px: float = AREA_PX) -> str:
+def natural_size_px(svg: str) -> tuple[float, float]:
+    """The width and height Graphviz asked for, in CSS px ((0, 0) without a pt size)."""
+    m = _SIZE.search(svg)
+    return (float(m.group(1)) * PX_PER_PT, float(m.group(2)) * PX_PER_PT) if m else (0.0, 0.0)
+
+
+def text_px_in_box(svg: str, box: tuple[float, float] = PANEL_BOX_PX) -> float:
+    """The smallest text's height in px once the whole drawing is shrunk into `box`.
+
+    The panel shows the whole graph at once (issue 26), so both the width and the
+    height count, unlike `smallest_text_px`, which lets a drawing run down the page.
+    """
+    width, height = natural_size_px(svg)
+    scale = min(1.0, box[0] / width, box[1] / height) if width and height else 1.0
+    sizes = [float(f) for f in _FONT.findall(svg)] or [14.0]
+    return min(sizes) * PX_PER_PT * scale
+
+
+def fit(svg: str, area_px: float = AREA_PX, max_height_px: float | None = None) -> str:
     """The SVG sized for a notebook: never wider than `area_px`, and shrinking with its box.
 
     Rules: a drawing wider than the area is declared `area_px` wide (its viewBox keeps
     the geometry, so it scales as a whole), because JupyterLab shows SVG outputs as an
-    `<img>` at their declared width. `max-width:100%` lets inline copies (HTML outputs,
-    widgets) shrink further in a narrower box. Narrow drawings keep their size.
+    `<img>` at their declared width. With `max_height_px`, a taller drawing is shrunk
+    to that height too, but never so far that its text falls under PANEL_TEXT_PX.
+    `max-width:100%` lets inline copies (HTML outputs, widgets) shrink further in a
+    narrower box. Drawings that fit keep their size.
 
     Example:
         >>> svg = '<svg width="900pt" height="90pt" viewBox="0 0 900 90"></svg>'
@@ -60,6 +84,11 @@ def fit(svg: str, area_px: float = AREA_PX) -> str:
         return svg
     width, height = float(m.group(1)), float(m.group(2))
     shrink = min(1.0, area_px / (width * PX_PER_PT))
+    if max_height_px and height * PX_PER_PT * shrink > max_height_px:
+        sizes = [float(f) for f in _FONT.findall(svg)] or [14.0]
+        # the scale of 9 px text (a hair more: the size is written with 2 decimals)
+        readable = (PANEL_TEXT_PX + 0.01) / (min(sizes) * PX_PER_PT)
+        shrink = min(shrink, max(max_height_px / (height * PX_PER_PT), readable))
     size = f'<svg width="{width * shrink:.2f}pt" height="{height * shrink:.2f}pt"'
     if shrink == 1.0:
         size = m.group(0)
@@ -121,6 +150,49 @@ def lay_out(
         if smallest_text_px(wide_svg) > smallest_text_px(svg):
             source, svg = wide, wide_svg
     return source, fit(svg)
+
+
+def lay_out_in_box(
+    graph: GraphModel,
+    box: tuple[float, float] = PANEL_BOX_PX,
+    fold: bool = True,
+    timeout: float = 10.0,
+    **options: Any,
+) -> tuple[GraphModel, str, str, float]:
+    """DOT and SVG of a graph that shows whole in `box` with text of PANEL_TEXT_PX or more.
+
+    Rules: top to bottom is tried first, then left to right (a wide, short box often
+    holds a chain better that way); if neither fits, the middle of long straight
+    chains is folded (`graph.chains`: the longest runs first, then every run of
+    three or more boxes) and both orientations are tried again. The first picture
+    that fits wins; if none does, the one with the largest text. `fold=False` (the
+    learner's `expand=True`) draws every box.
+
+    Returns:
+        (the graph drawn, folded or not; DOT source; SVG sized by `fit` for `box`;
+        its smallest text in px there).
+    """
+    from ..graph.chains import fold_chains
+
+    best: tuple[GraphModel, str, str, float] | None = None
+    graphs = [graph]
+    if fold:
+        graphs += [fold_chains(graph, 7), fold_chains(graph, 3)]
+    tried: list[GraphModel] = []
+    for g in graphs:
+        if any(g is t for t in tried):  # nothing (more) to fold
+            continue
+        tried.append(g)
+        for rankdir in ("TB", "LR"):
+            source = to_dot(g, rankdir=rankdir, **options)
+            svg = dot_to_svg(source, timeout=timeout)
+            text = text_px_in_box(svg, box)
+            if best is None or text > best[3] + 0.01:
+                best = (g, source, svg, text)
+            if text >= PANEL_TEXT_PX:
+                return g, source, fit(svg, box[0], box[1]), text
+    assert best is not None
+    return best[0], best[1], fit(best[2], box[0], box[1]), best[3]
 
 
 class Drawing:
