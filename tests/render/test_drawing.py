@@ -9,6 +9,7 @@ import pytest
 import tinygrad_edu as tg
 from tinygrad_edu.render import drawing as svg_fit
 from tinygrad_edu.render import svg as svg_mod
+from tinygrad_edu.render.dot import node_details as render_details
 from tinygrad_edu.render.text import to_text
 
 matplotlib.use("Agg")
@@ -183,3 +184,29 @@ def test_a_long_unroll_fits_the_output_area_with_legible_text():
     for options in ({}, {"expand": "rnncell.t=5"}):
         svg = tg.draw(unrolled(12), show_values=False, **options).svg()
         assert svg_fit.smallest_text_px(svg) >= svg_fit.MIN_TEXT_PX, options
+
+
+def test_draw_names_tensors_by_the_callers_variables():
+    # nothing passes name=: the boxes take the names the code bound them to (issue 26)
+    a = tg.tensor(2.0, requires_grad=True)
+    b = tg.tensor(-3.0, requires_grad=True)
+    prod = a * b
+    loss = prod + a
+    lines = tg.draw(loss).source
+    for name in ("a", "b", "prod", "loss"):
+        assert f'label="{{{name}|data' in lines, (name, lines)
+    # a name given with name= or a dict key still wins
+    assert 'label="{total|data' in tg.draw({"total": loss}).source
+    # names=False-like: an explicit mapping replaces the caller's variables
+    assert 'label="{loss|' not in tg.draw(loss, names={}).source
+
+
+def test_a_freed_intermediate_says_its_value_was_not_kept():
+    x = tg.tensor(1.5, requires_grad=True, name="x")
+    out = ((x * 2.0) + 1.0).tanh()  # x * 2 and + 1 are freed: no variable holds them
+    d = tg.draw(out)
+    labels = d.source
+    assert labels.count("value not kept") == 2, labels
+    assert 'label="{out|data 0.9993}"' in labels
+    node = next(n for n in d.graph.nodes if n.role == "intermediate")
+    assert "value: not kept (no variable holds this intermediate" in render_details(node)
