@@ -210,3 +210,52 @@ def test_a_freed_intermediate_says_its_value_was_not_kept():
     assert 'label="{out|data 0.9993}"' in labels
     node = next(n for n in d.graph.nodes if n.role == "intermediate")
     assert "value: not kept (no variable holds this intermediate" in render_details(node)
+
+
+def _shown_height_and_text(svg: str) -> tuple[float, float]:
+    """Height and smallest text in px as a notebook shows the SVG (833 px wide at most)."""
+    w, h = (
+        float(v) * 4 / 3 for v in re.search(r'width="([\d.]+)pt" height="([\d.]+)pt"', svg).groups()
+    )
+    view_w = float(re.search(r'viewBox="[\d.\-]+ [\d.\-]+ ([\d.]+)', svg).group(1))
+    shown = min(1.0, 833 / w)
+    text = min(float(f) for f in re.findall(r'font-size="([\d.]+)"', svg))
+    return h * shown, text * w * shown / view_w
+
+
+def _rnn_loss(steps: int):
+    np.random.seed(0)
+    cell = tg.nn.RNNCell(1, 4)
+    w_out = tg.tensor(np.random.randn(4), requires_grad=True, name="w_out")
+    h = None
+    for t in range(steps):
+        h = cell(tg.tensor([[0.1 * t]]), h)
+    return (h @ w_out - 1.0) ** 2
+
+
+@pytest.mark.parametrize("steps", [2, 3, 12])
+def test_an_rnn_drawing_fits_one_screen_with_the_loss(steps):
+    # lesson 05a's drawings were 1,798-2,383 px tall, the loss below the screen's edge
+    loss = _rnn_loss(steps)
+    d = tg.draw(loss, show_values=False)
+    height, text = _shown_height_and_text(d.svg())
+    assert height <= svg_fit.SCREEN_PX + 1 and text >= 9.0, (height, text)
+    assert 'label="{loss|' in d.source or 'label="{loss}' in d.source
+    folded = [n for n in d.graph.nodes if n.kind == "summary"]
+    assert folded and all(render_details(n).splitlines()[-1] for n in folded)
+
+
+def test_a_long_chain_folds_to_fit_and_expand_true_draws_every_box():
+    x = tg.tensor([1.0, 2.0], requires_grad=True, name="x")
+    y = x
+    ops = ["tanh", "neg", "sin", "relu", "cos", "abs"]
+    for i in range(30):  # no repeated block, so only a chain fold can shorten it
+        y = getattr(y, ops[(i * i + i // 3) % 6])()
+    d = tg.draw(y)
+    height, text = _shown_height_and_text(d.svg())
+    assert height <= svg_fit.SCREEN_PX + 1 and text >= 9.0, (height, text)
+    (chain,) = [n for n in d.graph.nodes if n.role == "chain"]
+    assert "draw every box: tg.draw(..., expand=True)" in render_details(chain)
+    full = tg.draw(y, expand=True)
+    full.svg()
+    assert len(full.graph.nodes) == 61 and not any(n.kind == "summary" for n in full.graph.nodes)

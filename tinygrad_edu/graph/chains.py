@@ -109,3 +109,19 @@ def fold_chains(graph: GraphModel, min_len: int = MIN_FOLD) -> GraphModel:
     out = GraphModel(nodes, edges, dict(graph.attrs))
     out._ids_by_object = {k: folded_into.get(v, v) for k, v in graph._ids_by_object.items()}
     return out
+
+
+def module_levels(graph: GraphModel) -> list[list[str]]:
+    """The graph's module paths grouped by depth, the deepest first (what to fold first).
+
+    Example:
+        >>> from tinygrad_edu.graph.model import GraphModel, GraphNode
+        >>> g = GraphModel([GraphNode("t1", "tensor", module="net.0.q"),
+        ...                 GraphNode("t2", "tensor", module="net.1")])
+        >>> module_levels(g)
+        [['net.0.q'], ['net.0', 'net.1'], ['net']]
+    """
+    by_depth: dict[int, list[str]] = {}
+    for path in graph.modules():
+        by_depth.setdefault(path.count("."), []).append(path)
+    return [by_depth[d] for d in sorted(by_depth, reverse=True)]

@@ -455,7 +455,11 @@ def _tensor_label(n: GraphNode, show_values: bool, show_grads: bool) -> str:
 
 def _summary_text(n: GraphNode) -> str:
     if n.role == "chain":  # a straight run folded to fit the screen (graph/chains.py)
-        return f"{n.detail}\n({_num(n.count)} boxes folded)"
+        ops = " -> ".join(
+            op if op == "..." or op.endswith("Backward") else op_symbol(op)
+            for op in n.detail.split(" -> ")
+        )
+        return f"{ops}\n({_num(n.count)} boxes folded)"
     if n.role == "more":
         return f"... {_num(n.count)} more node{'s' if n.count != 1 else ''}"
     if n.role == "repeat":
@@ -560,6 +564,8 @@ def _how_to_open(n: GraphNode) -> str:
         return "draw every node: tg.draw(..., max_nodes=None)"
     if n.role == "module":
         return f"draw its nodes: leave {n.name!r} out of collapse="
+    if n.role == "fitted":  # a module folded so the drawing fits one screen
+        return "folded to fit the screen: tg.draw(..., expand=True) draws every box"
     if n.role == "chain":
         return "draw every box: tg.draw(..., expand=True)"
     if ".t=" in n.name:

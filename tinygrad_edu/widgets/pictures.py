@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..graph import GraphModel, build_graph, this_cell
+from ..graph.chains import module_levels
 
 MAX_LISTED = 12  # new nodes named in a live summary before "... and N more"
 
@@ -29,14 +30,17 @@ class Rendered:
     folded: tuple[str, ...] = ()  # modules drawn as one box each so that it fits
 
 
-def graph_svg(graph: GraphModel, rankdir: str | None = None, **options: Any) -> str:
+def graph_svg(
+    graph: GraphModel, rankdir: str | None = None, fold: bool = False, **options: Any
+) -> str:
     """DOT through the render layer to SVG (the only way widgets get a picture).
 
-    Same orientation choice and fitting as `tg.draw` (`render.drawing.lay_out`).
+    Same orientation choice and fitting as `tg.draw` (`render.drawing.lay_out`); long
+    chains are folded only with `fold` (the stepper walks every node, so it never is).
     """
     from ..render.drawing import lay_out
 
-    return lay_out(graph, rankdir, **options)[1]
+    return lay_out(graph, rankdir, fold=fold, **options)[1]
 
 
 def render_view(
@@ -98,22 +102,6 @@ def _in_box(graph: GraphModel, options: dict) -> tuple[GraphModel, str, float]:
     return drawn, svg, text_px
 
 
-def module_levels(graph: GraphModel) -> list[list[str]]:
-    """The graph's module paths grouped by depth, the deepest first (what to fold first).
-
-    Example:
-        >>> from tinygrad_edu.graph.model import GraphModel, GraphNode
-        >>> g = GraphModel([GraphNode("t1", "tensor", module="net.0.q"),
-        ...                 GraphNode("t2", "tensor", module="net.1")])
-        >>> module_levels(g)
-        [['net.0.q'], ['net.0', 'net.1'], ['net']]
-    """
-    by_depth: dict[int, list[str]] = {}
-    for path in graph.modules():
-        by_depth.setdefault(path.count("."), []).append(path)
-    return [by_depth[d] for d in sorted(by_depth, reverse=True)]
-
-
 def _fold_note(paths: tuple[str, ...]) -> str:
     return paths[0] if len(paths) == 1 else f"{paths[0]} ... {paths[-1]}"
 
@@ -133,7 +121,9 @@ def live_bundle(graph: GraphModel, missing: Any = ()) -> dict[str, str]:
     """
     from ..render.drawing import inline_html
 
-    svg = graph_svg(graph)  # to_dot fills the new nodes and adds a "new in this cell" legend
+    # to_dot fills the new nodes and adds a "new in this cell" legend; a long cell's graph
+    # has its straight chains folded so that it fits one screen
+    svg = graph_svg(graph, fold=True)
     text = live_text(graph, missing)
     return {"text/html": inline_html(svg, text), "text/plain": text}
 
