@@ -50,3 +50,25 @@ def test_define_by_run_graph_grows_as_cells_run(open_notebook):
     assert final.heads("tg-earlier") == ["y (3,)"], final.describe()
     assert len(final.graph_nodes()) == 4, final.describe()
     nb.screenshot_cell(total, "lesson01-live-graph")
+
+
+def test_rnn_drawings_fit_one_screen_with_the_loss_in_view(open_notebook):
+    # lesson 5a's RNN drawings were 1,798-2,383 px tall: the loss was screens below
+    nb = open_notebook(NOTEBOOKS / "05a_varying_sizes.ipynb")
+    nb.page.set_viewport_size({"width": 1280, "height": 800})
+    for needle, loss in [
+        ("tg.draw(loss_long", "loss_long"),
+        ("loss_twelve = sequence_loss", "loss_twelve"),
+    ]:
+        index = nb.run_through(needle)
+        wait_for_drawing(nb.output(index), [loss], what=f"lesson 5a, {loss}")
+        frame = nb.output(index).locator("iframe.tg-frame").first
+        frame.evaluate("el => el.scrollIntoView({block: 'start'})")
+        nb.page.wait_for_timeout(500)
+        box = frame.bounding_box()
+        assert box["height"] <= 655, f"{loss}: drawing {box['height']:.0f} px tall"
+        inner = nb.output(index).frame_locator("iframe.tg-frame").first
+        node = inner.locator("g.node", has=inner.locator(f"text:text-is('{loss}')")).first
+        r = node.bounding_box()  # page coordinates: inside the window, not below it
+        assert r is not None and r["y"] + r["height"] <= 800, (loss, r)
+        nb.screenshot(f"lesson05a-{loss}")

@@ -97,3 +97,84 @@ def test_live_graph_grows_cell_by_cell(open_notebook, tmp_path):
     clicked = wait_for_drawing(panel, ["e"], what="panel after click")
     assert [n.texts[0] for n in clicked.with_class("tg-selected")] == ["e"]
     nb.screenshot_cell(PANEL, "live-panel-clicked")
+
+
+# what a learner sees of the panel's picture: the boxes inside the canvas, the smallest text
+_PANEL_VIEW = r"""
+(area) => {
+  const canvas = area.querySelector('.tg-gv-canvas');
+  const svg = canvas.querySelector('svg');
+  const c = canvas.getBoundingClientRect();
+  const k = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  const sizes = [...svg.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize));
+  const boxes = [...svg.querySelectorAll('g.node.tg-node')].map((g) => {
+    const r = g.getBoundingClientRect();
+    return {
+      texts: [...g.querySelectorAll('text')].map((t) => t.textContent.trim()),
+      inside: r.top >= c.top - 1 && r.bottom <= c.bottom + 1 && r.left >= c.left - 1
+        && r.right <= c.right + 1,
+    };
+  });
+  return {text: Math.min(...sizes) * k, boxes, transform: canvas.querySelector('.tg-gv-stage').style.transform};
+}
+"""
+_SCROLL_TOP = "el => el.closest('.jp-WindowedPanel-outer').scrollTop"
+
+
+def test_panel_shows_the_whole_graph_and_the_wheel_scrolls_the_page(open_notebook):
+    from conftest import NOTEBOOKS
+
+    nb = open_notebook(NOTEBOOKS / "10_train_end_to_end.ipynb")
+    nb.page.set_viewport_size({"width": 1280, "height": 800})
+    panel_cell = nb.find_cell("panel = tg.live_panel")
+    nb.run_through('model.name = "net"')  # the 3-layer MLP and its loss: 40 boxes in full
+    panel = nb.output(panel_cell)
+    wait_for_drawing(panel, ["loss"], what="lesson 10 panel")
+    nb.cell(panel_cell).evaluate("el => el.scrollIntoView({block: 'start'})")
+    nb.page.wait_for_timeout(500)
+    seen = panel.evaluate(_PANEL_VIEW)
+    outside = [b["texts"] for b in seen["boxes"] if not b["inside"]]
+    assert outside == [], f"{len(outside)} of {len(seen['boxes'])} boxes outside: {outside}"
+    assert seen["text"] >= 9.0, f"panel text {seen['text']:.1f} px"
+    assert any(b["texts"][0] == "loss" for b in seen["boxes"])  # the loss is in view
+    nb.screenshot("panel-lesson10-whole")
+
+    # five wheel notches over the panel scroll the notebook; the graph stays as it is
+    canvas = panel.locator(".tg-gv-canvas")
+    box = canvas.bounding_box()
+    nb.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 60)
+    before = canvas.evaluate(_SCROLL_TOP)
+    for _ in range(5):
+        nb.page.mouse.wheel(0, 100)
+        nb.page.wait_for_timeout(80)
+    nb.page.wait_for_timeout(300)
+    assert canvas.evaluate(_SCROLL_TOP) - before >= 300
+    assert panel.evaluate(_PANEL_VIEW)["transform"] == seen["transform"]
+    # Ctrl + wheel is the learner's choice to zoom: the graph grows, the page stays
+    nb.cell(panel_cell).evaluate("el => el.scrollIntoView({block: 'start'})")
+    nb.page.wait_for_timeout(300)
+    box = canvas.bounding_box()
+    nb.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 60)
+    before = canvas.evaluate(_SCROLL_TOP)
+    nb.page.keyboard.down("Control")
+    nb.page.mouse.wheel(0, -200)
+    nb.page.keyboard.up("Control")
+    nb.page.wait_for_timeout(300)
+    assert canvas.evaluate(_SCROLL_TOP) == before
+    assert panel.evaluate(_PANEL_VIEW)["transform"] != seen["transform"]
+
+
+@pytest.mark.parametrize("lesson", ["01_define_by_run.ipynb", "07_changing_models.ipynb"])
+def test_panel_after_run_all_shows_a_graph_with_ops(lesson, open_notebook):
+    from conftest import NOTEBOOKS
+
+    nb = open_notebook(NOTEBOOKS / lesson)
+    nb.page.set_viewport_size({"width": 1280, "height": 800})
+    panel_cell = nb.find_cell("panel = tg.live_panel")
+    nb.run_all_code_cells()
+    panel = nb.output(panel_cell)
+    nb.cell(panel_cell).evaluate("el => el.scrollIntoView({block: 'start'})")
+    drawn = wait_for_drawing(panel, [], what=f"{lesson} panel after Run All")
+    ops = drawn.with_class("tg-op") + drawn.with_class("tg-summary")
+    assert ops, "the panel shows only leaves:\n" + drawn.describe()
+    nb.screenshot(f"panel-run-all-{lesson.removesuffix('.ipynb')}")

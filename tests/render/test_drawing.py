@@ -9,6 +9,7 @@ import pytest
 import tinygrad_edu as tg
 from tinygrad_edu.render import drawing as svg_fit
 from tinygrad_edu.render import svg as svg_mod
+from tinygrad_edu.render.dot import node_details as render_details
 from tinygrad_edu.render.text import to_text
 
 matplotlib.use("Agg")
@@ -183,3 +184,78 @@ def test_a_long_unroll_fits_the_output_area_with_legible_text():
     for options in ({}, {"expand": "rnncell.t=5"}):
         svg = tg.draw(unrolled(12), show_values=False, **options).svg()
         assert svg_fit.smallest_text_px(svg) >= svg_fit.MIN_TEXT_PX, options
+
+
+def test_draw_names_tensors_by_the_callers_variables():
+    # nothing passes name=: the boxes take the names the code bound them to (issue 26)
+    a = tg.tensor(2.0, requires_grad=True)
+    b = tg.tensor(-3.0, requires_grad=True)
+    prod = a * b
+    loss = prod + a
+    lines = tg.draw(loss).source
+    for name in ("a", "b", "prod", "loss"):
+        assert f'label="{{{name}|data' in lines, (name, lines)
+    # a name given with name= or a dict key still wins
+    assert 'label="{total|data' in tg.draw({"total": loss}).source
+    # names=False-like: an explicit mapping replaces the caller's variables
+    assert 'label="{loss|' not in tg.draw(loss, names={}).source
+
+
+def test_a_freed_intermediate_says_its_value_was_not_kept():
+    x = tg.tensor(1.5, requires_grad=True, name="x")
+    out = ((x * 2.0) + 1.0).tanh()  # x * 2 and + 1 are freed: no variable holds them
+    d = tg.draw(out)
+    labels = d.source
+    assert labels.count("value not kept") == 2, labels
+    assert 'label="{out|data 0.9993}"' in labels
+    node = next(n for n in d.graph.nodes if n.role == "intermediate")
+    assert "value: not kept (no variable holds this intermediate" in render_details(node)
+
+
+def _shown_height_and_text(svg: str) -> tuple[float, float]:
+    """Height and smallest text in px as a notebook shows the SVG (833 px wide at most)."""
+    w, h = (
+        float(v) * 4 / 3 for v in re.search(r'width="([\d.]+)pt" height="([\d.]+)pt"', svg).groups()
+    )
+    view_w = float(re.search(r'viewBox="[\d.\-]+ [\d.\-]+ ([\d.]+)', svg).group(1))
+    shown = min(1.0, 833 / w)
+    text = min(float(f) for f in re.findall(r'font-size="([\d.]+)"', svg))
+    return h * shown, text * w * shown / view_w
+
+
+def _rnn_loss(steps: int):
+    np.random.seed(0)
+    cell = tg.nn.RNNCell(1, 4)
+    w_out = tg.tensor(np.random.randn(4), requires_grad=True, name="w_out")
+    h = None
+    for t in range(steps):
+        h = cell(tg.tensor([[0.1 * t]]), h)
+    return (h @ w_out - 1.0) ** 2
+
+
+@pytest.mark.parametrize("steps", [2, 3, 12])
+def test_an_rnn_drawing_fits_one_screen_with_the_loss(steps):
+    # lesson 05a's drawings were 1,798-2,383 px tall, the loss below the screen's edge
+    loss = _rnn_loss(steps)
+    d = tg.draw(loss, show_values=False)
+    height, text = _shown_height_and_text(d.svg())
+    assert height <= svg_fit.SCREEN_PX + 1 and text >= 9.0, (height, text)
+    assert 'label="{loss|' in d.source or 'label="{loss}' in d.source
+    folded = [n for n in d.graph.nodes if n.kind == "summary"]
+    assert folded and all(render_details(n).splitlines()[-1] for n in folded)
+
+
+def test_a_long_chain_folds_to_fit_and_expand_true_draws_every_box():
+    x = tg.tensor([1.0, 2.0], requires_grad=True, name="x")
+    y = x
+    ops = ["tanh", "neg", "sin", "relu", "cos", "abs"]
+    for i in range(30):  # no repeated block, so only a chain fold can shorten it
+        y = getattr(y, ops[(i * i + i // 3) % 6])()
+    d = tg.draw(y)
+    height, text = _shown_height_and_text(d.svg())
+    assert height <= svg_fit.SCREEN_PX + 1 and text >= 9.0, (height, text)
+    (chain,) = [n for n in d.graph.nodes if n.role == "chain"]
+    assert "draw every box: tg.draw(..., expand=True)" in render_details(chain)
+    full = tg.draw(y, expand=True)
+    full.svg()
+    assert len(full.graph.nodes) == 61 and not any(n.kind == "summary" for n in full.graph.nodes)

@@ -130,6 +130,11 @@ def test_collapse_folds_modules_into_one_node():
     net = tg.nn.Sequential(tg.nn.Linear(2, 3), tg.nn.Tanh(), tg.nn.Linear(3, 1))
     loss = (net(tg.tensor([[0.5, -1.0]])) ** 2).mean()
     v = GraphView(loss)
+    # 27 boxes in a chain do not fit a panel at 9 px: the layers are folded, and said so
+    assert (
+        repr(v) == "GraphView(forward graph, 12 nodes, sequential.0 ... sequential.2 folded to fit)"
+    )
+    v.fold_to_fit = False  # the learner's "fold to fit" box: every box
     assert repr(v) == "GraphView(forward graph, 27 nodes)"
     v.collapse = True
     assert repr(v) == "GraphView(forward graph, 9 nodes)"

@@ -89,6 +89,7 @@ def load(page, view) -> None:
         "show_values",
         "show_grads",
         "collapse",
+        "fold_to_fit",
     ]
     state = {k: getattr(view, k) for k in traits}
     html = PAGE % {"css": view._css, "esm": json.dumps(view._esm), "state": json.dumps(state)}
@@ -134,18 +135,33 @@ def test_click_selects_and_python_details_show(page, view):
     assert page.evaluate("model.get('selected')") == ""
 
 
-def test_wheel_zooms_drag_pans_reset_fits(page, view):
+def scale_of(text: str) -> float:
+    return float(re.search(r"scale\(([\d.]+)\)", text).group(1))
+
+
+def test_wheel_scrolls_the_page_ctrl_wheel_zooms_drag_pans_reset_fits(page, view):
     load(page, view)
+    page.evaluate("document.body.style.height = '3000px'")  # a page long enough to scroll
     fitted = transform(page)
     assert re.fullmatch(r"translate\(0px, 0px\) scale\([\d.]+\)", fitted), fitted
     box = page.locator(".tg-gv-canvas").bounding_box()
     page.mouse.move(box["x"] + 100, box["y"] + 40)
+    page.mouse.wheel(0, 300)  # a plain wheel is the page's: it scrolls, the graph stays
+    page.wait_for_function("window.scrollY > 0")
+    assert transform(page) == fitted
+    assert page.eval_on_selector(".tg-gv-hint", "e => e.classList.contains('tg-gv-hint-on')")
+    page.evaluate("window.scrollTo(0, 0)")
+    page.keyboard.down("Control")  # Ctrl + wheel zooms, and the page stays where it was
     page.mouse.wheel(0, -300)
+    page.keyboard.up("Control")
     zoomed = transform(page)
-    assert float(re.search(r"scale\(([\d.]+)\)", zoomed).group(1)) > float(
-        re.search(r"scale\(([\d.]+)\)", fitted).group(1)
-    )
+    assert scale_of(zoomed) > scale_of(fitted)
+    assert page.evaluate("window.scrollY") == 0
+    page.click(".tg-gv-zoom-out")
+    assert scale_of(transform(page)) < scale_of(zoomed)
+    zoomed = transform(page)
     page.evaluate("model.set('selected', 'op1')")
+    page.mouse.move(box["x"] + 100, box["y"] + 40)
     page.mouse.down()
     page.mouse.move(box["x"] + 160, box["y"] + 70, steps=4)
     page.mouse.up()
@@ -153,6 +169,42 @@ def test_wheel_zooms_drag_pans_reset_fits(page, view):
     assert transform(page) != zoomed
     page.click(".tg-gv-reset")
     assert transform(page) == fitted
+
+
+def test_a_graph_too_tall_to_read_whole_says_what_is_below(page):
+    # a chain of 30 ops (with no repeated block for the summariser to fold), every box
+    # drawn (fold to fit off): 9 px text cannot hold it all
+    x = tg.tensor([1.0, 2.0], requires_grad=True, name="x")
+    y = x
+    ops = ["tanh", "neg", "sin", "relu", "cos", "abs"]
+    for i in range(30):
+        y = getattr(y, ops[(i * i + i // 3) % 6])()
+    tall = GraphView(y)
+    tall.fold_to_fit = False
+    load(page, tall)
+    more = page.locator(".tg-gv-more")
+    assert more.is_visible()
+    below = int(re.match(r"\u25bc (\d+) more box(es)? below", more.inner_text())[1])
+    assert 0 < below < 62
+    smallest = page.evaluate(
+        "() => { const s = document.querySelector('.tg-gv-stage svg');"
+        " const k = s.getBoundingClientRect().width / s.viewBox.baseVal.width;"
+        " return Math.min(...[...s.querySelectorAll('text')].map("
+        " t => parseFloat(getComputedStyle(t).fontSize))) * k; }"
+    )
+    assert smallest >= 9.0
+    more.click()  # the sign takes the learner to the bottom, where the output is
+    assert page.locator(".tg-gv-more").inner_text().startswith("\u25b2")
+    bottom = page.evaluate(
+        "() => { const c = document.querySelector('.tg-gv-canvas').getBoundingClientRect();"
+        " const nodes = [...document.querySelectorAll('g.node')];"
+        " const last = nodes[nodes.length - 1].getBoundingClientRect();"
+        " return [last.bottom, c.bottom]; }"
+    )
+    assert bottom[0] <= bottom[1]
+    tall.fold_to_fit = True  # folded, the whole chain fits: no sign
+    load(page, tall)
+    assert not page.locator(".tg-gv-more").is_visible()
 
 
 def test_controls_set_traits(page, view):

@@ -62,9 +62,11 @@ CELLS = [
     "u = (y * 7).relu()",
     # 20: what the panel shows now
     "print(repr(p)); print(p.highlight['new']); sorted(p._repr_mimebundle_()[0])",
-    # 21: unload
+    # 21: a cell that makes only a leaf leaves the panel's graph with ops as it is
+    "lone = tg.tensor(1.0, requires_grad=True, name='lone')\nprint(repr(p))",
+    # 22: unload
     "%unload_ext tinygrad_edu\n_config['retain_outputs']",
-    # 22: nothing drawn after unload
+    # 23: nothing drawn after unload
     "s = y * 6",
 ]
 
@@ -221,6 +223,10 @@ def test_panel_is_one_widget_updated_in_place(cells):
     )
 
 
+def test_a_lone_leaf_does_not_replace_the_panels_graph(cells):
+    assert printed(cells[21]) == "GraphView(forward graph, 6 nodes)\n"
+
+
 def test_unload_stops_and_restores(cells):
-    assert [o["data"]["text/plain"] for o in cells[21].outputs] == ["False"]
-    assert cells[22].outputs == []
+    assert [o["data"]["text/plain"] for o in cells[22].outputs] == ["False"]
+    assert cells[23].outputs == []

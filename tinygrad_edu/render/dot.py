@@ -42,7 +42,37 @@ OP_SYMBOLS = {
 }
 
 FONT = "Helvetica,Arial,sans-serif"
+FONT_SIZE = 11  # points, every node label (the legend's are 10)
 INK = "#333333"
+NODE_MARGIN_PT = 0.08 * 72  # the node margin below, on each side of a label
+DEFAULT_WIDTH_IN = 0.75  # Graphviz's narrowest box: narrower labels never need a width
+# Advance widths of ASCII 32..126 in Helvetica/Arial (Liberation Sans has the same
+# metrics), per 2048 units of the em. The font stack asks for these fonts, so a browser
+# draws them this wide; graphviz-pure estimates narrower, and its boxes were too small.
+_ADVANCE = (
+    569, 569, 727, 1139, 1139, 1821, 1366, 391, 682, 682, 797, 1196, 569, 682, 569, 569,
+    1139, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 569, 569, 1196, 1196, 1196,
+    1139, 2079, 1366, 1366, 1479, 1479, 1366, 1251, 1593, 1479, 569, 1024, 1366, 1139, 1706,
+    1479, 1593, 1366, 1593, 1479, 1366, 1251, 1479, 1366, 1933, 1366, 1366, 1251, 569, 569,
+    569, 961, 1139, 682, 1139, 1139, 1024, 1139, 1139, 569, 1139, 1139, 455, 455, 1024, 455,
+    1706, 1139, 1139, 1139, 1139, 682, 1024, 569, 1139, 1024, 1479, 1024, 1024, 1024, 684,
+    532, 684, 1196,
+)  # fmt: skip
+
+
+def text_width_pt(text: str, size: float = FONT_SIZE) -> float:
+    """How wide a browser draws `text` in Helvetica/Arial at `size` points.
+
+    Characters outside ASCII count as a full em (the widest of them, e.g. "\u2026").
+
+    Example:
+        >>> round(text_width_pt("data 2.0000"), 2)
+        58.11
+    """
+    units = sum(_ADVANCE[ord(c) - 32] if 32 <= ord(c) < 127 else 2048 for c in text)
+    return units / 2048 * size
+
+
 FILL = {  # tensor roles and summaries, light so the text stays readable in print
     "leaf": "#e3f2fd",
     "output": "#e8f5e9",
@@ -53,6 +83,11 @@ FILL = {  # tensor roles and summaries, light so the text stays readable in prin
     "summary": "#eeeeee",
 }
 NEW_FILL = "#fff59d"
+NOT_KEPT = "value not kept"  # an intermediate freed once nothing held it
+NOT_KEPT_WHY = (
+    "not kept (no variable holds this intermediate, so it was freed; "
+    "the live graph, %load_ext tinygrad_edu, keeps every value)"
+)
 MARK_STYLE = {  # mark -> (border colour, fill)
     "anomaly": ("#c62828", "#ffcdd2"),
     "breakpoint": ("#ef6c00", "#ffe0b2"),
@@ -158,15 +193,17 @@ def to_dot(
         >>> from tinygrad_edu.graph import build_graph
         >>> a = tg.tensor(2.0, requires_grad=True, name="a")
         >>> print(to_dot(build_graph(a.tanh())).splitlines()[4])
-          t1 [id="node-t1", class="tg-node tg-tensor tg-leaf", shape=record, label="{a|data 2.0000}", fillcolor="#e3f2fd", tooltip="a  (t1, leaf tensor)\nshape: () float64\nvalue: 2.0000\ngrad: none yet"]
+          t1 [id="node-t1", class="tg-node tg-tensor tg-leaf", shape=record, label="{a|data 2.0000}", width=0.967, fillcolor="#e3f2fd", tooltip="a  (t1, leaf tensor)\nshape: () float64\nvalue: 2.0000\ngrad: none yet"]
     """
     _check_rankdir(rankdir)
     backward = graph.attrs.get("view") == "backward"
     order = _step_order(graph)
     lines = ["digraph G {", *_defaults(rankdir, len(graph.nodes), bool(order), backward)]
     highlighted = set(highlight)
+    across = rankdir in ("LR", "RL")  # record fields side by side
     node_lines = {
-        n.id: _node_line(n, show_values, show_grads, n.id in highlighted) for n in graph.nodes
+        n.id: _node_line(n, show_values, show_grads, n.id in highlighted, across)
+        for n in graph.nodes
     }
     _emit_nodes(graph, node_lines, lines)
     lines.extend(_edge_line(e, backward) for e in graph.edges)
@@ -300,9 +337,14 @@ def _classes(n: GraphNode, highlighted: bool) -> str:
     return " ".join(cls)
 
 
-def _node_line(n: GraphNode, show_values: bool, show_grads: bool, highlighted: bool) -> str:
+def _node_line(
+    n: GraphNode, show_values: bool, show_grads: bool, highlighted: bool, across: bool = False
+) -> str:
     attrs = [f'id="node-{n.id}"', f'class="{_classes(n, highlighted)}"']
     attrs += _shape_and_label(n, show_values, show_grads)
+    width = _min_width(n, show_values, show_grads, across)
+    if width:
+        attrs.append(f"width={width:.3f}")
     attrs += _colours(n, highlighted)
     if n.earlier and n.kind == "tensor":  # made by an earlier cell: a dashed input, not expanded
         attrs.append('style="filled,dashed"')
@@ -316,10 +358,18 @@ def _shape_and_label(n: GraphNode, show_values: bool, show_grads: bool) -> list[
     """micrograd's shapes: a record per tensor, a small ellipse per op, boxes for the rest."""
     if n.kind == "tensor":
         return ["shape=record", f"label={_tensor_label(n, show_values, show_grads)}"]
-    if n.kind == "op" and n.name.endswith("Backward"):  # a grad_fn, as PyTorch names it
-        return ['shape=box, style="rounded,filled"', f"label={quote(n.name)}"]
-    if n.kind == "op":
+    if n.kind == "op" and not n.name.endswith("Backward"):
         return ["shape=ellipse, width=0.45, height=0.3", f"label={quote(op_symbol(n.op))}"]
+    text = quote(_box_text(n, show_grads))
+    if n.kind in ("op", "accumulate"):  # a grad_fn, as PyTorch names it, or AccumulateGrad
+        return ['shape=box, style="rounded,filled"', f"label={text}"]
+    return ['shape=box, style="rounded,dashed,filled"', f"label={text}"]
+
+
+def _box_text(n: GraphNode, show_grads: bool) -> str:
+    """The text of a box that is not a tensor or a forward op: a grad_fn, AccumulateGrad, a summary."""
+    if n.kind == "op":
+        return n.name
     if n.kind == "accumulate":
         text = "AccumulateGrad"
         leaf = " ".join(x for x in (n.detail, shape_text(n.shape) if n.shape else "") if x)
@@ -327,8 +377,8 @@ def _shape_and_label(n: GraphNode, show_values: bool, show_grads: bool) -> list[
             text += f"\n{leaf}"
         if show_grads and n.grad:
             text += f"\ngrad {n.grad}"
-        return ['shape=box, style="rounded,filled"', f"label={quote(text)}"]
-    return ['shape=box, style="rounded,dashed,filled"', f"label={quote(_summary_text(n))}"]
+        return text
+    return _summary_text(n)
 
 
 def _colours(n: GraphNode, highlighted: bool) -> list[str]:
@@ -352,7 +402,27 @@ def _colours(n: GraphNode, highlighted: bool) -> list[str]:
     return attrs
 
 
-def _tensor_label(n: GraphNode, show_values: bool, show_grads: bool) -> str:
+def _min_width(n: GraphNode, show_values: bool, show_grads: bool, across: bool) -> float:
+    """The box width (inches) its label needs in the browser's font; 0 when Graphviz's least will do.
+
+    Graphviz sizes a box by its own estimate of the text; Debian's dot measures the font
+    the browser uses, graphviz-pure guesses narrower, and the text ran past the box
+    (issue 26). A width as wide as the label in Helvetica/Arial metrics fixes both: dot
+    takes the larger of the two. Ops' ellipses are wider than their label already.
+    """
+    if n.kind == "op" and not n.name.endswith("Backward"):
+        return 0.0
+    if n.kind == "tensor":
+        texts = _tensor_fields(n, show_values, show_grads)
+    else:
+        texts = _box_text(n, show_grads).split("\n")
+    widths = [text_width_pt(t) + 2 * NODE_MARGIN_PT for t in texts]
+    need = (sum(widths) if across and n.kind == "tensor" else max(widths)) / 72
+    return need if need > DEFAULT_WIDTH_IN else 0.0
+
+
+def _tensor_fields(n: GraphNode, show_values: bool, show_grads: bool) -> list[str]:
+    """The record's fields as the learner reads them: name and shape, data, grad."""
     fields = []
     scalar = n.shape is not None and all(d == 1 for d in n.shape)
     head = n.name
@@ -365,13 +435,18 @@ def _tensor_label(n: GraphNode, show_values: bool, show_grads: bool) -> str:
         if n.dtype and n.dtype not in ("float64", ""):
             head += f" {n.dtype}"
     if head:
-        fields.append(record_field(head))
+        fields.append(head)
     if show_values and n.value:
-        fields.append(record_field(f"data {n.value}"))
+        fields.append(f"data {n.value}")
+    elif show_values and n.role == "intermediate":  # freed: a bare "()" said nothing
+        fields.append(NOT_KEPT)
     if show_grads and n.grad:
-        fields.append(record_field(f"grad {n.grad}"))
-    if not fields:
-        fields.append(" ")
+        fields.append(f"grad {n.grad}")
+    return fields
+
+
+def _tensor_label(n: GraphNode, show_values: bool, show_grads: bool) -> str:
+    fields = [record_field(f) for f in _tensor_fields(n, show_values, show_grads)] or [" "]
     body = "|".join(fields)  # fields are escaped for the record and the DOT string already
     # braces flip a record against the rank direction: fields stack top to bottom in a
     # TB drawing (narrow nodes), and sit side by side in LR, as micrograd draws them
@@ -379,6 +454,12 @@ def _tensor_label(n: GraphNode, show_values: bool, show_grads: bool) -> str:
 
 
 def _summary_text(n: GraphNode) -> str:
+    if n.role == "chain":  # a straight run folded to fit the screen (graph/chains.py)
+        ops = " -> ".join(
+            op if op == "..." or op.endswith("Backward") else op_symbol(op)
+            for op in n.detail.split(" -> ")
+        )
+        return f"{ops}\n({_num(n.count)} boxes folded)"
     if n.role == "more":
         return f"... {_num(n.count)} more node{'s' if n.count != 1 else ''}"
     if n.role == "repeat":
@@ -449,6 +530,8 @@ def node_details(n: GraphNode) -> str:
         lines.append(f"shape: {shape_text(n.shape)} {n.dtype}".rstrip())
         if n.value:
             lines.append(f"value: {n.value}")
+        elif n.role == "intermediate":
+            lines.append(f"value: {NOT_KEPT_WHY}")
         if n.requires_grad:
             lines.append(f"grad: {n.grad or 'none yet'}")
     else:
@@ -481,6 +564,10 @@ def _how_to_open(n: GraphNode) -> str:
         return "draw every node: tg.draw(..., max_nodes=None)"
     if n.role == "module":
         return f"draw its nodes: leave {n.name!r} out of collapse="
+    if n.role == "fitted":  # a module folded so the drawing fits one screen
+        return "folded to fit the screen: tg.draw(..., expand=True) draws every box"
+    if n.role == "chain":
+        return "draw every box: tg.draw(..., expand=True)"
     if ".t=" in n.name:
         first = n.name.split(" ...")[0]
         return f'draw one step in full: tg.draw(..., expand="{first}"), or expand=True'

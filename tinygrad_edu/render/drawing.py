@@ -12,16 +12,26 @@ from __future__ import annotations
 import html
 import os
 import re
+import sys
 from typing import Any
 
 from ..core.errors import MissingDependencyError, message
 from ..graph import DEFAULT_MAX_NODES, GraphModel, build_graph
+from ..graph.chains import module_levels
 from .dot import to_dot
 from .svg import RenderError, dot_to, dot_to_svg
 from .text import to_text
 
 AREA_PX = 833.0  # JupyterLab's output area at a 1280x800 window with the file browser open
 MIN_TEXT_PX = 8.0  # smaller text is not read, it is guessed
+# the live panel's canvas at a 1280x800 window: the output area's width, 70 % of the
+# window's height (graph_view.css); its text must stay at PANEL_TEXT_PX or more
+PANEL_BOX_PX = (833.0, 560.0)
+PANEL_TEXT_PX = 9.0
+# one screen of a notebook at 1280x800: a drawing taller than this hides its bottom (the
+# loss) below the edge, so it is laid out, folded or shrunk to fit (issue 26)
+SCREEN_PX = 650.0
+MIN_CAP = 16  # a drawing capped to fit a screen keeps at least this many boxes
 PX_PER_PT = 4 / 3  # Graphviz sizes its SVG in pt; browsers draw 1 pt as 4/3 px
 _SIZE = re.compile(r'<svg (?:style="[^"]*" )?width="([\d.]+)pt" height="([\d.]+)pt"')
 _FONT = re.compile(r'font-size="([\d.]+)"')
@@ -42,13 +52,33 @@ def smallest_text_px(svg: str, area_px: float = AREA_PX) -> float:
     return min(sizes) * PX_PER_PT * scale
 
 
-def fit(svg: str, area_px: float = AREA_PX) -> str:
+def natural_size_px(svg: str) -> tuple[float, float]:
+    """The width and height Graphviz asked for, in CSS px ((0, 0) without a pt size)."""
+    m = _SIZE.search(svg)
+    return (float(m.group(1)) * PX_PER_PT, float(m.group(2)) * PX_PER_PT) if m else (0.0, 0.0)
+
+
+def text_px_in_box(svg: str, box: tuple[float, float] = PANEL_BOX_PX) -> float:
+    """The smallest text's height in px once the whole drawing is shrunk into `box`.
+
+    The panel shows the whole graph at once (issue 26), so both the width and the
+    height count, unlike `smallest_text_px`, which lets a drawing run down the page.
+    """
+    width, height = natural_size_px(svg)
+    scale = min(1.0, box[0] / width, box[1] / height) if width and height else 1.0
+    sizes = [float(f) for f in _FONT.findall(svg)] or [14.0]
+    return min(sizes) * PX_PER_PT * scale
+
+
+def fit(svg: str, area_px: float = AREA_PX, max_height_px: float | None = None) -> str:
     """The SVG sized for a notebook: never wider than `area_px`, and shrinking with its box.
 
     Rules: a drawing wider than the area is declared `area_px` wide (its viewBox keeps
     the geometry, so it scales as a whole), because JupyterLab shows SVG outputs as an
-    `<img>` at their declared width. `max-width:100%` lets inline copies (HTML outputs,
-    widgets) shrink further in a narrower box. Narrow drawings keep their size.
+    `<img>` at their declared width. With `max_height_px`, a taller drawing is shrunk
+    to that height too, but never so far that its text falls under PANEL_TEXT_PX.
+    `max-width:100%` lets inline copies (HTML outputs, widgets) shrink further in a
+    narrower box. Drawings that fit keep their size.
 
     Example:
         >>> svg = '<svg width="900pt" height="90pt" viewBox="0 0 900 90"></svg>'
@@ -60,6 +90,11 @@ def fit(svg: str, area_px: float = AREA_PX) -> str:
         return svg
     width, height = float(m.group(1)), float(m.group(2))
     shrink = min(1.0, area_px / (width * PX_PER_PT))
+    if max_height_px and height * PX_PER_PT * shrink > max_height_px:
+        sizes = [float(f) for f in _FONT.findall(svg)] or [14.0]
+        # the scale of 9 px text (a hair more: the size is written with 2 decimals)
+        readable = (PANEL_TEXT_PX + 0.01) / (min(sizes) * PX_PER_PT)
+        shrink = min(shrink, max(max_height_px / (height * PX_PER_PT), readable))
     size = f'<svg width="{width * shrink:.2f}pt" height="{height * shrink:.2f}pt"'
     if shrink == 1.0:
         size = m.group(0)
@@ -101,26 +136,71 @@ def inline_html(svg: str, note: str = "") -> str:
     )
 
 
-def lay_out(
-    graph: GraphModel, rankdir: str | None = None, timeout: float = 10.0, **options: Any
-) -> tuple[str, str]:
-    """DOT and fitted SVG of a graph; `rankdir=None` picks the orientation that reads best.
+def lay_out_in_box(
+    graph: GraphModel,
+    box: tuple[float, float] = PANEL_BOX_PX,
+    fold: bool = True,
+    timeout: float = 10.0,
+    rankdirs: tuple[str, ...] = ("TB", "LR"),
+    **options: Any,
+) -> tuple[GraphModel, str, str, float]:
+    """DOT and SVG of a graph that shows whole in `box` with text of PANEL_TEXT_PX or more.
 
-    Rules: top to bottom first (a notebook is narrow and tall); if its text would
-    shrink below MIN_TEXT_PX to fit the output area, left to right is laid out too and
-    the one with the larger text wins. Graphviz runs once for most graphs.
+    Rules: top to bottom is tried first, then left to right (a wide, short box often
+    holds a chain better that way); if neither fits, the middle of long straight
+    chains is folded (`graph.chains`: the longest runs first, then every run of
+    three or more boxes) and both orientations are tried again. The first picture
+    that fits wins; if none does, the one with the largest text. `fold=False` (the
+    learner's `expand=True`) draws every box; `rankdirs` limits the orientations.
+
+    Returns:
+        (the graph drawn, folded or not; DOT source; SVG sized by `fit` for `box`;
+        its smallest text in px there).
+    """
+    from ..graph.chains import fold_chains
+
+    best: tuple[GraphModel, str, str, float] | None = None
+    graphs = [graph]
+    if fold:
+        graphs += [fold_chains(graph, 7), fold_chains(graph, 3)]
+    tried: list[GraphModel] = []
+    for g in graphs:
+        if any(g is t or len(g.nodes) == len(t.nodes) for t in tried):  # nothing (more) folded
+            continue
+        tried.append(g)
+        for rankdir in rankdirs:
+            source = to_dot(g, rankdir=rankdir, **options)
+            svg = dot_to_svg(source, timeout=timeout)
+            text = text_px_in_box(svg, box)
+            if best is None or text > best[3] + 0.01:
+                best = (g, source, svg, text)
+            if text >= PANEL_TEXT_PX:
+                return g, source, fit(svg, box[0], box[1]), text
+    assert best is not None
+    return best[0], best[1], fit(best[2], box[0], box[1]), best[3]
+
+
+def lay_out(
+    graph: GraphModel,
+    rankdir: str | None = None,
+    timeout: float = 10.0,
+    fold: bool = True,
+    **options: Any,
+) -> tuple[str, str]:
+    """DOT and fitted SVG of a graph for a notebook: one screen, text of 9 px or more.
+
+    Rules: `lay_out_in_box` with the output area's width and one screen's height
+    (SCREEN_PX): top to bottom first, then left to right (unless `rankdir` is given),
+    then long chains folded (unless `fold=False`). Graphviz runs once for most graphs.
 
     Returns:
         (DOT source, SVG sized by `fit`).
     """
-    source = to_dot(graph, rankdir=rankdir or "TB", **options)
-    svg = dot_to_svg(source, timeout=timeout)
-    if rankdir is None and smallest_text_px(svg) < MIN_TEXT_PX:
-        wide = to_dot(graph, rankdir="LR", **options)
-        wide_svg = dot_to_svg(wide, timeout=timeout)
-        if smallest_text_px(wide_svg) > smallest_text_px(svg):
-            source, svg = wide, wide_svg
-    return source, fit(svg)
+    rankdirs = (rankdir,) if rankdir else ("TB", "LR")
+    _, source, svg, _ = lay_out_in_box(
+        graph, (AREA_PX, SCREEN_PX), fold, timeout, rankdirs, **options
+    )
+    return source, svg
 
 
 class Drawing:
@@ -150,8 +230,14 @@ class Drawing:
         show_grads: bool = True,
         highlight: Any = (),
         timeout: float = 10.0,
+        fold: bool = True,
+        rebuild: Any = None,
+        cap: bool = True,
     ) -> None:
         self.graph = graph
+        self._fold = fold  # long chains may be folded to fit a screen (not with expand=True)
+        self._rebuild = rebuild  # max_nodes -> a smaller GraphModel (not with max_nodes=None)
+        self._cap = cap
         self.options: dict[str, Any] = dict(
             rankdir=rankdir, show_values=show_values, show_grads=show_grads
         )
@@ -171,10 +257,46 @@ class Drawing:
                 install it). RenderError: Graphviz failed or timed out.
         """
         if self._svg is None:
-            self.source, self._svg = lay_out(
-                self.graph, self.options["rankdir"], self.timeout, **self._dot_options
-            )
+            self.graph, self.source, self._svg = self._fitted()
         return self._svg
+
+    def _fitted(self) -> tuple[GraphModel, str, str]:
+        """The graph, DOT and SVG that fit one screen: laid out, folded, then capped.
+
+        When neither orientation nor folded chains make the whole drawing fit one
+        screen with readable text, the graph is built again with its modules drawn as
+        one box each (innermost first: an RNN's time steps, a model's layers), then
+        with fewer nodes: the ones farthest from the outputs give way to "N more
+        nodes" boxes. Their tooltips say how to draw everything (`expand=True`,
+        `max_nodes=None`); the loss stays in view.
+        """
+        rankdir = self.options["rankdir"]
+        rankdirs = (rankdir,) if rankdir else ("TB", "LR")
+        args = ((AREA_PX, SCREEN_PX), self._fold, self.timeout, rankdirs)
+        best = lay_out_in_box(self.graph, *args, **self._dot_options)
+        if best[3] >= PANEL_TEXT_PX or self._rebuild is None:
+            return best[:3]
+        tries = []
+        if self._fold and self._cap:  # (not when the learner opened steps with expand=)
+            tries += [(None, _with_steps(level, self.graph)) for level in module_levels(self.graph)]
+        cap = len(self.graph.nodes)
+        # a step the learner opened (expand="rnncell.t=5") stays as asked: no fold of the
+        # steps around it (the summariser would fold those on both sides as one), no cap
+        while self._cap and cap > MIN_CAP and len(tries) < 8:
+            cap = max(MIN_CAP, int(cap * 0.6))
+            tries.append((cap, []))
+        for cap, modules in tries:
+            graph = self._rebuild(cap, modules)
+            if modules:  # say, on the box, that it was folded to fit and how to open it
+                for n in graph.nodes:
+                    if n.kind == "summary" and n.role == "module" and n.name in modules:
+                        n.role = "fitted"
+            drawn = lay_out_in_box(graph, *args, **self._dot_options)
+            if drawn[3] > best[3]:
+                best = drawn
+            if best[3] >= PANEL_TEXT_PX:
+                break
+        return best[:3]
 
     def text(self) -> str:
         """The graph as an indented text tree (what shows when Graphviz is missing)."""
@@ -232,6 +354,54 @@ class Drawing:
             return None
 
 
+_STEPS = re.compile(r"^(.*)\.t=(\d+) \.\.\. t=(\d+)$")  # a fold of time steps' name
+
+
+def _with_steps(level: list[str], graph: GraphModel) -> list[str]:
+    """`level` plus every time step a fold box hides, when the level is one of steps.
+
+    Collapsing `rnncell.t=0` and `rnncell.t=11` alone would open the ten steps folded
+    between them; naming them all keeps that fold, now of one box per step.
+    """
+    if not any(".t=" in path for path in level):
+        return level
+    out = list(level)
+    for n in graph.nodes:
+        m = _STEPS.match(n.name) if n.kind == "summary" else None
+        if m:
+            out += [f"{m[1]}.t={k}" for k in range(int(m[2]), int(m[3]) + 1)]
+    return out
+
+
+def caller_names(frame: Any) -> dict[str, Any]:
+    """The caller's variables that hold Tensors: its locals first, then its module's.
+
+    Deterministic: the first name bound (in namespace order) wins for a tensor held by
+    two; `_`-prefixed names (IPython's `_`, `_3` output history) are left out. One pass
+    over two dicts: a notebook's namespace costs microseconds.
+    """
+    from ..core.tensor import Tensor
+
+    if frame.f_globals.get("__name__", "").startswith("tinygrad_edu."):
+        return {}  # the toolkit drawing for itself: its own variable names mean nothing
+    out: dict[str, Any] = {}
+    seen: set[int] = set()
+    scopes = (
+        [frame.f_locals]
+        if frame.f_locals is frame.f_globals
+        else [
+            frame.f_locals,
+            frame.f_globals,
+        ]
+    )
+    for scope in scopes:
+        for name, value in scope.items():
+            if isinstance(value, Tensor) and name[0] != "_" and id(value) not in seen:
+                seen.add(id(value))
+                out[name] = value
+    return out
+
+
 def draw(
     *tensors: Any,
     view: str = "forward",
@@ -244,6 +414,7 @@ def draw(
     max_nodes: int | None = DEFAULT_MAX_NODES,
     highlight: Any = (),
     marks: Any = None,
+    names: Any = None,
     timeout: float = 10.0,
 ) -> Drawing:
     r"""Draw the graph that produced `tensors` (or a static graph), for Jupyter.
@@ -251,7 +422,11 @@ def draw(
     Rules: the forward view shows tensors and ops as you would draw them; the
     backward view shows the `grad_fn` nodes backward() runs, AccumulateGrad at the
     leaves. Values and grads are shown once they exist. Big graphs are summarised
-    (see `build_graph`). Nothing is laid out until the drawing is displayed.
+    (see `build_graph`). A drawing fits one screen (SCREEN_PX tall) with text of 9 px
+    or more: it is laid out left to right if that fits, long straight chains are
+    folded (`expand=True` draws every box), and as a last resort the nodes farthest
+    from the outputs become "N more nodes" boxes (`max_nodes=None` draws them all).
+    Nothing is laid out until the drawing is displayed.
 
     Args:
         *tensors: Tensors, lists of them, a dict name -> Tensor, or a StaticGraph.
@@ -267,6 +442,9 @@ def draw(
         max_nodes: the most nodes to draw before summarising.
         highlight: graph node ids to emphasise.
         marks: core object -> mark ("current", ...), see `build_graph`.
+        names: variable name -> Tensor, to name tensors that have no `name=`; by
+            default the caller's variables (the notebook's, in a cell), so
+            `loss = ...; tg.draw(loss)` draws a box called `loss`.
         timeout: seconds Graphviz may take.
 
     Returns:
@@ -280,15 +458,24 @@ def draw(
         >>> tg.draw(y, view="backward")
         <Drawing: backward graph, 3 nodes (1 tensor, 1 op, 1 AccumulateGrad)>
     """
-    graph = build_graph(
-        *tensors,
-        view=view,
-        since=since,
-        collapse=collapse,
-        expand=expand,
-        max_nodes=max_nodes,
-        marks=marks,
+    if names is None:
+        names = caller_names(sys._getframe(1))
+    options = dict(
+        view=view, since=since, collapse=collapse, expand=expand, marks=marks, names=names
     )
+    graph = build_graph(*tensors, max_nodes=max_nodes, **options)
+
+    def rebuild(cap: int | None, modules: list[str]) -> GraphModel:
+        """The graph again with more folded: `modules` as one box each, or `cap` nodes."""
+        more = dict(options)
+        opened = {expand} if isinstance(expand, str) else set(expand or ())
+        # the steps the learner opened stay open, and so do the modules around them
+        modules = [m for m in modules if not any(o == m or o.startswith(m + ".") for o in opened)]
+        if modules and collapse is not True:
+            asked = [collapse] if isinstance(collapse, str) else list(collapse or ())
+            more["collapse"] = [*asked, *modules]
+        return build_graph(*tensors, max_nodes=min(cap or max_nodes, max_nodes), **more)
+
     return Drawing(
         graph,
         rankdir=rankdir,
@@ -296,4 +483,7 @@ def draw(
         show_grads=show_grads,
         highlight=highlight,
         timeout=timeout,
+        fold=expand is not True,
+        rebuild=None if max_nodes is None else rebuild,
+        cap=not expand,
     )

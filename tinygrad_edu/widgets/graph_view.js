@@ -2,7 +2,8 @@
 //
 // Python lays the graph out (dot -> SVG) and owns all state; this module only
 // shows the SVG, pans/zooms it, applies highlight classes by node id, and sends
-// the id of a clicked node back as the `selected` trait. Node ids are the DOT
+// the id of a clicked node back as the `selected` trait. The wheel scrolls the
+// page; Ctrl/Cmd + wheel or the − / + buttons zoom. Node ids are the DOT
 // node names, which graphviz writes into each node's <title>.
 
 const KINDS = ["new", "current", "anomaly"];
@@ -50,32 +51,86 @@ function render({ model, el: root }) {
     checkbox(model, "show_values", "values"),
     checkbox(model, "show_grads", "grads"),
     checkbox(model, "collapse", "collapse modules"),
+    checkbox(model, "fold_to_fit", "fold to fit"),
   ];
   const reset = el("button", "tg-gv-reset", "reset view");
+  const zoomOut = el("button", "tg-gv-zoom-out", "\u2212");
+  const zoomIn = el("button", "tg-gv-zoom-in", "+");
+  zoomOut.title = "zoom out (or Ctrl + wheel)";
+  zoomIn.title = "zoom in (or Ctrl + wheel)";
   const summary = el("span", "tg-gv-summary");
-  bar.append(view, ...checks.map((c) => c.wrap), reset, summary);
+  bar.append(view, ...checks.map((c) => c.wrap), zoomOut, zoomIn, reset, summary);
 
   const body = el("div", "tg-gv-body");
   const canvas = el("div", "tg-gv-canvas");
+  canvas.title = "drag to pan, Ctrl + wheel (or \u2212 / +) to zoom, click a box for its details";
   const stage = el("div", "tg-gv-stage");
-  canvas.append(stage);
+  // the way to what the canvas does not show: a sign that says how much, and goes there
+  const more = el("button", "tg-gv-more");
+  const hint = el("div", "tg-gv-hint", "Ctrl + wheel zooms the graph");
+  canvas.append(stage, more, hint);
   const details = el("pre", "tg-gv-details");
   body.append(canvas, details);
   root.append(bar, body);
 
-  // --- pan / zoom: a CSS transform on the stage, so the SVG is never re-laid out
-  // Until the learner pans or zooms, each new picture is fitted to the canvas width.
+  // --- pan / zoom: a CSS transform on the stage, so the SVG is never re-laid out.
+  // Until the learner pans or zooms, each new picture is fitted to the canvas: whole,
+  // unless that would make its text smaller than MIN_TEXT_PX; then it is fitted to the
+  // width at readable size and the sign below says how many boxes are further down.
+  const MIN_TEXT_PX = 9;
   let tx = 0, ty = 0, scale = 1, touched = false, lastWidth = 0;
-  const apply = () => { stage.style.transform = `translate(${tx}px, ${ty}px) scale(${scale})`; };
+  const boxHeight = () => parseFloat(getComputedStyle(canvas).maxHeight) || 0.7 * innerHeight;
+  const smallestText = () => { // px of the smallest text at scale 1
+    const svg = stage.querySelector("svg");
+    const vb = svg && svg.viewBox && svg.viewBox.baseVal;
+    if (!vb || !vb.width) return 14;
+    const unit = (svg.clientWidth || stage.offsetWidth) / vb.width; // untransformed
+    const sizes = [...svg.querySelectorAll("text")].map((t) => parseFloat(getComputedStyle(t).fontSize));
+    return (sizes.length ? Math.min(...sizes) : 14) * unit;
+  };
+  const hidden = () => { // boxes below and above the canvas's visible part
+    const r = canvas.getBoundingClientRect();
+    let below = 0, above = 0;
+    for (const g of stage.querySelectorAll("g.node.tg-node")) {
+      const b = g.getBoundingClientRect();
+      if (b.top > r.bottom - 2) below += 1;
+      else if (b.bottom < r.top + 2) above += 1;
+    }
+    return { below, above };
+  };
+  const showMore = () => {
+    const { below, above } = hidden();
+    const plural = (n) => n + (n === 1 ? " more box" : " more boxes");
+    more.dataset.where = below ? "below" : above ? "above" : "";
+    more.textContent = below ? "\u25bc " + plural(below) + " below: click here, drag, or zoom out (\u2212)"
+      : above ? "\u25b2 " + plural(above) + " above: click here to go back up" : "";
+    more.style.display = below || above ? "" : "none";
+  };
+  const apply = () => {
+    stage.style.transform = `translate(${tx}px, ${ty}px) scale(${scale})`;
+    showMore();
+  };
   const fit = () => {
     const w = stage.offsetWidth, h = stage.offsetHeight, cw = canvas.clientWidth;
     if (!w || !cw) return; // not in the page yet: the resize observer calls again
-    tx = 0; ty = 0; scale = Math.min(1, cw / w);
+    const wide = Math.min(1, cw / w);
+    const whole = Math.min(wide, boxHeight() / h);
+    const readable = (MIN_TEXT_PX + 0.05) / smallestText(); // offsetWidth is whole px
+    tx = 0; ty = 0; scale = Math.min(wide, Math.max(whole, readable));
+    canvas.style.height = Math.max(80, Math.min(boxHeight(), Math.ceil(h * scale) + 4)) + "px";
     apply();
-    canvas.style.height = Math.max(80, Math.ceil(h * scale) + 4) + "px";
   };
   const resetView = () => { touched = false; fit(); };
   reset.addEventListener("click", resetView);
+  more.addEventListener("click", (ev) => {
+    ev.stopPropagation();
+    const h = stage.offsetHeight * scale;
+    ty = more.dataset.where === "below" ? Math.min(0, canvas.clientHeight - h) : 0;
+    touched = true;
+    apply();
+  });
+  more.addEventListener("pointerdown", (ev) => ev.stopPropagation());
+  more.addEventListener("pointerup", (ev) => ev.stopPropagation());
   const resized = new ResizeObserver(() => {
     if (canvas.clientWidth !== lastWidth) {
       lastWidth = canvas.clientWidth;
@@ -84,11 +139,7 @@ function render({ model, el: root }) {
   });
   resized.observe(canvas);
 
-  const onWheel = (ev) => {
-    ev.preventDefault();
-    const r = canvas.getBoundingClientRect();
-    const cx = ev.clientX - r.left, cy = ev.clientY - r.top;
-    const factor = Math.exp(-ev.deltaY * 0.0015);
+  const zoomAt = (cx, cy, factor) => {
     const next = Math.min(8, Math.max(0.1, scale * factor));
     // keep the point under the cursor fixed while zooming
     tx = cx - (cx - tx) * (next / scale);
@@ -97,7 +148,24 @@ function render({ model, el: root }) {
     touched = true;
     apply();
   };
+  let hintTimer = 0;
+  const onWheel = (ev) => {
+    // the wheel scrolls the notebook, as on any page; Ctrl/Cmd + wheel (and a pinch on a
+    // touchpad, which browsers send as Ctrl + wheel) zooms, as map widgets do
+    if (!(ev.ctrlKey || ev.metaKey)) {
+      hint.classList.add("tg-gv-hint-on");
+      clearTimeout(hintTimer);
+      hintTimer = setTimeout(() => hint.classList.remove("tg-gv-hint-on"), 1200);
+      return;
+    }
+    ev.preventDefault();
+    const r = canvas.getBoundingClientRect();
+    zoomAt(ev.clientX - r.left, ev.clientY - r.top, Math.exp(-ev.deltaY * 0.0015));
+  };
   canvas.addEventListener("wheel", onWheel, { passive: false });
+  const zoomMiddle = (factor) => zoomAt(canvas.clientWidth / 2, canvas.clientHeight / 2, factor);
+  zoomOut.addEventListener("click", () => zoomMiddle(1 / 1.25));
+  zoomIn.addEventListener("click", () => zoomMiddle(1.25));
 
   let drag = null;
   const onDown = (ev) => {
@@ -148,7 +216,8 @@ function render({ model, el: root }) {
   const showSvg = () => {
     stage.innerHTML = model.get("svg");
     decorate();
-    if (!touched) fit();
+    touched = false; // a new picture (the next cell's graph) is fitted afresh
+    fit();
   };
   const showText = () => {
     details.textContent = model.get("details");
@@ -172,11 +241,13 @@ function render({ model, el: root }) {
     ["change:show_values", syncControls],
     ["change:show_grads", syncControls],
     ["change:collapse", syncControls],
+    ["change:fold_to_fit", syncControls],
   ];
   for (const [name, fn] of handlers) model.on(name, fn);
   return () => {
     for (const [name, fn] of handlers) model.off(name, fn);
     canvas.removeEventListener("wheel", onWheel);
+    clearTimeout(hintTimer);
     resized.disconnect();
   };
 }

@@ -16,7 +16,7 @@ from . import pictures
 from .state import GraphViewState
 
 _HERE = Path(__file__).parent
-_OPTIONS = ["view", "show_values", "show_grads", "collapse"]
+_OPTIONS = ["view", "show_values", "show_grads", "collapse", "fold_to_fit"]
 
 
 class _ViewLogic(GraphViewState):
@@ -76,6 +76,7 @@ class _ViewLogic(GraphViewState):
             since=self._since,
             names=self._names,
             cell_only=self._cell_only,
+            fold_to_fit=self.fold_to_fit,
         )
         self._graph = out.graph
         with self.hold_trait_notifications():
@@ -164,7 +165,7 @@ def _fallback_class() -> type:
             views = w.ToggleButtons(options=["forward", "backward"])
             boxes = [
                 w.Checkbox(description=d, indent=False)
-                for d in ("values", "grads", "collapse modules")
+                for d in ("values", "grads", "collapse modules", "fold to fit")
             ]
             self._picture = w.HTML()
             self._picker = w.Dropdown(description="node", options=[("", "")])

@@ -31,7 +31,8 @@ drawing has a display id, so an older one can be replaced in place by its summar
 by default (`%tg keep recent`) the newest drawings stay, up to KEEP_RECENT_BYTES of
 them, so a notebook saved after a long session stays small; `%tg keep last` keeps one,
 `%tg keep all` every one. The optional panel (`live_panel()`) is one `GraphView` per
-kernel that updates in place instead.
+kernel that updates in place instead; a cell whose graph is only leaf tensors leaves a
+panel that shows ops as it is (`worth_a_panel`).
 """
 
 from __future__ import annotations
@@ -174,7 +175,8 @@ class _Live:
                 return  # the same picture as the last one drawn: no second copy
             self.shown = shown
         if _PANEL is not None:
-            _PANEL.show_graph(roots, since=self.mark, names=names, cell_only=cut)
+            if worth_a_panel(graph) or not worth_a_panel(_PANEL._graph):
+                _PANEL.show_graph(roots, since=self.mark, names=names, cell_only=cut)
             if not _PANEL_INLINE:
                 return
         with pictures.drawing_step():  # the next cell's `dot` starts once this one is shown
@@ -201,6 +203,16 @@ class _Live:
             old_id, old_text, old_size = self.kept.pop(0)
             _replace(old_id, replaced_bundle(old_text))
             size -= old_size
+
+
+def worth_a_panel(graph: Any) -> bool:
+    """Whether a graph has an op (or a summary of ops): more than lone leaf tensors.
+
+    The panel is the one picture a learner looks back at, after Run All too; a cell
+    that only makes a tensor (an exercise's `a = tg.tensor(...)`, a layer's new bias)
+    does not replace a graph that shows how something was computed (issue 26).
+    """
+    return graph is not None and any(n.kind != "tensor" for n in graph.nodes)
 
 
 def touched(roots: list, key: tuple, before: tuple, backward_through: set) -> list:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..graph import GraphModel, build_graph, this_cell
+from ..graph.chains import module_levels
 
 MAX_LISTED = 12  # new nodes named in a live summary before "... and N more"
 
@@ -25,16 +26,21 @@ class Rendered:
     summary: str
     new_ids: list[str] = field(default_factory=list)
     fingerprint: str = ""
+    text_px: float = 0.0  # the smallest text once the whole drawing fits the panel's box
+    folded: tuple[str, ...] = ()  # modules drawn as one box each so that it fits
 
 
-def graph_svg(graph: GraphModel, rankdir: str | None = None, **options: Any) -> str:
+def graph_svg(
+    graph: GraphModel, rankdir: str | None = None, fold: bool = False, **options: Any
+) -> str:
     """DOT through the render layer to SVG (the only way widgets get a picture).
 
-    Same orientation choice and fitting as `tg.draw` (`render.drawing.lay_out`).
+    Same orientation choice and fitting as `tg.draw` (`render.drawing.lay_out`); long
+    chains are folded only with `fold` (the stepper walks every node, so it never is).
     """
     from ..render.drawing import lay_out
 
-    return lay_out(graph, rankdir, **options)[1]
+    return lay_out(graph, rankdir, fold=fold, **options)[1]
 
 
 def render_view(
@@ -47,19 +53,57 @@ def render_view(
     names: dict | None = None,
     max_nodes: int | None = None,
     cell_only: bool = False,
+    fold_to_fit: bool = False,
 ) -> Rendered:
     """Build and draw the graph of `tensors` with the given options (for GraphView).
 
+    Rules: the whole drawing is made to fit the panel's box with text of PANEL_TEXT_PX
+    or more (`render.drawing.lay_out_in_box`: the orientation, then long straight
+    chains folded). With `fold_to_fit`, a graph that still does not fit draws its
+    modules as one box each, the innermost level first, until it fits
+    (`Rendered.folded` names them); without it, every box is drawn.
     `cell_only` keeps only the nodes made after `since` and the inputs they read
     (`graph.this_cell`), as the live graph's "cell" scope draws.
     """
+    from ..render.drawing import PANEL_TEXT_PX
+
     kwargs: dict[str, Any] = {} if max_nodes is None else {"max_nodes": max_nodes}
-    graph = build_graph(*tensors, view=view, since=since, collapse=collapse, names=names, **kwargs)
+    options: dict[str, Any] = dict(view=view, since=since, names=names, **kwargs)
+    graph = build_graph(*tensors, collapse=collapse, **options)
     if cell_only:
         graph = this_cell(graph)
+    draw = dict(show_values=show_values, show_grads=show_grads)
+    graph, svg, text_px = _in_box(graph, dict(draw, fold=fold_to_fit))
+    folded: tuple[str, ...] = ()
+    if fold_to_fit and not collapse and text_px < PANEL_TEXT_PX:
+        for level in module_levels(graph):
+            smaller = build_graph(*tensors, collapse=level, **options)
+            if cell_only:
+                smaller = this_cell(smaller)
+            smaller, svg_s, text_s = _in_box(smaller, dict(draw, fold=True))
+            if text_s > text_px:  # keep the fold only when it makes the text larger
+                graph, svg, text_px, folded = smaller, svg_s, text_s, tuple(level)
+            if text_px >= PANEL_TEXT_PX:
+                break
     # new nodes come out filled (to_dot reads `node.new`); the widget adds CSS classes
-    svg = graph_svg(graph, show_values=show_values, show_grads=show_grads) if graph.nodes else ""
-    return Rendered(graph, svg, short_summary(graph), graph.new_ids(), fingerprint(graph))
+    summary = short_summary(graph)
+    if folded:
+        summary += f", {_fold_note(folded)} folded to fit"
+    return Rendered(graph, svg, summary, graph.new_ids(), fingerprint(graph), text_px, folded)
+
+
+def _in_box(graph: GraphModel, options: dict) -> tuple[GraphModel, str, float]:
+    """The graph as drawn in the panel's box (long chains may be folded), its SVG, text px."""
+    from ..render.drawing import lay_out_in_box
+
+    if not graph.nodes:
+        return graph, "", 0.0
+    drawn, _, svg, text_px = lay_out_in_box(graph, **options)
+    return drawn, svg, text_px
+
+
+def _fold_note(paths: tuple[str, ...]) -> str:
+    return paths[0] if len(paths) == 1 else f"{paths[0]} ... {paths[-1]}"
 
 
 def live_graph(roots: list, since: Any, max_nodes: int, names: dict | None = None) -> GraphModel:
@@ -77,7 +121,9 @@ def live_bundle(graph: GraphModel, missing: Any = ()) -> dict[str, str]:
     """
     from ..render.drawing import inline_html
 
-    svg = graph_svg(graph)  # to_dot fills the new nodes and adds a "new in this cell" legend
+    # to_dot fills the new nodes and adds a "new in this cell" legend; a long cell's graph
+    # has its straight chains folded so that it fits one screen
+    svg = graph_svg(graph, fold=True)
     text = live_text(graph, missing)
     return {"text/html": inline_html(svg, text), "text/plain": text}
 

@@ -23,7 +23,9 @@ class GraphViewState(t.HasTraits):
     `highlight` maps a kind ("new", "current", "anomaly") to graph node ids; views apply
     it as CSS classes on the drawn SVG, so highlighting never re-runs the layout.
     `selected` is the graph id of the clicked node ("" for none); `details` is the text
-    the side area shows for it, computed in Python from the Graph model.
+    the side area shows for it, computed in Python from the Graph model. `fold_to_fit`
+    folds long chains and then modules until the whole graph fits the view with
+    readable text; off, every box is drawn and the view says how many are out of sight.
 
     Example:
         >>> s = GraphViewState()
@@ -39,6 +41,7 @@ class GraphViewState(t.HasTraits):
     show_values = t.Bool(True).tag(sync=True)
     show_grads = t.Bool(True).tag(sync=True)
     collapse = t.Bool(False).tag(sync=True)
+    fold_to_fit = t.Bool(True).tag(sync=True)
     selected = t.Unicode("").tag(sync=True)
     highlight = t.Dict(per_key_traits=None).tag(sync=True)
     svg = t.Unicode("").tag(sync=True)
