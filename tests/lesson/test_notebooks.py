@@ -37,6 +37,7 @@ PLANNED = [
     "13_autograd_in_depth",
     "14_graph_breaks",
     "15_your_pytorch_code",
+    "16_capstone_dynamic_model",
 ]
 ADDRESS = re.compile(r"\b0x[0-9a-f]{6,}\b")
 
