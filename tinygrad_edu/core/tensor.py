@@ -950,16 +950,21 @@ class Tensor(torch_api.TorchMethods):
         return self._arg_extreme(np.argmin, _axis(axis, dim), keepdims or keepdim)
 
     def _arg_extreme(self, find: Callable[..., Any], axis: int | None, keepdims: bool) -> Tensor:
-        # an index is not differentiable: a plain tensor, no node
+        # an index is not differentiable: a plain tensor, no node; numpy finds it, so a
+        # tracer is told (it would otherwise freeze the index as a constant, silently)
+        _notify_concrete(self, find.__name__)
         return Tensor._make(
             np.asarray(find(self._data, axis=axis, keepdims=keepdims and axis is not None))
         )
 
     def all(self) -> Tensor:
-        return Tensor._make(np.asarray(np.all(self._data)))
+        """True when no element is zero (a bool tensor): ops a tracer records, so
+        `tg.static.trace(lambda x: (x > 0).all(), x)` answers for every input."""
+        return (self == 0).sum() == 0
 
     def any(self) -> Tensor:
-        return Tensor._make(np.asarray(np.any(self._data)))
+        """True when some element is not zero (a bool tensor), through recorded ops."""
+        return (self != 0).sum() > 0
 
     # --- movement -----------------------------------------------------------------------
 
@@ -1280,7 +1285,12 @@ def _int_index(arr: np.ndarray) -> np.ndarray:
 
 
 def _notify_concrete(t: Tensor, kind: str) -> None:
-    """Tell observers (the tracer) that a tensor became a Python value here."""
+    """Tell observers (the tracer) that a tensor became a Python value here.
+
+    `kind` is how: "bool", "int", "float", "item", "tolist", "numpy", "data", "index", or
+    the name of an op that computes its result from the values in numpy and records no
+    node ("argmax", "sort", "nonzero", ...): a tracer cannot replay such a result.
+    """
     for obs in tuple(_thread.state.observers):
         hook = getattr(obs, "on_concrete", None)
         if hook is not None:

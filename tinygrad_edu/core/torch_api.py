@@ -153,6 +153,7 @@ def reduce_with_index(t: Any, op: str, dim: int, keepdim: bool) -> ValuesIndices
     """`t.max(dim)` / `t.min(dim)`: the extreme values and where they are (first on ties)."""
     d = _dim(t, dim, op)
     arg = np.argmax if op == "max" else np.argmin
+    _tensor._notify_concrete(t, op)  # numpy finds the index: no node a tracer could replay
     if t.ndim == 0:
         return return_type(op)(t * 1, _tensor.Tensor._make(np.asarray(0)))
     idx = arg(t._data, axis=d, keepdims=True)
@@ -463,6 +464,7 @@ class TorchMethods:
             raise ValueError(
                 message("topk", f"k={k} is out of range for a dimension of size {n}", source.here())
             )
+        _tensor._notify_concrete(self, "topk")  # numpy orders the values: no node to replay
         keys = -self._data if largest else self._data
         order = np.argsort(keys, axis=d, kind="stable") if self.ndim else np.zeros(1, np.int64)
         idx = np.take(order, np.arange(k), axis=d) if self.ndim else order[:k]
@@ -500,6 +502,7 @@ class TorchMethods:
             raise NotImplementedError(
                 message("unique", "dim= is not supported; unique over all values", source.here())
             )
+        _tensor._notify_concrete(self, "unique")  # computed by numpy: no node to replay
         values, inverse, counts = np.unique(self._data, return_inverse=True, return_counts=True)
         out = [_tensor.Tensor._make(values.astype(self.dtype, copy=False))]
         if return_inverse:  # where each element's value sits in `values`

@@ -51,6 +51,13 @@ _CONVERT = {
     "data": lambda a: np.array(a),
     "index": lambda a: np.array(a),  # a tensor used as an index: its values pick elements
 }
+# any other kind names an op that computed its result from the values in numpy and
+# recorded no node (argmax, sort, nonzero, ...): the outcome is the values it read
+
+
+def computed_outside(kind: str) -> bool:
+    """True for a read by an op that records no node (argmax, sort, ...), not by Python."""
+    return kind not in _CONVERT
 
 
 @dataclass
@@ -69,13 +76,15 @@ class Break:
             return "a traced tensor used as an index: its values choose the elements"
         if self.kind in ("numpy", "tolist"):
             return f"{self.kind}() of a traced tensor: its values left the graph for Python"
+        if computed_outside(self.kind):
+            return f"{self.kind}() of a traced tensor: numpy computed it outside the graph"
         return f"{self.kind}() of a traced tensor: a Python number was read from it"
 
 
 def read_outcome(value: Any, kind: str) -> Any:
     """What the learner's Python gets from this tensor value, as at the break."""
     arr = np.asarray(value)
-    return _CONVERT[kind](arr)
+    return _CONVERT[kind](arr) if kind in _CONVERT else np.array(arr)
 
 
 class TracerWarning(UserWarning):
@@ -154,6 +163,16 @@ def _frozen_read(t: Tensor, kind: str) -> tuple[str, str]:
             "graph as constants"
         )
         hint = "keep computing with tensor ops inside the trace"
+    elif computed_outside(kind):
+        what = (
+            f"{kind}() of a traced tensor (shape {t.shape!r}) is computed by numpy, outside "
+            "the graph: its result is frozen into the static graph as a constant, the same "
+            "for every input"
+        )
+        hint = (
+            f"keep {kind}() out of the traced function, or use tg.static.compile, which "
+            "breaks the graph there and runs it in Python"
+        )
     else:
         what = (
             f"{kind}() of a traced tensor turned it into the Python number "
@@ -215,7 +234,7 @@ def fullgraph_message(brk: Break) -> str:
             "index with Python ints or slices, choose with tg.where, or drop fullgraph=True "
             "to allow graph breaks"
         )
-    elif brk.kind in ("numpy", "tolist"):
+    elif brk.kind in ("numpy", "tolist") or computed_outside(brk.kind):
         what = (
             f"fullgraph=True, but {brk.kind}() of a traced tensor takes its values out of the "
             "graph here: a graph break"

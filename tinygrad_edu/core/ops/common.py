@@ -133,3 +133,12 @@ def exp(x: Any) -> Any:
 def data(x: Any) -> np.ndarray:
     """The raw array behind `x` (masks are computed from values, never differentiated)."""
     return x if isinstance(x, np.ndarray) else x._data
+
+
+def values_read(t: Any, op: str) -> None:
+    """`op` computes its result from `t`'s values in numpy, and no node records it: tell the
+    tracer, which freezes and warns (trace), breaks the graph (compile) or refuses (export),
+    where it would otherwise keep the result as a constant for every input, silently."""
+    from ..tensor import _notify_concrete  # here: tensor.py imports the ops
+
+    _notify_concrete(t, op)

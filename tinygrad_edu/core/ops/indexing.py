@@ -19,7 +19,7 @@ import numpy as np
 from .. import source
 from ..errors import DataError, ShapeError, message
 from ..function import Function
-from .common import is_array
+from .common import is_array, values_read
 from .movement import IndexAdd, IndexPut
 
 
@@ -242,6 +242,7 @@ def triu_(self: Any, diagonal: int = 0) -> Any:
 
 def nonzero(self: Any, *, as_tuple: bool = False) -> Any:
     """Where the elements are not zero: an (n, ndim) int64 tensor, or one per axis."""
+    values_read(self, "nonzero")
     found = np.nonzero(np.atleast_1d(self._data))
     if as_tuple:  # a number counts as a vector of one, as in PyTorch
         return tuple(_t()._make(i.astype(np.int64)) for i in found)
@@ -257,6 +258,8 @@ def argwhere(self: Any) -> Any:
 
 def masked_select(self: Any, mask: Any) -> Any:
     """The elements where `mask` holds (both broadcast), as a vector in the graph."""
+    if isinstance(mask, _t()):
+        values_read(mask, "index")  # the mask's values choose the elements (and the shape)
     m = mask._data if isinstance(mask, _t()) else np.asarray(mask)
     if m.dtype != np.bool_:
         raise DataError(

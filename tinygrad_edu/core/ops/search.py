@@ -16,7 +16,7 @@ import numpy as np
 from .. import source
 from ..errors import DataError, ShapeError, message
 from ..function import Function
-from .common import is_array
+from .common import is_array, values_read
 from .indexing import Flip, _dims
 
 
@@ -147,6 +147,7 @@ def _order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
 def argsort(self: Any, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
     """Indices that sort along `dim`, always stable (ties keep their order), so `stable=True`
     and the default agree (PyTorch's default order of ties is not promised)."""
+    values_read(self, "argsort")
     if self.ndim == 0:
         return _t()._make(np.asarray(0, dtype=np.int64))
     d = _axis(self, dim, "argsort")
@@ -168,6 +169,7 @@ def _pick(self: Any, op: str, dim: int, keepdim: bool, choose: Any) -> Any:
     from ..torch_api import gather, return_type
 
     pair = return_type(op)
+    values_read(self, op)
     if self.ndim == 0:
         return pair(self * 1, _t()._make(np.asarray(0, dtype=np.int64)))
     d = _axis(self, dim, op)
@@ -263,10 +265,12 @@ def std_mean(
 
 def count_nonzero(self: Any, dim: Any = None) -> Any:
     axis = None if dim is None else _dims(self, dim, "count_nonzero")
+    values_read(self, "count_nonzero")
     return _t()._make(np.asarray(np.count_nonzero(self._data, axis=axis), dtype=np.int64))
 
 
 def bincount(self: Any, weights: Any = None, minlength: int = 0) -> Any:
+    values_read(self, "bincount")
     x = self._data
     if x.ndim != 1 or x.dtype.kind not in "iu" or (x < 0).any():
         raise DataError(
@@ -286,6 +290,7 @@ def bincount(self: Any, weights: Any = None, minlength: int = 0) -> Any:
 def histc(self: Any, bins: int = 100, min: float = 0, max: float = 0) -> Any:  # noqa: A002
     """Counts in `bins` equal bins over [min, max] (the data's range when min == max); values
     outside are left out, and max falls in the last bin, as PyTorch's."""
+    values_read(self, "histc")
     x = self._data
     if x.dtype.kind != "f":
         raise DataError(message("histc", f"needs a float tensor, got {x.dtype}", source.here()))
@@ -305,6 +310,9 @@ def searchsorted(
     sorted_sequence: Any, values: Any, *, out_int32: bool = False, right: bool = False, side=None
 ) -> Any:
     """Where each value would go in the (last axis of the) sorted sequence to keep it sorted."""
+    for t in (sorted_sequence, values):
+        if isinstance(t, _t()):
+            values_read(t, "searchsorted")
     seq = np.asarray(getattr(sorted_sequence, "_data", sorted_sequence))
     vals = np.asarray(getattr(values, "_data", values))
     how = side or ("right" if right else "left")
@@ -328,6 +336,9 @@ def searchsorted(
 
 
 def bucketize(self: Any, boundaries: Any, *, out_int32: bool = False, right: bool = False) -> Any:
+    for t in (self, boundaries):
+        if isinstance(t, _t()):
+            values_read(t, "bucketize")
     b = np.asarray(getattr(boundaries, "_data", boundaries))
     if b.ndim != 1:
         raise ShapeError(
