@@ -19,11 +19,9 @@ import nbformat
 import pytest
 from browser import CHROMIUM_FLAGS, chromium_path, missing, require
 from driver import NotebookPage
+from e2e_paths import SHOTS
 from labserver import LabServer
 
-REPO = Path(__file__).resolve().parents[2]
-NOTEBOOKS = REPO / "notebooks"
-SHOTS = REPO / "build" / "e2e"
 # when this worker collected the tests: older screenshots are from an earlier run (under
 # pytest-xdist the other workers' screenshots of this run are newer, and stay)
 RUN_STARTED = time.time()

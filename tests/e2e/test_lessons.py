@@ -4,9 +4,8 @@ drawings each lesson promises appear on the page."""
 from __future__ import annotations
 
 import pytest
+from e2e_paths import NOTEBOOKS
 from graphs import wait_for_drawing
-
-from conftest import NOTEBOOKS
 
 pytestmark = pytest.mark.e2e
 

@@ -13,9 +13,8 @@ import urllib.error
 
 import pytest
 from driver import NotebookPage
+from e2e_paths import NOTEBOOKS, SHOTS
 from labserver import LabServer, _write_settings
-
-from conftest import NOTEBOOKS, SHOTS
 
 pytestmark = pytest.mark.e2e
 

@@ -122,7 +122,7 @@ _SCROLL_TOP = "el => el.closest('.jp-WindowedPanel-outer').scrollTop"
 
 
 def test_panel_shows_the_whole_graph_and_the_wheel_scrolls_the_page(open_notebook):
-    from conftest import NOTEBOOKS
+    from e2e_paths import NOTEBOOKS
 
     nb = open_notebook(NOTEBOOKS / "10_train_end_to_end.ipynb")
     nb.page.set_viewport_size({"width": 1280, "height": 800})
@@ -166,7 +166,7 @@ def test_panel_shows_the_whole_graph_and_the_wheel_scrolls_the_page(open_noteboo
 
 @pytest.mark.parametrize("lesson", ["01_define_by_run.ipynb", "07_changing_models.ipynb"])
 def test_panel_after_run_all_shows_a_graph_with_ops(lesson, open_notebook):
-    from conftest import NOTEBOOKS
+    from e2e_paths import NOTEBOOKS
 
     nb = open_notebook(NOTEBOOKS / lesson)
     nb.page.set_viewport_size({"width": 1280, "height": 800})

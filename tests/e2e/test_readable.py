@@ -8,9 +8,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from e2e_paths import NOTEBOOKS, SHOTS
 from graphs import wait_for_drawing
-
-from conftest import NOTEBOOKS, SHOTS
 
 pytestmark = pytest.mark.e2e
 

@@ -14,8 +14,8 @@ import re
 import time
 
 import pytest
+from e2e_paths import NOTEBOOKS, SHOTS
 
-from conftest import NOTEBOOKS, SHOTS
 from tinygrad_edu.lesson import strip
 
 pytestmark = pytest.mark.e2e
