@@ -77,6 +77,11 @@ def remainder_int(lib):
     return x % lib.t(JA), x % 3, x % -4, 7 % lib.t(JA), x.remainder(2.5), lib.arange(10) % 3
 
 
+@case("x % y", refused="boolean tensors")
+def remainder_bool(lib):
+    return lib.t([True, False]) % lib.t([True, True])
+
+
 @case("x % y", refused="integer division by zero")
 def remainder_int_zero(lib):
     return lib.t(IA) % 0
@@ -466,6 +471,11 @@ def order_statistics(lib):
         x.median(dim=0, keepdim=True), lib.t(vals(6), grad=True).median(), i.mode(), lib.mode(i, 0),
         lib.median(lib.t([1.0, float("nan"), 0.5])),
     )  # fmt: skip
+
+
+@case("Tensor.kthvalue", refused="bool tensors (median, kthvalue)")
+def median_bool(lib):
+    return lib.t([True, False, True]).median()
 
 
 @case("Tensor.kthvalue", refused="k larger than the dim")
