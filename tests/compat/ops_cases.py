@@ -315,6 +315,11 @@ def index_add(lib):
     return x.index_add(1, idx, src), lib.index_add(x, 0, lib.t([2, 2]), src[:2, :1].expand(2, 4)), y
 
 
+@case("Tensor.index_add_", refused="a source of another dtype")
+def index_add_dtype(lib):
+    return lib.t(IA).index_add(0, lib.t([1, 0]), lib.t(A[:2]))
+
+
 SRC = vals(2, 4)
 IDX0 = np.array([[2, 0, 1, 2], [0, 1, 0, 1]])
 
@@ -540,6 +545,11 @@ def einsum(lib):
         lib.einsum("ij,ij->i", [a, a]), lib.einsum("ii->i", lib.t(np.eye(3) * 2)),
         lib.einsum("abc->b", x),
     )  # fmt: skip
+
+
+@case("torch.einsum", refused="operands of different dtypes")
+def einsum_dtypes(lib):
+    return lib.einsum("ij,jk->ik", lib.t(IA), lib.t(M2))
 
 
 @case("Tensor.outer", "torch.outer", "Tensor.kron", "torch.kron", "Tensor.trace", "torch.trace")
