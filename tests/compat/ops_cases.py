@@ -547,6 +547,11 @@ def einsum(lib):
     )  # fmt: skip
 
 
+@case("torch.einsum", unsupported="the gradient of a letter repeated within one operand")
+def einsum_diagonal_gradient(lib):
+    return lib.einsum("ii->i", lib.t(np.eye(3), grad=True))
+
+
 @case("torch.einsum", refused="operands of different dtypes")
 def einsum_dtypes(lib):
     return lib.einsum("ij,jk->ik", lib.t(IA), lib.t(M2))
