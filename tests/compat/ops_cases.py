@@ -77,6 +77,11 @@ def remainder_int(lib):
     return x % lib.t(JA), x % 3, x % -4, 7 % lib.t(JA), x.remainder(2.5), lib.arange(10) % 3
 
 
+@case("x % y", refused="boolean tensors")
+def remainder_bool(lib):
+    return lib.t([True, False]) % lib.t([True, True])
+
+
 @case("x % y", refused="integer division by zero")
 def remainder_int_zero(lib):
     return lib.t(IA) % 0
@@ -310,6 +315,11 @@ def index_add(lib):
     return x.index_add(1, idx, src), lib.index_add(x, 0, lib.t([2, 2]), src[:2, :1].expand(2, 4)), y
 
 
+@case("Tensor.index_add_", refused="a source of another dtype")
+def index_add_dtype(lib):
+    return lib.t(IA).index_add(0, lib.t([1, 0]), lib.t(A[:2]))
+
+
 SRC = vals(2, 4)
 IDX0 = np.array([[2, 0, 1, 2], [0, 1, 0, 1]])
 
@@ -468,6 +478,11 @@ def order_statistics(lib):
     )  # fmt: skip
 
 
+@case("Tensor.kthvalue", refused="bool tensors (median, kthvalue)")
+def median_bool(lib):
+    return lib.t([True, False, True]).median()
+
+
 @case("Tensor.kthvalue", refused="k larger than the dim")
 def kthvalue_too_big(lib):
     return lib.t(A).kthvalue(5)
@@ -530,6 +545,16 @@ def einsum(lib):
         lib.einsum("ij,ij->i", [a, a]), lib.einsum("ii->i", lib.t(np.eye(3) * 2)),
         lib.einsum("abc->b", x),
     )  # fmt: skip
+
+
+@case("torch.einsum", unsupported="the gradient of a letter repeated within one operand")
+def einsum_diagonal_gradient(lib):
+    return lib.einsum("ii->i", lib.t(np.eye(3), grad=True))
+
+
+@case("torch.einsum", refused="operands of different dtypes")
+def einsum_dtypes(lib):
+    return lib.einsum("ij,jk->ik", lib.t(IA), lib.t(M2))
 
 
 @case("Tensor.outer", "torch.outer", "Tensor.kron", "torch.kron", "Tensor.trace", "torch.trace")

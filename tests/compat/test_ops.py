@@ -149,10 +149,10 @@ def doc_lines() -> list[str]:
         names, got = groups.setdefault(c.names[0], ([], set()))
         names.extend(n for n in c.names if n not in names)
         if c.refused:
-            got.add(f"refused as in PyTorch: {c.refused}")
+            got.add(f"refused:{c.refused}")
             continue
         if c.unsupported:
-            got.add(f"not supported (an error says so): {c.unsupported}")
+            got.add(f"unsupported:{c.unsupported}")
             continue
         got.add("values, dtypes")
         probe = Lib(tg)
@@ -162,7 +162,10 @@ def doc_lines() -> list[str]:
     order = ["values, dtypes", "gradients"]
     lines = []
     for names, got in groups.values():
-        checks = [k for k in order if k in got] + sorted(got - set(order))
+        checks = [k for k in order if k in got]
+        for kind, said in (("refused", "refused as in PyTorch"), ("unsupported", "not supported")):
+            what = sorted(g.split(":", 1)[1] for g in got if g.startswith(kind + ":"))
+            checks += [f"{said}: {', '.join(what)}"] if what else []
         lines.append(f"- {' '.join(f'`{n}`' for n in names)}: {'; '.join(checks)}")
     return lines
 

@@ -221,23 +221,29 @@ class BitwiseNot(Function):
 # --- the methods: Tensor.<name>(self, ...) --------------------------------------------------
 
 
+def _not_bool(op: str, a: Any, b: Any) -> tuple:
+    """The operands in their common dtype; two booleans are refused, as PyTorch's kernels
+    for division and remainder have no bool version."""
+    x, y = _pair(a, b)
+    if x.dtype == np.bool_:
+        raise _no_bool(op, a, b)
+    return x, y
+
+
 def remainder(self: Any, other: Any) -> Any:
-    return Remainder.apply(*_pair(self, other))
+    return Remainder.apply(*_not_bool("remainder", self, other))
 
 
 def rremainder(self: Any, other: Any) -> Any:
-    return Remainder.apply(*_pair(other, self))
+    return Remainder.apply(*_not_bool("remainder", other, self))
 
 
 def fmod(self: Any, other: Any) -> Any:
-    return Fmod.apply(*_pair(self, other))
+    return Fmod.apply(*_not_bool("fmod", self, other))
 
 
 def floor_divide(self: Any, other: Any) -> Any:
-    a, b = _pair(self, other)
-    if a.dtype == np.bool_:
-        raise _no_bool("floor_divide", self, other)
-    return FloorDivide.apply(a, b)
+    return FloorDivide.apply(*_not_bool("floor_divide", self, other))
 
 
 def rfloordiv(self: Any, other: Any) -> Any:
@@ -256,18 +262,15 @@ def div(self: Any, other: Any, *, rounding_mode: str | None = None) -> Any:
                 source.here(),
             )
         )
-    a, b = _pair(self, other)
-    if a.dtype == np.bool_:
-        raise _no_bool("div", self, other)
-    return RoundingDivide.apply(a, b, mode=rounding_mode)
+    return RoundingDivide.apply(*_not_bool("div", self, other), mode=rounding_mode)
 
 
 def _no_bool(op: str, a: Any, b: Any) -> DataError:
     return DataError(
         message(
             op,
-            f"cannot divide boolean tensors (shapes {np.shape(a)!r} and {np.shape(b)!r}), as "
-            "in PyTorch",
+            f"cannot divide boolean tensors or take their remainder (shapes {np.shape(a)!r} and "
+            f"{np.shape(b)!r}), as in PyTorch",
             source.here(),
             "convert them first with .long() or .float()",
         )
@@ -275,6 +278,10 @@ def _no_bool(op: str, a: Any, b: Any) -> DataError:
 
 
 def trunc(self: Any) -> Any:
+    if self.dtype == np.bool_:
+        raise DataError(
+            message("trunc", "has no boolean version, as in PyTorch", source.here(), ".float()")
+        )
     return Trunc.apply(self)
 
 

@@ -64,6 +64,21 @@ def _indices(index: Any, op: str) -> np.ndarray:
     return arr.astype(np.intp, copy=False)
 
 
+def _same_dtype(op: str, t: Any, src: Any) -> None:
+    """PyTorch's index_add, scatter and scatter_add refuse a source of another dtype (the
+    result would have to be rounded into the tensor's or promoted away from it)."""
+    if isinstance(src, _t()) and src.dtype != t.dtype:
+        raise DataError(
+            message(
+                op,
+                f"the source is {src.dtype} but the tensor is {t.dtype} (shapes {src.shape!r} "
+                f"and {t.shape!r}); PyTorch needs one dtype",
+                source.here(),
+                f"convert the source with .to({t.dtype})",
+            )
+        )
+
+
 # --- primitives ----------------------------------------------------------------------------
 
 
@@ -286,6 +301,7 @@ def index_add(self: Any, dim: int, index: Any, source_: Any, *, alpha: Any = 1) 
     """`self` with `alpha * source` added at `index` along `dim` (repeats add up)."""
     idx = _indices(index, "index_add")
     (d,) = _dims(self, dim, "index_add")
+    _same_dtype("index_add", self, source_)
     add = source_ if alpha == 1 else source_ * alpha
     place = (slice(None),) * d + (idx.reshape(-1),)
     return self + IndexAdd.apply(add, shape=self.shape, index=place)
@@ -327,6 +343,7 @@ def scatter(self: Any, dim: int, index: Any, src: Any = None, *, value: Any = No
         )
     grid, part = _grid("scatter", self, dim, index)
     src = value if src is None else src
+    _same_dtype("scatter", self, src)
     vals = src[part] if isinstance(src, _t()) else np.asarray(src, dtype=self.dtype)
     return IndexPut.apply(self, vals, index=grid)
 
@@ -339,6 +356,7 @@ def scatter_(self: Any, dim: int, index: Any, src: Any = None, *, value: Any = N
 
 def scatter_add(self: Any, dim: int, index: Any, src: Any) -> Any:
     grid, part = _grid("scatter_add", self, dim, index)
+    _same_dtype("scatter_add", self, src)
     return self + IndexAdd.apply(src[part], shape=self.shape, index=grid)
 
 
@@ -362,6 +380,7 @@ def scatter_reduce(
             )
         )
     grid, part = _grid("scatter_reduce", self, dim, index)
+    _same_dtype("scatter_reduce", self, src)
     part_src = src[part]
     tensor = _t()
     hit = np.zeros(self.shape, dtype=np.int64)  # how many src elements land on each place

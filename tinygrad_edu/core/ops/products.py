@@ -116,6 +116,15 @@ def einsum(equation: str, *operands: Any) -> Any:
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     ts = [_tensor(o) for o in operands]
+    if len({t.dtype for t in ts}) > 1:  # PyTorch does not promote inside einsum
+        raise DataError(
+            message(
+                "einsum",
+                "the operands must have one dtype, got " + ", ".join(str(t.dtype) for t in ts),
+                source.here(),
+                "convert them first (.float(), .double())",
+            )
+        )
     subs, out = _parse(equation, [t.shape for t in ts])
     for s, t in zip(subs, ts):
         if len(set(s)) != len(s) and t.requires_grad:
@@ -296,6 +305,8 @@ def trace(self: Any) -> Any:
         raise ShapeError(
             message("trace", f"expects a matrix, got shape {self.shape!r}", source.here())
         )
+    if self.dtype == np.bool_:
+        raise DataError(message("trace", "has no boolean version, as in PyTorch", source.here()))
     from .indexing import diagonal
 
     d = diagonal(self)

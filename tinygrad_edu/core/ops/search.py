@@ -169,6 +169,11 @@ def _pick(self: Any, op: str, dim: int, keepdim: bool, choose: Any) -> Any:
     from ..torch_api import gather, return_type
 
     pair = return_type(op)
+    if self.dtype == np.bool_ and op != "mode":  # PyTorch's kernels have no bool version
+        raise DataError(
+            message(op, f"needs numbers, got a bool tensor of shape {self.shape!r}", source.here(),
+                    "convert it with .long() or .float()")
+        )  # fmt: skip
     values_read(self, op)
     if self.ndim == 0:
         return pair(self * 1, _t()._make(np.asarray(0, dtype=np.int64)))
