@@ -82,10 +82,11 @@ class ValuesIndices(NamedTuple):
     indices: Any
 
 
-def return_type(op: str) -> type:
+def return_type(op: str) -> type[ValuesIndices]:
     """`torch.return_types.<op>`: a ValuesIndices printed as PyTorch prints it (issue 30)."""
     if op not in _RETURN_TYPES:
-        _RETURN_TYPES[op] = type(op, (ValuesIndices,), {"__slots__": (), "__repr__": _shown})
+        made = type(op, (ValuesIndices,), {"__slots__": (), "__repr__": _shown})
+        _RETURN_TYPES[op] = cast("type[ValuesIndices]", made)  # type() says only `type`
     return _RETURN_TYPES[op]
 
 
@@ -93,7 +94,7 @@ def _shown(self: Any) -> str:
     return f"torch.return_types.{type(self).__name__}(\nvalues={self.values!r},\nindices={self.indices!r})"
 
 
-_RETURN_TYPES: dict = {}
+_RETURN_TYPES: dict[str, type[ValuesIndices]] = {}
 
 
 def _dim(t: Any, dim: int, op: str) -> int:

@@ -11,7 +11,7 @@ Core layer.
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
 
@@ -20,6 +20,9 @@ from ..dtypes import _default as _default_dtype
 from ..errors import BackwardError, DataError, message
 from ..function import Function
 from .common import data
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
 
 _KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2}
 
@@ -30,7 +33,7 @@ def _t() -> Any:
     return Tensor
 
 
-def _tensor(x: Any) -> bool:
+def _tensor(x: Any) -> TypeGuard[Tensor]:
     return isinstance(x, _t())
 
 
@@ -67,7 +70,7 @@ def as_dtype(x: Any, dt: np.dtype) -> Any:
     return np.asarray(x, dtype=dt)
 
 
-def _pair(a: Any, b: Any) -> tuple:
+def _pair(a: Any, b: Any) -> tuple[Any, Any]:
     dt = result_dtype(a, b)
     return as_dtype(a, dt), as_dtype(b, dt)
 
@@ -96,13 +99,13 @@ class Remainder(Function):
     """`a % b` with the sign of `b`, as Python's (and PyTorch's) remainder."""
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx: Any, a: Any, b: Any) -> Any:
         _refuse_zero("remainder", a, b)
         ctx.save_for_backward(a, b)
         return np.remainder(a, b)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         a, b = ctx.saved_tensors
         # a % b = a - floor(a / b) * b, and floor is flat: d/da = 1, d/db = -floor(a / b)
         return g, -g * np.floor(data(a) / data(b))
@@ -112,13 +115,13 @@ class Fmod(Function):
     """C's fmod: the remainder with the sign of `a` (a - trunc(a / b) * b)."""
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx: Any, a: Any, b: Any) -> Any:
         _refuse_zero("fmod", a, b)
         ctx.save_for_backward(a, b)
         return np.fmod(a, b)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         a, b = ctx.saved_tensors
         return g, -g * np.trunc(data(a) / data(b))
 
@@ -128,13 +131,13 @@ class FloorDivide(Function):
     backward refuses, as PyTorch's does, rather than invent one."""
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx: Any, a: Any, b: Any) -> Any:
         _refuse_zero("floor_divide", a, b)
         ctx.shapes = (a.shape, b.shape)
         return np.floor_divide(a, b)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         raise BackwardError(
             message(
                 "floor_divide",
@@ -150,7 +153,7 @@ class RoundingDivide(Function):
     """`div(a, b, rounding_mode='trunc' | 'floor')`: a step function, gradient 0 (PyTorch's)."""
 
     @staticmethod
-    def forward(ctx, a, b, mode):
+    def forward(ctx: Any, a: Any, b: Any, mode: str) -> Any:
         _refuse_zero("div", a, b)
         if a.dtype.kind == "f":
             q = a / b
@@ -162,28 +165,28 @@ class RoundingDivide(Function):
         return np.where((a < 0) != (b < 0), -q, q).astype(np.result_type(a, b))
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         zeros = np.zeros(data(g).shape, data(g).dtype)
         return zeros, zeros
 
 
 class Trunc(Function):
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: Any, a: Any) -> Any:
         return np.trunc(a) if a.dtype.kind == "f" else a.copy()
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         return (np.zeros(data(g).shape, data(g).dtype),)  # a step function: flat
 
 
 class Frac(Function):
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: Any, a: Any) -> Any:
         return a - np.trunc(a)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         return (g,)  # x - trunc(x): slope 1 between the steps
 
 
@@ -200,21 +203,21 @@ class Bitwise(Function):
     }
 
     @staticmethod
-    def forward(ctx, a, b, op):
+    def forward(ctx: Any, a: Any, b: Any, op: str) -> Any:
         return Bitwise._UFUNCS[op](a, b)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         return None, None
 
 
 class BitwiseNot(Function):
     @staticmethod
-    def forward(ctx, a, logical):
+    def forward(ctx: Any, a: Any, logical: bool) -> Any:
         return np.logical_not(a) if logical else np.invert(a)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         return (None,)
 
 
@@ -410,11 +413,11 @@ def sign(self: Any) -> Any:
 
 class Sign(Function):
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: Any, a: Any) -> Any:
         return np.sign(a)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         return (np.zeros(data(g).shape, data(g).dtype),)
 
 

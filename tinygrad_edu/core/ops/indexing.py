@@ -29,7 +29,7 @@ def _t() -> Any:
     return Tensor
 
 
-def _dims(t: Any, dims: Any, op: str) -> tuple:
+def _dims(t: Any, dims: Any, op: str) -> tuple[int, ...]:
     """`dims` (an int, or a tuple or list of them) as non-negative axes of `t`."""
     dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
     n = max(t.ndim, 1)
@@ -84,23 +84,23 @@ def _same_dtype(op: str, t: Any, src: Any) -> None:
 
 class Flip(Function):
     @staticmethod
-    def forward(ctx, a, dims):
+    def forward(ctx: Any, a: Any, dims: tuple[int, ...]) -> Any:
         ctx.dims = dims
         return np.flip(a, dims).copy()  # a copy, as PyTorch's flip
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         return (np.flip(g, ctx.dims).copy() if is_array(g) else Flip.apply(g, dims=ctx.dims),)
 
 
 class Roll(Function):
     @staticmethod
-    def forward(ctx, a, shifts, dims):
+    def forward(ctx: Any, a: Any, shifts: tuple[int, ...], dims: tuple[int, ...]) -> Any:
         ctx.shifts, ctx.dims = shifts, dims
         return np.roll(a, shifts, dims)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         back = tuple(-s for s in ctx.shifts)  # roll the other way
         if is_array(g):
             return (np.roll(g, back, ctx.dims),)
@@ -114,7 +114,7 @@ class Diagonal(Function):
     _is_view = True
 
     @staticmethod
-    def forward(ctx, a, offset, dim1, dim2):
+    def forward(ctx: Any, a: Any, offset: int, dim1: int, dim2: int) -> Any:
         ctx.a_shape, ctx.args = a.shape, (offset, dim1, dim2)
         out = np.diagonal(a, offset, dim1, dim2)
         if a.flags.writeable:
@@ -122,7 +122,7 @@ class Diagonal(Function):
         return out
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         return (DiagonalScatter.apply(g, shape=ctx.a_shape, args=ctx.args),)
 
 
@@ -131,7 +131,7 @@ class DiagonalScatter(Function):
     of Diagonal, and `diag_embed` / `diag` of a vector."""
 
     @staticmethod
-    def forward(ctx, g, shape, args):
+    def forward(ctx: Any, g: Any, shape: tuple[int, ...], args: tuple[int, int, int]) -> Any:
         ctx.args = args
         out = np.zeros(shape, dtype=g.dtype)
         view = np.diagonal(out, *args)
@@ -140,15 +140,15 @@ class DiagonalScatter(Function):
         return out
 
     @staticmethod
-    def backward(ctx, gg):
+    def backward(ctx: Any, gg: Any) -> Any:
         return (Diagonal.apply(gg, *(), **dict(zip(("offset", "dim1", "dim2"), ctx.args))),)
 
 
 # --- the methods ---------------------------------------------------------------------------
 
 
-def flip(self: Any, *dims: Any, **kwargs: Any) -> Any:
-    dims = kwargs.pop("dims", dims)  # x.flip(0), x.flip((0, 1)), x.flip(dims=[0])
+def flip(self: Any, *given: Any, **kwargs: Any) -> Any:
+    dims: Any = kwargs.pop("dims", given)  # x.flip(0), x.flip((0, 1)), x.flip(dims=[0])
     if not dims and dims != []:  # PyTorch needs them: flip() alone is not "flip everything"
         raise TypeError(
             message(
@@ -192,7 +192,7 @@ def roll(self: Any, shifts: Any, dims: Any = None) -> Any:
     return Roll.apply(self, shifts=shifts, dims=dims)
 
 
-def _ints(x: Any) -> tuple:
+def _ints(x: Any) -> tuple[int, ...]:
     return (int(x),) if isinstance(x, numbers.Integral) else tuple(int(v) for v in x)
 
 
@@ -311,7 +311,7 @@ def index_add_(self: Any, dim: int, index: Any, source_: Any, *, alpha: Any = 1)
     return self._inplace("index_add_", lambda t: index_add(t, dim, index, source_, alpha=alpha))
 
 
-def _grid(op: str, self: Any, dim: int, index: Any) -> tuple:
+def _grid(op: str, self: Any, dim: int, index: Any) -> tuple[tuple[Any, ...], tuple[slice, ...]]:
     """numpy's index for `out[index[i][j]][j]` (dim 0, and so on): an open grid over the
     index's shape, with the index along `dim`."""
     idx = _indices(index, op)
@@ -330,7 +330,9 @@ def _grid(op: str, self: Any, dim: int, index: Any) -> tuple:
     return tuple(grid), tuple(slice(0, n) for n in idx.shape)
 
 
-def scatter(self: Any, dim: int, index: Any, src: Any = None, *, value: Any = None, reduce=None):
+def scatter(
+    self: Any, dim: int, index: Any, src: Any = None, *, value: Any = None, reduce: Any = None
+) -> Any:
     """`out[index[i][j]][j] = src[i][j]` (dim 0), the rest of `self` unchanged."""
     if reduce is not None:
         raise NotImplementedError(
@@ -348,7 +350,9 @@ def scatter(self: Any, dim: int, index: Any, src: Any = None, *, value: Any = No
     return IndexPut.apply(self, vals, index=grid)
 
 
-def scatter_(self: Any, dim: int, index: Any, src: Any = None, *, value: Any = None, reduce=None):
+def scatter_(
+    self: Any, dim: int, index: Any, src: Any = None, *, value: Any = None, reduce: Any = None
+) -> Any:
     return self._inplace(
         "scatter_", lambda t: scatter(t, dim, index, src, value=value, reduce=reduce)
     )
@@ -444,7 +448,7 @@ def take_along_dim(self: Any, indices: Any, dim: Any = None) -> Any:
     return gather(x, d, np.broadcast_to(idx, tuple(i_shape)))
 
 
-def repeat_interleave(self: Any, repeats: Any, dim: Any = None, *, output_size=None) -> Any:
+def repeat_interleave(self: Any, repeats: Any, dim: Any = None, *, output_size: Any = None) -> Any:
     """Each element (or slice along `dim`) `repeats` times in a row."""
     x = self.reshape(-1) if dim is None else self
     (d,) = (0,) if dim is None else _dims(self, dim, "repeat_interleave")
@@ -476,7 +480,7 @@ def movedim(self: Any, source_: Any, destination: Any) -> Any:
     return self.permute(*order)
 
 
-def meshgrid(*tensors: Any, indexing: str = "ij") -> tuple:
+def meshgrid(*tensors: Any, indexing: str = "ij") -> tuple[Any, ...]:
     """Grids from vectors: `indexing='ij'` (PyTorch's default) or 'xy' (numpy's)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])

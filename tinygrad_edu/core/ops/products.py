@@ -35,7 +35,7 @@ def _tensor(x: Any) -> Any:
 # --- einsum --------------------------------------------------------------------------------
 
 
-def _parse(equation: str, shapes: list) -> tuple:
+def _parse(equation: str, shapes: list[tuple[int, ...]]) -> tuple[list[list[str]], list[str]]:
     """'ij,jk->ik' as ([['i','j'], ['j','k']], ['i','k']), with '...' spelled out as letters
     no operand uses (so backward can name every axis) and the implicit output filled in."""
     eq = equation.replace(" ", "")
@@ -52,7 +52,7 @@ def _parse(equation: str, shapes: list) -> tuple:
     free = [c for c in string.ascii_letters if c not in eq]
     most = max((len(s) - len(t.replace("...", "")) for t, s in zip(terms, shapes)), default=0)
     dots = free[:most]
-    subs = []
+    subs: list[list[str]] = []
     for t, shape in zip(terms, shapes):
         n = len(shape) - len(t.replace("...", ""))
         letters = list(t.replace("...", "." * 1)) if "..." in t else list(t)
@@ -79,16 +79,16 @@ def _parse(equation: str, shapes: list) -> tuple:
 
 class Einsum(Function):
     @staticmethod
-    def forward(ctx, *arrays, subs, out):
+    def forward(ctx: Any, *arrays: Any, subs: list[list[str]], out: list[str]) -> Any:
         ctx.subs, ctx.out, ctx.shapes = subs, out, [a.shape for a in arrays]
         ctx.save_for_backward(*arrays)
         spec = ",".join("".join(s) for s in subs) + "->" + "".join(out)
         return np.asarray(np.einsum(spec, *arrays, optimize=len(arrays) > 2))
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         ops = ctx.saved_tensors
-        grads = []
+        grads: list[Any] = []
         for k, (sub, shape) in enumerate(zip(ctx.subs, ctx.shapes)):
             if not ctx.needs_input_grad[k]:
                 grads.append(None)
@@ -104,7 +104,7 @@ class Einsum(Function):
         return tuple(grads)
 
 
-def _einsum(subs: list, out: list, operands: list) -> Any:
+def _einsum(subs: list[list[str]], out: list[str], operands: list[Any]) -> Any:
     if all(is_array(o) for o in operands):
         spec = ",".join("".join(s) for s in subs) + "->" + "".join(out)
         return np.asarray(np.einsum(spec, *operands, optimize=len(operands) > 2))
@@ -150,7 +150,7 @@ class VectorNorm(Function):
     saved_names = ("self", "result")
 
     @staticmethod
-    def forward(ctx, a, p, axes, keepdims):
+    def forward(ctx: Any, a: Any, p: float, axes: tuple[int, ...], keepdims: bool) -> Any:
         ctx.p, ctx.axes, ctx.keepdims, ctx.shape = p, axes, keepdims, a.shape
         x = np.abs(a)
         if p == np.inf:
@@ -169,7 +169,7 @@ class VectorNorm(Function):
         return out if keepdims else np.squeeze(out, axis=axes)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         a, out = ctx.saved_tensors  # out kept with its axes
         if not ctx.keepdims:
             g = g.reshape(out.shape)
@@ -220,7 +220,14 @@ def vector_norm(
     return VectorNorm.apply(x, p=p, axes=axes, keepdims=keepdim)
 
 
-def norm(A: Any, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dtype=None) -> Any:  # noqa: N803, A002
+def norm(
+    A: Any,  # noqa: N803 - PyTorch's name for a matrix
+    ord: Any = None,  # noqa: A002 - PyTorch's name
+    dim: Any = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+) -> Any:
     """`torch.linalg.norm`: the vector norm, or for two dims 'fro' and the 1 / inf matrix
     norms (the largest column / row sum of |A|). Norms built on singular values are refused."""
     A = _tensor(A)  # noqa: N806 - PyTorch's name for a matrix
@@ -278,6 +285,8 @@ def kron(self: Any, other: Any) -> Any:
 def tensordot(a: Any, b: Any, dims: Any = 2) -> Any:
     """Sum over the last `dims` axes of a and the first of b, or over the pairs given."""
     a, b = _tensor(a), _tensor(b)
+    da: list[Any]  # ints, or numbers.Integral given by the caller
+    db: list[Any]
     if isinstance(dims, numbers.Integral):
         da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
     else:
@@ -329,7 +338,9 @@ def cdist(x1: Any, x2: Any, p: float = 2.0, compute_mode: Any = None) -> Any:
     return vector_norm(diff, p, -1)
 
 
-def multinomial(self: Any, num_samples: int, replacement: bool = False, *, generator=None) -> Any:
+def multinomial(
+    self: Any, num_samples: int, replacement: bool = False, *, generator: Any = None
+) -> Any:
     from ..torch_api import multinomial as draw
 
     return draw(self, num_samples, replacement, generator=generator)

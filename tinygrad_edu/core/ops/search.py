@@ -9,7 +9,7 @@ as in PyTorch. Counting and searching give integers, outside the graph. Core lay
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -37,7 +37,7 @@ def _running_dtype(a: np.ndarray) -> np.dtype:
 
 class CumSum(Function):
     @staticmethod
-    def forward(ctx, a, axis):
+    def forward(ctx: Any, a: Any, axis: int) -> Any:
         ctx.axis = axis
         dt = _running_dtype(a)
         if dt.kind == "f" and dt.itemsize < 8:  # PyTorch adds float32 up in float64 (its
@@ -45,7 +45,7 @@ class CumSum(Function):
         return np.cumsum(a, axis=axis, dtype=dt)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         # each input adds into every later output: the gradient is g summed from the end
         d = ctx.axis
         if is_array(g):
@@ -57,13 +57,13 @@ class CumProd(Function):
     saved_names = ("self",)
 
     @staticmethod
-    def forward(ctx, a, axis):
+    def forward(ctx: Any, a: Any, axis: int) -> Any:
         ctx.axis = axis
         ctx.save_for_backward(a)
         return np.cumprod(a, axis=axis, dtype=_running_dtype(a))
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx: Any, g: Any) -> Any:
         # out_k = x_0 ... x_k, so d(sum_k g_k out_k)/dx_j = L_j * R_j with L_j = x_0 ... x_{j-1}
         # and R_j = g_j + x_{j+1} R_{j+1}: no division, so it is exact where some x are 0
         # (where PyTorch also takes care). Written with ops arrays and Tensors share.
@@ -94,7 +94,7 @@ class CumProd(Function):
 # --- the methods ---------------------------------------------------------------------------
 
 
-def _running(op: type, self: Any, dim: Any, dtype: Any) -> Any:
+def _running(op: type[Function], self: Any, dim: Any, dtype: Any) -> Any:
     if dim is None:
         raise TypeError(
             message(
@@ -223,7 +223,8 @@ def _middle(x: np.ndarray, d: int) -> np.ndarray:
     mid = np.take(order, (n - 1) // 2, axis=d)
     last = np.take(order, n - 1, axis=d)
     has_nan = np.isnan(x).any(axis=d) if x.dtype.kind == "f" else False
-    return np.where(has_nan, last, mid)
+    picked: np.ndarray = np.where(has_nan, last, mid)
+    return picked
 
 
 def mode(self: Any, dim: int = -1, keepdim: bool = False) -> Any:
@@ -242,15 +243,20 @@ def mode(self: Any, dim: int = -1, keepdim: bool = False) -> Any:
     return _pick(self, "mode", dim, keepdim, choose)
 
 
-def _var_std_args(dim: Any, unbiased: Any, correction: Any) -> tuple:
+def _var_std_args(dim: Any, unbiased: Any, correction: Any) -> tuple[Any, Any]:
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     return dim, correction
 
 
 def var_mean(
-    self: Any, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction=None
-) -> tuple:
+    self: Any,
+    dim: Any = None,
+    unbiased: Any = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+) -> tuple[Any, Any]:
     dim, correction = _var_std_args(dim, unbiased, correction)
     return (
         self.var(dim=dim, correction=correction, keepdim=keepdim),
@@ -259,8 +265,13 @@ def var_mean(
 
 
 def std_mean(
-    self: Any, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction=None
-) -> tuple:
+    self: Any,
+    dim: Any = None,
+    unbiased: Any = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+) -> tuple[Any, Any]:
     dim, correction = _var_std_args(dim, unbiased, correction)
     return (
         self.std(dim=dim, correction=correction, keepdim=keepdim),
@@ -312,7 +323,12 @@ def histc(self: Any, bins: int = 100, min: float = 0, max: float = 0) -> Any:  #
 
 
 def searchsorted(
-    sorted_sequence: Any, values: Any, *, out_int32: bool = False, right: bool = False, side=None
+    sorted_sequence: Any,
+    values: Any,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    side: Literal["left", "right"] | None = None,
 ) -> Any:
     """Where each value would go in the (last axis of the) sorted sequence to keep it sorted."""
     for t in (sorted_sequence, values):
