@@ -465,7 +465,7 @@ class TorchMethods:
             raise ValueError(
                 message("topk", f"k={k} is out of range for a dimension of size {n}", source.here())
             )
-        _tensor._notify_concrete(self, "topk")  # numpy orders the values: no node to replay
+        _tensor._notify_concrete(cast("Tensor", self), "topk")  # numpy orders them: no node
         keys = -self._data if largest else self._data
         order = np.argsort(keys, axis=d, kind="stable") if self.ndim else np.zeros(1, np.int64)
         idx = np.take(order, np.arange(k), axis=d) if self.ndim else order[:k]
@@ -503,7 +503,7 @@ class TorchMethods:
             raise NotImplementedError(
                 message("unique", "dim= is not supported; unique over all values", source.here())
             )
-        _tensor._notify_concrete(self, "unique")  # computed by numpy: no node to replay
+        _tensor._notify_concrete(cast("Tensor", self), "unique")  # numpy: no node to replay
         values, inverse, counts = np.unique(self._data, return_inverse=True, return_counts=True)
         out = [_tensor.Tensor._make(values.astype(self.dtype, copy=False))]
         if return_inverse:  # where each element's value sits in `values`

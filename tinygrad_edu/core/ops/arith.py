@@ -224,7 +224,7 @@ class BitwiseNot(Function):
 # --- the methods: Tensor.<name>(self, ...) --------------------------------------------------
 
 
-def _not_bool(op: str, a: Any, b: Any) -> tuple:
+def _not_bool(op: str, a: Any, b: Any) -> tuple[Any, Any]:
     """The operands in their common dtype; two booleans are refused, as PyTorch's kernels
     for division and remainder have no bool version."""
     x, y = _pair(a, b)
