@@ -123,6 +123,11 @@ class LabServer:
             # No extension manager: it would try PyPI from the page.
             "--LabApp.extension_manager=readonly",
         ]
+        self.start_command(cmd, timeout)
+
+    def start_command(self, cmd: list[str], timeout: float = 90.0) -> None:
+        """Run `cmd` (a command that starts this JupyterLab) in its own process group and
+        wait until the API answers."""
         self._log = open(self.log_path, "w")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
             cmd,
@@ -137,16 +142,15 @@ class LabServer:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(
-                    f"jupyter lab exited with {self.proc.returncode}; log:\n{self.log_tail()}"
+                    f"{' '.join(cmd[1:4])} exited with {self.proc.returncode}; "
+                    f"log:\n{self.log_tail()}"
                 )
             try:
                 self.api("GET", "api/status", timeout=2)
                 return
             except (urllib.error.URLError, ConnectionError, OSError):
                 time.sleep(0.25)
-        raise TimeoutError(
-            f"jupyter lab did not answer in {timeout:.0f} s; log:\n{self.log_tail()}"
-        )
+        raise TimeoutError(f"no server after {timeout:.0f} s; log:\n{self.log_tail()}")
 
     def api(self, method: str, path: str, timeout: float = 10.0):
         """Call the REST API; returns the decoded JSON (or None for an empty body)."""

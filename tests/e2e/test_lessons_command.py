@@ -8,8 +8,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
-import urllib.error
 
 import pytest
 from driver import NotebookPage
@@ -40,28 +38,6 @@ class LessonsServer(LabServer):
             "--LabApp.expose_app_in_browser=True",
             "--LabApp.extension_manager=readonly",
         ]
-
-    def start_command(self, cmd: list[str], timeout: float = 90.0) -> None:
-        self._log = open(self.log_path, "w")  # noqa: SIM115 - closed in stop()
-        self.proc = subprocess.Popen(
-            cmd,
-            cwd=self.root,
-            env=self.env(),
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"exited with {self.proc.returncode}:\n{self.log_tail()}")
-            try:
-                self.api("GET", "api/status", timeout=2)
-                return
-            except (urllib.error.URLError, ConnectionError, OSError):
-                time.sleep(0.25)
-        raise TimeoutError(f"no server after {timeout:.0f} s:\n{self.log_tail()}")
 
 
 def test_lessons_passes_allow_root_port_and_ip_to_jupyterlab(

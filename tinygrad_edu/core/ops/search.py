@@ -249,6 +249,17 @@ def _var_std_args(dim: Any, unbiased: Any, correction: Any) -> tuple[Any, Any]:
     return dim, correction
 
 
+def _spread_and_mean(
+    self: Any, spread: str, dim: Any, unbiased: Any, keepdim: bool, correction: Any
+) -> tuple[Any, Any]:
+    """`(self.var(...), self.mean(...))` or with `std`: PyTorch's var_mean and std_mean."""
+    dim, correction = _var_std_args(dim, unbiased, correction)
+    return (
+        getattr(self, spread)(dim=dim, correction=correction, keepdim=keepdim),
+        self.mean(dim=dim, keepdim=keepdim),
+    )
+
+
 def var_mean(
     self: Any,
     dim: Any = None,
@@ -257,11 +268,7 @@ def var_mean(
     *,
     correction: Any = None,
 ) -> tuple[Any, Any]:
-    dim, correction = _var_std_args(dim, unbiased, correction)
-    return (
-        self.var(dim=dim, correction=correction, keepdim=keepdim),
-        self.mean(dim=dim, keepdim=keepdim),
-    )
+    return _spread_and_mean(self, "var", dim, unbiased, keepdim, correction)
 
 
 def std_mean(
@@ -272,11 +279,7 @@ def std_mean(
     *,
     correction: Any = None,
 ) -> tuple[Any, Any]:
-    dim, correction = _var_std_args(dim, unbiased, correction)
-    return (
-        self.std(dim=dim, correction=correction, keepdim=keepdim),
-        self.mean(dim=dim, keepdim=keepdim),
-    )
+    return _spread_and_mean(self, "std", dim, unbiased, keepdim, correction)
 
 
 def count_nonzero(self: Any, dim: Any = None) -> Any:
