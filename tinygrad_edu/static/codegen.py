@@ -316,7 +316,7 @@ def _written_forward_line(e: Eqn, nm: _Names, program: Program) -> str:
     expr = numpy_lines.forward_expr(e.op, ins, [nm[v] for v in e.ins], e.attrs, consts)
     out = e.outs[0]
     # numpy gives a scalar, not a 0-d array, for a 0-d result: made an array, as eagerly
-    line = f"{nm[out]} = {_as_array(expr) if out in nm.scalars else expr}"
+    line = f"{nm[out]} = {_as_array(str(expr)) if out in nm.scalars else expr}"
     nm.written.add(line)
     return line
 

@@ -200,7 +200,7 @@ class CompiledFn:
             else:
                 reason = text
         if reason is None:
-            reason = tree.stale()
+            reason = tree.stale()  # type: ignore[union-attr]  # made above when None
             if reason is not None:  # its graphs were made for the old shapes: start afresh
                 del entry.trees[sizes]
         return tree, reason
@@ -311,7 +311,9 @@ class CompiledFn:
             if e.state == now:
                 return e, None
         if same_key:
-            reason = "what the function read changed: " + guards.difference(now, same_key[-1].state)
+            reason = "what the function read changed: " + str(
+                guards.difference(now, same_key[-1].state)
+            )
         else:
             marked = dict((i, set(d)) for i, d in self.dynamic_dims.items())
             reason = self._why(parts, names)

@@ -302,7 +302,8 @@ class ExportedProgram:
         shown = ", ".join(f"{d.name}={n}" for d, n in zip(self._symbols, sizes))
         try:
             prog = _Substitute(self._a, self._b, sizes).program(
-                self.graph.program, self._graph_b.program
+                self.graph.program,
+                self._graph_b.program,  # type: ignore[union-attr]
             )
             io.check_types(prog, "program")
         except (_NotSymbolicError, io.FormatError) as e:
@@ -391,7 +392,7 @@ def save(ep: ExportedProgram, path: str) -> None:
     jpath, npath = io._paths(path)
     with open(jpath, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1)
-    np.savez(npath, **w.arrays)
+    np.savez(npath, **w.arrays)  # type: ignore[arg-type]  # numpy's stub: kwds typed as allow_pickle
 
 
 def from_doc(doc: dict, arrays: dict, jpath: str) -> ExportedProgram:
@@ -423,7 +424,8 @@ def _spec_from_doc(dims_doc: Any, program: Program, jpath: str) -> list[dict]:
     inputs = program.inputs
     if not isinstance(dims_doc, list) or len(dims_doc) != len(inputs):
         raise fail(jpath, "dims: one entry per input")
-    spec, by_name = [], {}
+    spec: list[Any] = []
+    by_name: dict[str, Any] = {}
     for i, entry in enumerate(dims_doc):
         dims = {}
         ndim = len(program.vars[inputs[i]].shape)
@@ -443,6 +445,7 @@ def _spec_from_doc(dims_doc: Any, program: Program, jpath: str) -> list[dict]:
                     f"{jpath}: dims[{i}]",
                     f"a dim entry must be 'dim': [name, min, max], got {d!r}: {triple!r}",
                 )
+            assert triple is not None and d is not None  # `ok` checked both
             dim = by_name.get(triple[0])
             if dim is None:
                 dim = by_name[triple[0]] = Dim(triple[0], min=triple[1], max=triple[2])

@@ -72,7 +72,7 @@ def run_equation(e: Eqn, env: dict, tape: dict, keep: bool) -> None:
 def _cond(e: Eqn, env: dict, tape: dict, keep: bool) -> None:
     pred = env[e.ins[0]]
     branch = "true" if bool(np.all(pred)) else "false"
-    sub_tape = {} if keep else None
+    sub_tape: dict[Any, Any] | None = {} if keep else None
     outs = runner(e.subs[branch], keep_all=keep).run([env[i] for i in e.ins[1:]], sub_tape)
     for vid, val in zip(e.outs, outs):
         env[vid] = val
@@ -93,7 +93,7 @@ def _while(e: Eqn, env: dict, tape: dict, keep: bool) -> None:
         if steps == limit:
             raise loop_limit_error(limit, e.site)
         steps += 1
-        sub_tape = {} if keep else None
+        sub_tape: dict[Any, Any] | None = {} if keep else None
         carry = body_run.run(carry + caps, sub_tape)
         tapes.append(sub_tape)
     for vid, val in zip(e.outs, carry):
@@ -123,7 +123,7 @@ def _vjp(e: Eqn, env: dict, tape: dict) -> None:
     else:
         ctx.needs_input_grad = needs
         grads = e.fn.backward(ctx, env[e.ins[0]])
-        full = gradients(grads, len(needs), f"{op}Backward", e.site)
+        full = list(gradients(grads, len(needs), f"{op}Backward", e.site))
     outs = iter(e.outs)
     for need, g, (shape, dtype) in zip(needs, full, in_types):
         if need:

@@ -212,7 +212,7 @@ class StaticFunction:
     def _arg_names(self, n: int) -> list:
         import inspect
 
-        target = self.fn.forward if guards.is_module(self.fn) else self.fn
+        target = getattr(self.fn, "forward") if guards.is_module(self.fn) else self.fn  # noqa: B009
         try:
             params = [p.name for p in inspect.signature(target).parameters.values()]
         except (TypeError, ValueError):
@@ -242,7 +242,7 @@ class StaticFunction:
                     return t
         self.info.misses += 1
         if reason is None and traces:
-            reason = "what the trace read changed: " + guards.difference(now, traces[-1].state)
+            reason = "what the trace read changed: " + str(guards.difference(now, traces[-1].state))
         self.info.last_retrace_reason = reason or self._why(key, names)
         t = self._trace(args, names, labels, now)
         self.cache[key] = (traces + [t])[-MAX_TRACES_PER_SIGNATURE:]
@@ -258,7 +258,7 @@ class StaticFunction:
                 full[i] = t
             return self.fn(*full)
 
-        traced.__signature__ = _signature([names[i] for i in dynamic])
+        traced.__signature__ = _signature([names[i] for i in dynamic])  # type: ignore[attr-defined]
         lift = outside_lifter(labels)  # before the trace: its own tensors are newer
         examples = []
         for i in dynamic:

@@ -138,8 +138,9 @@ class Tracer:
         self, parent: Tracer | None = None, strict: bool = False, new_id: IdSource | None = None
     ) -> None:
         self.parent = parent
-        self.strict = strict if parent is None else parent.strict
-        self.new_id = new_id or (parent.new_id if parent is not None else IdSource())
+        self.strict: bool = strict if parent is None else parent.strict
+        self.new_id: IdSource = new_id or (parent.new_id if parent is not None else IdSource())
+        self.graph: Any = None  # the StaticGraph built with placeholders, if any
         self.program = Program([], [], {}, [], {})
         self.map: dict[int, tuple] = {}  # id(tensor) -> (var id, version when recorded)
         self.aliases: dict[tuple, int] = {}  # (id(data), id(_vc)) -> id(tensor), for detach()
@@ -234,7 +235,7 @@ class Tracer:
             if vid is not None:
                 return vid
             if self._lift_at_root(x):
-                return self.find(x)  # a branch or loop body captures it from the root
+                return self.find(x)  # type: ignore[return-value]  # lifted: the root knows it
             vid = self._new_var(x.shape, x.dtype, x.name)
             self.program.consts[vid] = np.array(x)  # a snapshot: frozen into the graph
             self._bind(x, vid)
@@ -263,7 +264,7 @@ class Tracer:
 
     # --- observer callbacks ----------------------------------------------------------
 
-    def record(self, cls: type, args: tuple, kwargs: dict, out: Tensor) -> None:
+    def record(self, cls: Any, args: tuple, kwargs: dict, out: Tensor) -> None:
         if not cls.replayable:
             raise TracingError(
                 message(
