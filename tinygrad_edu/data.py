@@ -159,6 +159,7 @@ def make_sequences(
         else:
             xs.append(rng.integers(0, 2, size=(int(length), 1)).astype(np.float64))
     sums = np.array([x.sum() for x in xs], dtype=np.float64)
+    y: np.ndarray
     if task == "parity":
         y = np.round(sums).astype(np.int64) % 2
     else:

@@ -20,7 +20,7 @@ import contextlib
 import gc
 import itertools
 import operator
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -93,7 +93,7 @@ def steps(
     retain_graph: bool = False,
     create_graph: bool = False,
     capture: dict[int, Any] | None = None,
-) -> Iterator[tuple[Node, Any]]:
+) -> Generator[tuple[Node, Any], None, None]:
     """Run backward node by node, yielding `(node, grad_of_its_output)` after each one.
 
     With `capture` (a dict whose keys are ids of nodes), the gradient reaching each of

@@ -363,20 +363,10 @@ def _own_storage(
         out._data = out._data.copy()
 
 
-class _InPackage(dict[Any, Any]):
-    """filename -> is it tinygrad_edu's own code? Asked once per file: a dict lookup costs a
-    fifth of `str.startswith` (a method call), and the creation-site walk asks twice per op."""
-
-    def __missing__(self, filename: str) -> bool:
-        ours = self[filename] = filename.startswith(_PKG_DIR)
-        return ours
-
-
-_is_ours = _InPackage()
+_is_ours = source.is_ours  # filename -> is it the package's own code (cached)
 _new = object.__new__
 _getframe = sys._getframe
 _weakref = weakref.ref
-_PKG_DIR = source._PKG_DIR
 
 # views.py subclasses Function, so it is imported once Function exists
 from . import views as _views  # noqa: E402

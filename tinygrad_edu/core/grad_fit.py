@@ -70,5 +70,7 @@ def count_error(op: str, site: Any, got: int, inputs: int) -> BackwardError:
 
 def broadcasts_to(shape: tuple[Any, ...], target: tuple[Any, ...]) -> bool:
     """Does numpy broadcast `shape` to `target`? (np.broadcast_shapes is slow: it makes arrays)"""
+    if shape == target:  # the usual case, settled in C
+        return True
     lead = len(target) - len(shape)
     return lead >= 0 and all(n == 1 or n == m for n, m in zip(shape, target[lead:]))

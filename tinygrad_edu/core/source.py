@@ -26,6 +26,28 @@ def in_package(filename: str) -> bool:
     return filename.startswith(_PKG_DIR)
 
 
+class _InPackage(dict[str, bool]):
+    """filename -> is it tinygrad_edu's own code? Asked once per file: a dict lookup costs a
+    fifth of `str.startswith` (a method call), and a site's frame walk asks at every frame."""
+
+    def __missing__(self, filename: str) -> bool:
+        ours = self[filename] = filename.startswith(_PKG_DIR)
+        return ours
+
+
+is_ours = _InPackage()
+
+
+def caller_site(skip: int = 1) -> tuple[CodeType, int] | None:
+    """`(code, bytecode offset)` of the nearest caller outside tinygrad_edu: what `capture`
+    finds, kept as `Function.apply` keeps a node's site (`resolve` turns it into a line
+    only when it is shown; `f_lineno` would decode the line table every time)."""
+    f: FrameType | None = sys._getframe(skip)
+    while f is not None and is_ours[f.f_code.co_filename]:
+        f = f.f_back
+    return None if f is None else (f.f_code, f.f_lasti)
+
+
 def capture(skip: int = 1) -> tuple[str, int] | None:
     """Return `(filename, lineno)` of the nearest caller outside tinygrad_edu."""
     f: FrameType | None = sys._getframe(skip)

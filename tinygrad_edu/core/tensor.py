@@ -411,7 +411,7 @@ class Tensor(torch_api.TorchMethods):
         return self._grad
 
     @grad.setter
-    def grad(self, value: Tensor | None) -> None:
+    def grad(self, value: Tensor | np.ndarray | None) -> None:
         if value is not None:
             value = (
                 value if isinstance(value, Tensor) else Tensor._make(_to_array(value, None, "grad"))

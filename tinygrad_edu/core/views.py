@@ -325,7 +325,12 @@ def check_writable(t: Any, op: str, region: np.ndarray | None = None, fill: bool
 
 def _broadcast(arr: np.ndarray) -> bool:
     """Do several elements of `arr` share one number in memory (a zero stride)?"""
-    return arr.size > 0 and any(step == 0 and n > 1 for step, n in zip(arr.strides, arr.shape))
+    # `0 in strides` first: a C-level test that settles almost every array
+    return (
+        0 in arr.strides
+        and arr.size > 0
+        and any(step == 0 and n > 1 for step, n in zip(arr.strides, arr.shape))
+    )
 
 
 def _same_numbers(a: np.ndarray, b: np.ndarray) -> bool:
@@ -379,7 +384,7 @@ def bump(t: Any) -> None:
     """Record that `t`'s storage changed: every op that saved it (or a view) will know."""
     counter = t._vc
     counter[0] += 1
-    counter[1] = source.capture(2)
+    counter[1] = source.caller_site(2)  # the line that changed it, for InplaceError
 
 
 def _store(t: Any, op: str, values: np.ndarray) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from ..core import source
@@ -70,7 +71,7 @@ _BACKWARD_DEFAULT = (
 def _count(x: Any) -> str:
     import numpy as np
 
-    a = array_of(x)
+    a = np.asarray(array_of(x))
     nan, inf = int(np.isnan(a).sum()), int(np.isinf(a).sum())
     return " and ".join(p for p in (f"{nan} nan" if nan else "", f"{inf} inf" if inf else "") if p)
 
@@ -125,7 +126,8 @@ class _Mode(threading.local):
     """Anomaly mode is per thread, like grad mode (and like PyTorch's)."""
 
     def __init__(self) -> None:
-        self.remove = None  # the remover of this thread's observer while the mode is on
+        # the remover of this thread's observer while the mode is on
+        self.remove: Callable[[], None] | None = None
 
 
 _mode = _Mode()

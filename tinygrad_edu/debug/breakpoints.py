@@ -17,11 +17,12 @@ import pdb
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
 from ..core import source
 from ..core.errors import message
-from ..core.function import Function, add_observer
+from ..core.function import add_observer
 from ..core.tensor import Tensor
 from .describe import assigned_name, has_nonfinite, stats, tensor_name
 
@@ -145,8 +146,8 @@ class break_on:  # noqa: N801 - used like a function, as `with tg.debug.break_on
                     source.here(),
                 )
             )
-        if isinstance(op, type) and issubclass(op, Function):
-            op = op.__name__
+        if isinstance(op, type):
+            op = op.__name__  # a Function class
         self.op = None if op is None else op.lower().removesuffix("backward")
         self.name, self.when, self.nan, self.phase = name, when, nan, phase
         self.action = action
@@ -154,6 +155,7 @@ class break_on:  # noqa: N801 - used like a function, as `with tg.debug.break_on
         self._remove: Callable[[], None] | None = None
 
     def __enter__(self) -> break_on:
+        self._action: str | Callable[[Hit], Any]
         if self.action is None:
             self._action = "pdb" if is_interactive() else "record"
         else:
@@ -248,7 +250,7 @@ def _debugger_class() -> type:
 
 def _stop_in_learner_frame(hit: Hit) -> None:
     """Open the debugger on the learner's line (the innermost frame outside the package)."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None and source.in_package(frame.f_code.co_filename):
         frame = frame.f_back
     if frame is None:
@@ -265,7 +267,7 @@ def _stop_in_learner_frame(hit: Hit) -> None:
     debugger.reset()
     # what Bdb.set_trace does, minus its "stop at the next line" (that would be the line
     # *after* the learner's): trace every frame so that n / s / c keep working
-    f = frame
+    f: FrameType | None = frame
     while f is not None:
         f.f_trace = debugger.trace_dispatch
         debugger.botframe = f

@@ -171,7 +171,7 @@ def _worst_disagreement(
     args: list,
     kwargs: dict,
     weights: np.ndarray,
-    analytic: tuple,
+    analytic: list[Any],
     rng: np.random.Generator,
     eps: float,
     atol: float,
@@ -236,7 +236,7 @@ def _is_float(a: Any) -> bool:
 
 
 def _forward(
-    cls: type, args: list, kwargs: dict, needs: tuple | None = None
+    cls: type[Function], args: list, kwargs: dict, needs: tuple | None = None
 ) -> tuple[Function, np.ndarray]:
     ctx = cls.__new__(cls)
     # like apply: only inputs on the graph want a gradient (Pow skips log(a) for a constant b)
@@ -255,12 +255,12 @@ def _backward(node: Function, args: list, kwargs: dict, weights: np.ndarray) -> 
     grads = ctx.backward(ctx, weights)
     if not isinstance(grads, tuple):
         grads = (grads,)
-    out = []
+    out: list[np.ndarray | None] = []
     for grad_in, a in zip(grads, args):
         if grad_in is None or not isinstance(a, np.ndarray):
             out.append(None)
             continue
-        grad_in = array_of(grad_in).astype(np.float64)
+        grad_in = np.array(array_of(grad_in), dtype=np.float64)
         if grad_in.shape != a.shape:
             grad_in = np.asarray(fit_gradient(grad_in, a.shape, ctx.name, ctx.site))
         out.append(grad_in)
@@ -372,7 +372,7 @@ def _output_of(node: Node, outputs: dict) -> np.ndarray | None:
                 value = _forward(type(node), *call)[1]
             except Exception:  # noqa: BLE001 - a guess that did not fit: not rebuildable
                 value = None
-            if value is not None and value.shape != node.output_meta[0]:
+            if value is not None and value.shape != (node.output_meta or (None,))[0]:
                 value = None
     outputs[key] = value
     return value
@@ -397,7 +397,7 @@ def _kwargs_of(node: Function, names: list[str]) -> dict | None:
         if name in node.__dict__:
             kwargs[name] = node.__dict__[name]
         elif name == "shape":  # reshape / broadcast_to: the output's shape
-            kwargs[name] = node.output_meta[0]
+            kwargs[name] = (node.output_meta or (None,))[0]
         elif params[name].default is inspect.Parameter.empty:
             return None
     return kwargs

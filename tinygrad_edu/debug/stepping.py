@@ -9,7 +9,7 @@ Debug layer: imports tinygrad_edu.core, numpy and the standard library only.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,7 +63,7 @@ class Step:
         for nxt, grad_in in self.sends:
             if nxt is not None:
                 lines.append(f"  sends {values(grad_in, precision)} to {label(nxt)}")
-        if self.leaf_grad is not None:
+        if self.leaf_grad is not None and isinstance(self.node, AccumulateGrad):
             var = self.node.variable
             lines.append(f"  {var.name or 'leaf'}.grad is now {values(self.leaf_grad, precision)}")
         for node, total, n in self.waiting:
@@ -130,7 +130,7 @@ class BackwardSteps:
     """The iterator `backward_steps` returns: a generator with a stable, readable repr
     (a bare generator would print its memory address, which nbval cannot compare)."""
 
-    def __init__(self, steps: Iterator[Step], root: Node) -> None:
+    def __init__(self, steps: Generator[Step, None, None], root: Node) -> None:
         self._steps, self._root, self._taken = steps, root, 0
 
     def __iter__(self) -> BackwardSteps:
@@ -149,7 +149,7 @@ class BackwardSteps:
         return f"backward_steps({label(self._root)}: {self._taken} steps taken)"
 
 
-def _run(root: tuple, retain_graph: bool) -> Iterator[Step]:
+def _run(root: tuple[Any, ...], retain_graph: bool) -> Generator[Step, None, None]:
     recorder = _SendsRecorder()
     # id(node) -> [node, [gradient parts...]]: what the engine sums into its private slots
     arrived: dict[int, list] = {id(root[0]): [root[0], [array_of(root[1])]]}
@@ -157,14 +157,14 @@ def _run(root: tuple, retain_graph: bool) -> Iterator[Step]:
     try:
         for index, (node, g) in enumerate(steps):
             _, parts = arrived.pop(id(node), (node, [array_of(g)]))
-            sends = ()
+            sends: tuple[tuple[Any, Any], ...] = ()
             if type(node) is not AccumulateGrad:
-                sends = _fit(node, recorder.sent.pop(id(node), ()))
+                sends = _fit(node, recorder.sent.pop(id(node), []))
                 for nxt, grad_in in sends:
                     if nxt is not None and grad_in is not None:
                         arrived.setdefault(id(nxt), [nxt, []])[1].append(grad_in)
             leaf = None
-            if type(node) is AccumulateGrad and node.variable.grad_held is not None:
+            if isinstance(node, AccumulateGrad) and node.variable.grad_held is not None:
                 leaf = np.array(node.variable.grad_held, copy=True)
             waiting = tuple((n, sum(ps[1:], ps[0]), len(ps)) for n, ps in arrived.values() if ps)
             yield Step(
@@ -182,7 +182,7 @@ def _run(root: tuple, retain_graph: bool) -> Iterator[Step]:
         steps.close()
 
 
-def _own_grad_mode(inner: Iterator, recorder: Any) -> Iterator:
+def _own_grad_mode(inner: Generator[Any, None, None], recorder: Any) -> Generator[Any, None, None]:
     """Run the engine's generator with grad off and `recorder` listening, but only while
     it advances: between steps the learner gets their grad mode back (the engine's
     `with` block stays entered while it is suspended, and would otherwise switch off
@@ -207,7 +207,7 @@ def _own_grad_mode(inner: Iterator, recorder: Any) -> Iterator:
         set_grad_enabled(outer)
 
 
-def _fit(node: Node, grads_in: list) -> tuple:
+def _fit(node: Node, grads_in: Sequence[Any]) -> tuple[tuple[Any, Any], ...]:
     """Pair each gradient the node sent (the engine fitted it to its input) with its input."""
     return tuple(
         (nxt, None if grad_in is None else np.array(array_of(grad_in), copy=True))

@@ -95,16 +95,9 @@ class RawGraph:
     @classmethod
     def sparse(cls) -> RawGraph:
         g = cls(forward=True)
-        g.kind, g.obj, g.op, g.slot, g.module, g.new, g.num, g.root = (
-            {},
-            {},
-            {},
-            {},
-            {},
-            {},
-            {},
-            {},
-        )
+        # dicts keyed by raw position where the full graph has lists (the same reads)
+        for field in ("kind", "obj", "op", "slot", "module", "new", "num", "root"):
+            setattr(g, field, {})
         return g
 
     def __init__(self, forward: bool) -> None:

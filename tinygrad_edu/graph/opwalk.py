@@ -225,7 +225,7 @@ def _materialise(
                     add(r, "tensor", None, op, slot, m, new, r + 1 - k)
                 r += 1
             elif type(nxt) is AccumulateGrad:
-                j = leaf_number(nxt)
+                j: int = leaf_number(nxt)  # type: ignore[assignment]  # met by the walk: not None
                 if leaf_pos[j] == r:  # first seen here
                     if j not in leaf_unit:
                         v = walk.leaf(j)
@@ -283,7 +283,7 @@ def _unit_edges(
                 j = leaf_number(nxt)
                 if leaf_pos[j] == r:
                     r += 1
-                src = leaf_unit.get(j, leaf_pos[j])
+                src = leaf_unit.get(j, leaf_pos[j])  # type: ignore[arg-type]  # met: not None
             else:
                 j = op_number(nxt)
                 h = fold_of[j]

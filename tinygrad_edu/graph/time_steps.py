@@ -10,7 +10,6 @@ Graph layer: imports tinygrad_edu.core and the standard library only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from ..core.engine import AccumulateGrad
@@ -18,9 +17,7 @@ from ..core.engine import AccumulateGrad
 STEP = "t="  # a step's part of a module path: `rnncell.t=3` (no attribute can be named so)
 
 
-def call_numbers(
-    ops: Sequence[Any], scopes: Sequence[Any], edges: Sequence[Any]
-) -> tuple[list[int | None], set[str]]:
+def call_numbers(ops: Any, scopes: Any, edges: Any) -> tuple[list[int | None], set[str]]:
     """Which call of its top-level module each op (in creation order) belongs to.
 
     `scopes[k]` and `edges[k]` are op k's `module_path` and `input_nodes`, as the

@@ -182,7 +182,7 @@ def saved_output_problems(nb: dict) -> list[str]:
     earlier or out-of-order run). Cells tagged `nbval-skip` may stay unrun. Tracebacks
     must not name this machine's folders (`lesson run` saves them without).
     """
-    problems = []
+    problems: list[str] = []
     expected = 1
     unrun = []
     for number, cell in enumerate(nb.get("cells", []), start=1):

@@ -103,7 +103,7 @@ def _output_texts(out: dict) -> list[str]:
 
 def machine_paths(nb: dict) -> list[tuple[int, str]]:
     """`(cell number from 1, path)` for every machine path still in a saved output."""
-    found = []
+    found: list[tuple[int, str]] = []
     for number, cell in enumerate(nb.get("cells", []), start=1):
         for out in cell.get("outputs", []):
             for text in _output_texts(out):

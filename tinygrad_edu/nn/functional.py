@@ -283,7 +283,7 @@ def batch_norm(
         _check_batch_statistics(x)
         mean = x.mean(axes, keepdims=True)
         var = ((x - mean) * (x - mean)).mean(axes, keepdims=True)
-        if running_mean is not None:
+        if running_mean is not None and running_var is not None:
             n = x.numel() // x.shape[1]
             with no_grad():
                 running_mean.mul_(1 - momentum).add_(mean.reshape(-1).detach() * momentum)
@@ -291,7 +291,7 @@ def batch_norm(
                     var.reshape(-1).detach() * (momentum * n / max(n - 1, 1))
                 )
     else:
-        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
+        mean, var = running_mean.reshape(shape), running_var.reshape(shape)  # type: ignore[union-attr]  # eval needs them
     out = (x - mean) / (var + eps).sqrt()
     if weight is not None:
         out = out * weight.reshape(shape)

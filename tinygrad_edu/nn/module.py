@@ -183,7 +183,7 @@ class Module:
             return
         module.__dict__["_key"] = name
         for sub, p in module.named_parameters():
-            if p._auto_name:
+            if getattr(p, "_auto_name", False):
                 p.name = f"{name}.{sub}"
         # an ancestor that registered us earlier qualifies these names again when it
         # is itself registered; registering children first (the usual order) just works

@@ -116,7 +116,7 @@ class Region:
 
     def same_as(self, other: Region) -> bool:
         same_break = (self.brk is None) == (other.brk is None) and (
-            self.brk is None or (self.brk.var, self.brk.kind) == (other.brk.var, other.brk.kind)
+            self.brk is None or (self.brk.var, self.brk.kind) == (other.brk.var, other.brk.kind)  # type: ignore[union-attr]
         )
         types = {v: (x.shape, x.dtype) for v, x in self.vars.items()}
         return (
@@ -153,7 +153,9 @@ def split(tr: Tracer, result: Any, name: str, arg_vars: list) -> Path:
     """Cut the capture's one long program into regions at its breaks."""
     prog = tr.program
     outputs, structure = _outputs(tr, result)
-    regions, outcomes, start = [], [], 0
+    regions: list[Any] = []
+    outcomes: list[Any] = []
+    start = 0
     for stop, brk in tr.breaks + [(len(prog.eqns), None)]:
         regions.append(_region(prog, prog.eqns[start:stop], brk, f"{name}_{len(regions)}"))
         if brk is not None:

@@ -72,13 +72,17 @@ class Explanation:
 def explain(f: Any) -> Explanation:
     tree: PathTree | None = f._tree()
     regions = tree.regions() if tree is not None else []
-    graph_of = {}
-    graphs = []
+    graph_of: dict[int, int] = {}
+    graphs: list[Any] = []
     for r in regions:
         if r.eqns:
             graph_of[id(r)] = len(graphs)
             graphs.append(r.graph)
-    breaks = [_break_info(tree, r, graph_of.get(id(r))) for r in regions if r.brk is not None]
+    breaks = [
+        _break_info(tree, r, graph_of.get(id(r)))  # type: ignore[arg-type]  # regions: a tree
+        for r in regions
+        if r.brk is not None
+    ]
     e = Explanation(graphs, breaks, _guards(f, tree), list(f.compiles), list(f.notes))
     e.text = _text(f, e, regions, graph_of)
     return e

@@ -179,7 +179,7 @@ def save(graph: Any, path: str) -> None:
     jpath, npath = _paths(path)
     with open(jpath, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1)
-    np.savez(npath, **w.arrays)
+    np.savez(npath, **w.arrays)  # type: ignore[arg-type]  # numpy's stub: kwds typed as allow_pickle
 
 
 # --- loading --------------------------------------------------------------------------

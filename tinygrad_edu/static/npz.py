@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import zipfile
 import zlib
+from typing import Any
 
 import numpy as np
 
@@ -78,7 +79,8 @@ def _npz_headers(zf: zipfile.ZipFile) -> dict:
     infos = zf.infolist()
     if len(infos) > MAX_ARRAYS:
         raise NpzError(f"{len(infos)} arrays, more than the {MAX_ARRAYS} allowed")
-    out, total = {}, 0
+    out: dict[str, tuple[zipfile.ZipInfo, Any]] = {}  # (info, header) or (info, why not)
+    total = 0
     for info in infos:
         key = info.filename[:-4]
         if not info.filename.endswith(".npy") or key in out:

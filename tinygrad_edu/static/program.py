@@ -77,9 +77,9 @@ def placeholder(shape: Sequence[int], name: str = "x", dtype: Any = "float64") -
     t.__class__ = Placeholder
     t.name = name
     tr = current()
-    if tr is not None and getattr(tr, "graph", None) is not None:
+    if tr is not None and tr.graph is not None:
         tr.graph._add_placeholder(t)
-    return t
+    return t  # type: ignore[return-value]  # its class is Placeholder now
 
 
 def _as_array(x: Any) -> np.ndarray:
@@ -421,7 +421,7 @@ def record(
     tr: Tracer, fn: Callable[..., Any], example_inputs: Sequence[Any], name: str | None = None
 ) -> StaticGraph:
     """`trace` with a tracer of the caller's (tg.static.function sets its `lift` rule)."""
-    names = input_names(fn, len(example_inputs), example_inputs)
+    names = input_names(fn, len(example_inputs), tuple(example_inputs))
     args = []
     for nm, ex in zip(names, example_inputs):
         t = Tensor.wrap(np.array(_as_array(ex)))
@@ -436,7 +436,7 @@ def record(
         result = fn(*args)
         outs, structure = flatten_outputs(result)
         tr.program.outputs = tr.output_vars(outs)
-    fname = name or getattr(fn, "__name__", "f")
+    fname = str(name or getattr(fn, "__name__", "f"))
     return StaticGraph(tr.program, structure, "f" if fname == "<lambda>" else fname)
 
 
@@ -539,7 +539,7 @@ class Graph:
                     "give every placeholder its own name",
                 )
             )
-        self._tracer.add_input(t, t.name)
+        self._tracer.add_input(t, t.name or "")
         self._placeholders.append(t)
 
     def __repr__(self) -> str:

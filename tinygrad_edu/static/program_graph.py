@@ -87,9 +87,9 @@ class _Builder:
                     self.edge(ids[i], oid, slot)
             for key, sub in e.subs.items():
                 sub_module = f"{module + '.' if module else ''}{e.op}@{oid[2:]}.{key}"
-                passed = [ids[i] for i in e.ins if i in ids]
+                passed: list[str] | None = [ids[i] for i in e.ins if i in ids]
                 if e.op == "cond":
-                    passed = passed[1:]  # the predicate chooses; it is not passed in
+                    passed = passed[1:]  # type: ignore[index]  # a list here  # the predicate chooses; it is not passed in
                 if e.op == "vjp":
                     passed = None
                 sub_ids, _ = self.program(sub, sub_module, passed, False)

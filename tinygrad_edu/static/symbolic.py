@@ -115,7 +115,7 @@ class _Substitute:
             or not isinstance(p, (int, float, np.integer, np.floating))
         ):
             raise _NotSymbolicError
-        fp, fq, found = Fraction(p), Fraction(q), set()
+        fp, fq, found = Fraction(p), Fraction(q), set()  # type: ignore[arg-type]  # a real number
         for a, b, c in zip(self.a, self.b, self.c):
             if a != b and fp * b == fq * a:  # p = k * a and q = k * b, the same k
                 found.add(fp * c / a)
@@ -216,7 +216,7 @@ class _Substitute:
             raise _NotSymbolicError
         brk = None
         if ra.brk is not None:
-            if (ra.brk.var, ra.brk.kind) != (rb.brk.var, rb.brk.kind):
+            if (ra.brk.var, ra.brk.kind) != (rb.brk.var, rb.brk.kind):  # type: ignore[union-attr]
                 raise _NotSymbolicError
             brk = Break(ra.brk.var, ra.brk.kind, ra.brk.outcome, ra.brk.site)
         consts = {v: self.array(ra.consts[v], rb.consts[v]) for v in ra.consts}

@@ -105,7 +105,7 @@ class _ViewLogic(GraphViewState):
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         # Untrusted notebooks, nbviewer and nbval see only these two (docs/graphs_in_notebooks.md)
-        out = super()._repr_mimebundle_(**kwargs)
+        out = super()._repr_mimebundle_(**kwargs)  # type: ignore[misc]  # anywidget's, mixed in
         data, meta = out if isinstance(out, tuple) else (out, {})
         data = dict(data)
         data["text/plain"] = repr(self)

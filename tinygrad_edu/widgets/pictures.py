@@ -202,7 +202,7 @@ def node_details(graph: GraphModel | None, node_id: str) -> str:
         value: [1, 2]
         grad: none yet
     """
-    if not has_node(graph, node_id):
+    if graph is None or not has_node(graph, node_id):
         return ""
     from ..render.dot import node_details as details
 

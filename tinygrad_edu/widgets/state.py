@@ -76,7 +76,7 @@ class WatchList(t.HasTraits):
         LiveGraph(watching 2: loss, y)
     """
 
-    pinned: t.List[str] = t.List()
+    pinned: t.List[Any] = t.List()  # tensors or their names
 
     @property
     def auto(self) -> bool:
