@@ -266,6 +266,21 @@ def test_placeholder_trace_and_repr():
     assert g.inputs[0].name == "x"
 
 
+def test_placeholder_made_inside_a_trace_or_a_branch_is_a_constant_not_a_crash():
+    # Only a tg.static.Graph collects placeholders; any other tracer (a trace, a cond
+    # branch inside a Graph) has no graph, and placeholder() used to read a missing attribute
+    g = tg.static.trace(lambda v: v * 2 + tg.static.placeholder((3,), "y"), tg.ones(3))
+    assert "y: float64[3] = const [0., 0., 0.]" in str(g)
+    np.testing.assert_allclose(g([1.0, 2.0, 3.0]).numpy(), [2.0, 4.0, 6.0])
+    with tg.static.Graph() as graph:
+        x = tg.static.placeholder((3,), name="x")
+        y = tg.static.cond(
+            x.sum() > 0, lambda a: a + tg.static.placeholder((3,), "z"), lambda a: a * 2, x
+        )
+    assert repr(graph).endswith("placeholders: x)")
+    np.testing.assert_allclose(graph.run(y, {"x": [1.0, 2.0, 3.0]}).numpy(), [1.0, 2.0, 3.0])
+
+
 def test_define_then_run_graph_feeds_and_errors():
     w = tg.tensor([[1.0], [2.0]], name="w")
     with tg.static.Graph() as graph:

@@ -13,6 +13,7 @@ import html
 import os
 import re
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from ..core.errors import MissingDependencyError, message
@@ -231,7 +232,7 @@ class Drawing:
         highlight: Any = (),
         timeout: float = 10.0,
         fold: bool = True,
-        rebuild: Any = None,
+        rebuild: Callable[[int | None, list[str]], GraphModel] | None = None,
         cap: bool = True,
     ) -> None:
         self.graph = graph
@@ -276,7 +277,7 @@ class Drawing:
         best = lay_out_in_box(self.graph, *args, **self._dot_options)
         if best[3] >= PANEL_TEXT_PX or self._rebuild is None:
             return best[:3]
-        tries = []
+        tries: list[tuple[int | None, list[str]]] = []  # (most nodes or None, modules to fold)
         if self._fold and self._cap:  # (not when the learner opened steps with expand=)
             tries += [(None, _with_steps(level, self.graph)) for level in module_levels(self.graph)]
         cap = len(self.graph.nodes)
@@ -285,8 +286,8 @@ class Drawing:
         while self._cap and cap > MIN_CAP and len(tries) < 8:
             cap = max(MIN_CAP, int(cap * 0.6))
             tries.append((cap, []))
-        for cap, modules in tries:
-            graph = self._rebuild(cap, modules)
+        for most, modules in tries:
+            graph = self._rebuild(most, modules)
             if modules:  # say, on the box, that it was folded to fit and how to open it
                 for n in graph.nodes:
                     if n.kind == "summary" and n.role == "module" and n.name in modules:
@@ -474,6 +475,7 @@ def draw(
         if modules and collapse is not True:
             asked = [collapse] if isinstance(collapse, str) else list(collapse or ())
             more["collapse"] = [*asked, *modules]
+        assert max_nodes is not None  # Drawing is given `rebuild` only when max_nodes is set
         return build_graph(*tensors, max_nodes=min(cap or max_nodes, max_nodes), **more)
 
     return Drawing(

@@ -328,6 +328,7 @@ def _written_forward_line(e: Eqn, nm: _Names, program: Program) -> Line:
     ins = [program.vars[v] for v in e.ins]
     consts = _consts_of(e, program)
     expr = numpy_lines.forward_expr(e.op, ins, [nm[v] for v in e.ins], e.attrs, consts)
+    assert expr is not None  # _written_out kept `e` only where a rule gave an expression
     out = e.outs[0]
     # numpy gives a scalar, not a 0-d array, for a 0-d result: made an array, as eagerly
     line = f"{nm[out]} = {_as_array(expr) if out in nm.scalars else expr}"

@@ -165,6 +165,7 @@ class CompiledFn:
             else:
                 reason = text
         if reason is None:
+            assert tree is not None  # found, or re-specialised above (else `reason` says why not)
             reason = tree.stale()
             if reason is not None:  # its graphs were made for the old shapes: start afresh
                 del entry.trees[sizes]

@@ -297,6 +297,9 @@ class ExportedProgram:
         if graph is not None:
             return graph
         shown = ", ".join(f"{d.name}={n}" for d, n in zip(self._symbols, sizes))
+        # without a dynamic dim the only sizes are () and that program is kept above;
+        # with one, export (or load) made the second program
+        assert self._graph_b is not None
         try:
             prog = _Substitute(self._a, self._b, sizes).program(
                 self.graph.program, self._graph_b.program

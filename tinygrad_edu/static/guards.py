@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import sys
 import types
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,7 +93,7 @@ def arg_names(fn: Any, n: int) -> list:
     return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
 
 
-def shape_changes(new: list, old: list, names: list) -> list:
+def shape_changes(new: Sequence[Any], old: Sequence[Any], names: Sequence[str]) -> list:
     """`(position, name, new shape, old shape)` of each tensor argument whose shape changed."""
     return [
         (i, n, a[1], b[1])
@@ -101,7 +102,9 @@ def shape_changes(new: list, old: list, names: list) -> list:
     ]
 
 
-def retrace_reason(new: list | None, old: list | None, names: list, made: str) -> str:
+def retrace_reason(
+    new: Sequence[Any], old: Sequence[Any] | None, names: Sequence[str], made: str
+) -> str:
     """Why a call with keys `new` found no trace, against the last call's `old`, in words.
 
     `made` is what happens on a miss ("traced", "captured"), for the first call's text.
@@ -128,7 +131,9 @@ def retrace_reason(new: list | None, old: list | None, names: list, made: str) -
 
 def read_changed(now: dict, before: dict) -> str:
     """A retrace because what the function read (not its arguments) changed."""
-    return "what the function read changed: " + difference(now, before)
+    change = difference(now, before)
+    assert change is not None  # callers found no entry whose state equals `now`
+    return "what the function read changed: " + change
 
 
 @dataclass

@@ -514,9 +514,10 @@ def _spec(inputs_doc: Any, program: Program, jpath: str) -> list[dict]:
     inputs = program.inputs
     if not isinstance(inputs_doc, list) or len(inputs_doc) != len(inputs):
         raise _fail(jpath, "dims: one entry per input")
-    spec, by_name = [], {}
+    spec: list[dict[int, Dim]] = []
+    by_name: dict[str, Dim] = {}
     for i, entry in enumerate(inputs_doc):
-        dims = {}
+        dims: dict[int, Dim] = {}
         ndim = len(program.vars[inputs[i]].shape)
         for d, triple in (entry if isinstance(entry, dict) else {None: None}).items():
             ok = (
@@ -534,6 +535,7 @@ def _spec(inputs_doc: Any, program: Program, jpath: str) -> list[dict]:
                     f"{jpath}: dims[{i}]",
                     f"a dim entry must be 'dim': [name, min, max], got {d!r}: {triple!r}",
                 )
+            assert d is not None and triple is not None  # `ok` checked both
             dim = by_name.get(triple[0])
             if dim is None:
                 dim = by_name[triple[0]] = Dim(triple[0], min=triple[1], max=triple[2])

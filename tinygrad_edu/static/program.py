@@ -74,12 +74,12 @@ def placeholder(shape: Sequence[int], name: str = "x", dtype: Any = "float64") -
             )
         )
     t = Placeholder.wrap(np.zeros(tuple(int(s) for s in shape), dtype=np.dtype(dtype)))
-    t.__class__ = Placeholder
+    assert isinstance(t, Placeholder)  # wrap makes an instance of the class it is called on
     t.name = name
     tr = current()
     if tr is not None and tr.graph is not None:
         tr.graph._add_placeholder(t)
-    return t  # type: ignore[return-value]  # its class is Placeholder now
+    return t
 
 
 def _as_array(x: Any) -> np.ndarray:

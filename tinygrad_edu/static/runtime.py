@@ -19,7 +19,7 @@ Static layer: imports the core, numpy and the standard library only.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -109,7 +109,7 @@ def run_equation(e: Eqn, env: dict, tape: dict, keep: bool, run: Callable | None
 def _cond(e: Eqn, env: dict, tape: dict, keep: bool, run: Callable) -> None:
     pred = env[e.ins[0]]
     branch = "true" if bool(np.all(pred)) else "false"
-    sub_tape = {} if keep else None
+    sub_tape: dict[int, Any] | None = {} if keep else None
     outs = run(e.subs[branch], [env[i] for i in e.ins[1:]], sub_tape, keep)
     for vid, val in zip(e.outs, outs):
         env[vid] = val
@@ -128,7 +128,7 @@ def _while(e: Eqn, env: dict, tape: dict, keep: bool, run: Callable) -> None:
         if steps == limit:
             raise loop_limit_error(limit, e.site)
         steps += 1
-        sub_tape = {} if keep else None
+        sub_tape: dict[int, Any] | None = {} if keep else None
         carry = run(e.subs["body"], carry + caps, sub_tape, keep)
         tapes.append(sub_tape)
     for vid, val in zip(e.outs, carry):
@@ -148,6 +148,7 @@ def _vjp(e: Eqn, env: dict, tape: dict, run: Callable) -> None:
     needs = e.attrs["needs"]
     in_types = e.attrs["_in_types"]
     op = e.attrs["op"]
+    full: Sequence[Any]  # one gradient (or None) per input of the forward equation
     if op == "cond":
         branch, sub_tape = ctx
         grads = run(e.subs[f"{branch}_grad"], _cotangents(e, env), sub_tape)

@@ -212,7 +212,8 @@ class StaticFunction:
                 full[i] = t
             return self.fn(*full)
 
-        traced.__signature__ = _signature([names[i] for i in dynamic])
+        # inspect.signature reads this attribute; typeshed declares no such attribute on functions
+        traced.__signature__ = _signature([names[i] for i in dynamic])  # type: ignore[attr-defined]
         lift = outside_lifter(labels)  # before the trace: its own tensors are newer
         examples = []
         for i in dynamic:

@@ -28,17 +28,20 @@ import threading
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..core import source
 from ..core.errors import TracingError, message
-from ..core.function import add_observer
+from ..core.function import Function, add_observer
 from ..core.grad_mode import is_grad_enabled
 from ..core.ops.movement import Detach
 from ..core.tensor import Tensor
 from .ir import IdSource, Program, Var
+
+if TYPE_CHECKING:  # program.py imports this module; the name is for annotations only
+    from .program import Graph
 
 # what the Python got from a tensor's array at a break, for each kind the core reports
 _CONVERT = {
@@ -105,7 +108,7 @@ _tracing = _Tracing()
 class _Observer:
     """The one core observer; it forwards to the innermost active tracer."""
 
-    def on_op(self, node: Any, cls: type, args: tuple, kwargs: dict, out: Any) -> None:
+    def on_op(self, node: Any, cls: type[Function], args: tuple, kwargs: dict, out: Any) -> None:
         active = _tracing.active
         if active and not active[-1].paused:
             active[-1].record(cls, args, kwargs, out)
@@ -293,8 +296,11 @@ class Tracer:
             strict, who = (False, "trace") if broke else (parent.strict, parent.who)
         if policy not in POLICIES:
             raise ValueError(f"Tracer: policy {policy!r} is not one of {POLICIES}")
-        self.policy, self.strict, self.who = policy, strict, who
-        self.new_id = new_id or (parent.new_id if parent is not None else IdSource())
+        self.policy: str = policy
+        self.strict: bool = strict
+        self.who: str = who
+        self.new_id: IdSource = new_id or (parent.new_id if parent is not None else IdSource())
+        self.graph: Graph | None = None  # the tg.static.Graph this tracer builds, if any
         self.program = Program([], [], {}, [], {})
         self.map: dict[int, tuple] = {}  # id(tensor) -> (var id, version when recorded)
         self.aliases: dict[tuple, int] = {}  # (id(data), id(_vc)) -> id(tensor), for detach()
@@ -396,7 +402,10 @@ class Tracer:
             if vid is not None:
                 return vid
             if self._lift_at_root(x):
-                return self.find(x)  # a branch or loop body captures it from the root
+                # a branch or loop body captures it from the root, which has just bound it
+                vid = self.find(x)
+                assert vid is not None
+                return vid
             vid = self._new_var(x.shape, x.dtype, x.name)
             self.program.consts[vid] = np.array(x)  # a snapshot: frozen into the graph
             self._bind(x, vid)
@@ -425,7 +434,7 @@ class Tracer:
 
     # --- observer callbacks ----------------------------------------------------------
 
-    def record(self, cls: type, args: tuple, kwargs: dict, out: Tensor) -> None:
+    def record(self, cls: type[Function], args: tuple, kwargs: dict, out: Tensor) -> None:
         if not cls.replayable:
             raise TracingError(
                 message(
