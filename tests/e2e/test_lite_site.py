@@ -86,6 +86,17 @@ a = tg.tensor([1.0, 2.0], requires_grad=True, name="a")
 svg = tg.draw((a * 2).sum()).svg()
 print(svg.startswith("<svg"), ">a (2,)</text>" in svg, f"{(time.perf_counter() - t0) * 1000:.0f}")
 """
+# a browser that cannot wait on a promise (no JSPI: simulated), asked to draw while the
+# module loads: the text tree and one line; the next cell draws
+NO_JSPI = """
+from tinygrad_edu.render import wasm
+wasm._bridge.can_block = lambda: False
+wasm._STATE.clear()
+wasm.start()
+c = tg.tensor([3.0], requires_grad=True, name="c")
+print(tg.draw(c * 2)._repr_mimebundle_()["text/plain"].splitlines()[-1])
+"""
+NEXT_CELL = 'print(tg.draw(c * 2).svg().startswith("<svg"))'
 RESTART = """async () => {
     const sc = jupyterapp.shell.currentWidget.sessionContext;
     await sc.session.kernel.restart();
@@ -221,6 +232,9 @@ def test_lesson_1_draws_its_live_graph_in_the_browser_with_nothing_from_outside(
                 outputs[i] = page.evaluate(RUN_CELL, i)
                 times[i] = time.perf_counter() - t0
             timing = page.evaluate(RUN_CODE, TIMING).split()
+            loading = page.evaluate(RUN_CODE, NO_JSPI).strip()
+            page.wait_for_timeout(500)  # a learner's pause before the next cell
+            next_cell = page.evaluate(RUN_CODE, NEXT_CELL).strip()
             t0 = time.perf_counter()
             page.evaluate(RESTART)
             restart = time.perf_counter() - t0
@@ -237,6 +251,10 @@ def test_lesson_1_draws_its_live_graph_in_the_browser_with_nothing_from_outside(
         assert html and "<svg" in html[-1], (i, outputs[i])
         assert all(f">{label}</text>" in html[-1] for label in labels), html[-1][:2000]
     assert timing[:2] == ["graphviz-wasm", "31"], timing  # the drawings are the browser's
+    assert (
+        loading == "the browser's Graphviz is still loading (about a second): run this cell again"
+    )
+    assert next_cell == "True"
     assert first[:2] == ["True", "True"], first  # drawn in the import cell (JSPI waited)
     assert outside == []
     report = {

@@ -40,6 +40,16 @@ NEEDS_SERVER = (
     ".dot here, or open the lesson on a server (Binder, or `tinygrad-edu lessons` locally)"
 )
 
+# JavaScript: the module's text -> its Graphviz, loaded (the WebAssembly compiled)
+_IMPORT_FROM_TEXT = """(async (text) => {
+    const url = URL.createObjectURL(new Blob([text], {type: "text/javascript"}));
+    try {
+        const module = await import(url);
+        return await module.Graphviz.load();
+    } finally {
+        URL.revokeObjectURL(url);
+    }
+})"""
 _STATE: dict[str, Any] = {}  # "task": the load under way or done (its result: the engine)
 
 
@@ -57,15 +67,11 @@ class PyodideBridge:
         return asyncio.ensure_future(self._load(js_source))
 
     async def _load(self, js_source: str) -> Any:
-        import js  # Pyodide's view of the worker's global scope
         from pyodide.code import run_js
-        from pyodide.ffi import to_js
 
         # an ES module imported from a Blob URL: no site path to know, no CDN, any Pyodide host
-        blob = js.Blob.new(to_js([js_source]), to_js({"type": "text/javascript"}))
-        url = js.URL.createObjectURL(blob)
-        module = await run_js(f"import({url!r})")
-        return await module.Graphviz.load()
+        load = run_js(_IMPORT_FROM_TEXT)
+        return await load(js_source)
 
     def can_block(self) -> bool:
         """Whether this cell may wait on a promise (JSPI: Chromium yes, others maybe not)."""
