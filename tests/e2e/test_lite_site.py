@@ -97,6 +97,12 @@ c = tg.tensor([3.0], requires_grad=True, name="c")
 print(tg.draw(c * 2)._repr_mimebundle_()["text/plain"].splitlines()[-1])
 """
 NEXT_CELL = 'print(tg.draw(c * 2).svg().startswith("<svg"))'
+# the two other views (the live graph and the panel ran in the lesson's cells)
+VIEWS = """
+view = tg.GraphView((c * c).sum())
+stepper = tg.BackwardStepper((c * 3).sum())
+print(view.svg.startswith("<svg"), "image/svg+xml" in stepper._repr_mimebundle_())
+"""
 RESTART = """async () => {
     const sc = jupyterapp.shell.currentWidget.sessionContext;
     await sc.session.kernel.restart();
@@ -235,6 +241,7 @@ def test_lesson_1_draws_its_live_graph_in_the_browser_with_nothing_from_outside(
             loading = page.evaluate(RUN_CODE, NO_JSPI).strip()
             page.wait_for_timeout(500)  # a learner's pause before the next cell
             next_cell = page.evaluate(RUN_CODE, NEXT_CELL).strip()
+            views = page.evaluate(RUN_CODE, VIEWS).strip()
             t0 = time.perf_counter()
             page.evaluate(RESTART)
             restart = time.perf_counter() - t0
@@ -255,6 +262,7 @@ def test_lesson_1_draws_its_live_graph_in_the_browser_with_nothing_from_outside(
         loading == "the browser's Graphviz is still loading (about a second): run this cell again"
     )
     assert next_cell == "True"
+    assert views == "True True", views  # GraphView and the backward stepper draw too
     assert first[:2] == ["True", "True"], first  # drawn in the import cell (JSPI waited)
     assert outside == []
     report = {
