@@ -149,3 +149,32 @@ def test_build_refuses_a_folder_that_is_not_a_site(tmp_path, capsys):
         f"site build: {out}: a folder that is not a site already; give an empty or new one\n"
     )
     assert (out / "essay.txt").read_text() == "mine"
+
+
+def test_package_files_come_from_a_base_url_too(tmp_path):
+    """The default source is Pyodide's release URL: the same fetch, served here on 127.0.0.1."""
+    import functools
+    import http.server
+    import threading
+
+    files = {"a": b"wheel a", "b": b"wheel b"}
+    (tmp_path / "full").mkdir()
+    for name, data in files.items():
+        (tmp_path / "full" / f"{name}-1.0-py3-none-any.whl").write_bytes(data)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        source = site.PackageSource(base + "/full/")
+        got = site.pyodide_packages(lock_of(files), ["b", "a"], source, tmp_path / "c")
+        assert [p.read_bytes() for p in got] == [b"wheel b", b"wheel a"]
+        with pytest.raises(
+            site.SiteError, match=r"a-1\.0-py3-none-any\.whl: not found in http.*404"
+        ):
+            lock = lock_of({"a": b"another a"})  # not the cached one: fetched again
+            site.pyodide_packages(lock, ["a"], site.PackageSource(base + "/none/"), tmp_path / "c")
+    finally:
+        server.shutdown()
+        server.server_close()
