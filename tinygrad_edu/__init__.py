@@ -8,6 +8,7 @@ first time they are used (PEP 562 module `__getattr__` below).
 from __future__ import annotations
 
 import importlib
+import sys as _sys
 from typing import Any
 
 from .core import *  # noqa: F403 - the public core names, listed in core.__all__
@@ -66,5 +67,11 @@ def unload_ipython_extension(ipython: Any) -> None:
     unload(ipython)  # which drops every custom error handler, the guard's too
     unanswered.install(ipython)
 
+
+if _sys.platform == "emscripten":  # in the browser (JupyterLite): no `dot` program can run,
+    # so the WebAssembly Graphviz starts loading now and is ready by the first drawing
+    from .render import wasm as _wasm
+
+    _wasm.start()
 
 __all__ = [*_core_all, *_LAZY, "load_ipython_extension", "unload_ipython_extension", "__version__"]

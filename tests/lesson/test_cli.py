@@ -67,6 +67,11 @@ def _run(*args, cwd=None):
                 "goes to JupyterLab",
             ],
         ),
+        (["site"], ["build", "JupyterLite", "nothing", "docs/jupyterlite.md"]),
+        (
+            ["site", "build"],
+            ["OUT", "--pyodide-packages", "--cache", "sha256", "site_pins.json", "npm"],
+        ),
     ],
 )
 def test_help_on_each_command(args, words):

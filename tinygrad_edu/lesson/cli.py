@@ -488,6 +488,7 @@ def build_parser() -> argparse.ArgumentParser:
     for add_action in (_add_new, _add_run, _add_check, _add_strip, _add_grade):
         add_action(actions)
     _add_lessons_command(sub)
+    _add_site_command(sub)
     lesson.set_defaults(func=lambda a: _usage(lesson))
     parser.set_defaults(func=lambda a: _usage(parser))
     return parser
@@ -694,6 +695,93 @@ def _add_lessons_command(commands: Any) -> None:
         help="options for JupyterLab, passed on as they are (see above)",
     )
     cmd.set_defaults(func=_lessons)
+
+
+def _site_build(args: argparse.Namespace) -> int:
+    import time
+
+    from . import site
+
+    checkout = Path(__file__).resolve().parents[2]
+    if not (checkout / "pyproject.toml").is_file():
+        print(
+            "site build: run it from a checkout of tinygrad_edu (it builds the wheel)",
+            file=sys.stderr,
+        )
+        return 1
+    start = time.perf_counter()
+    try:
+        out = site.build_site(
+            Path(args.out),
+            lessons=lesson_sources(Path(args.source) if args.source else None),
+            checkout=checkout,
+            cache=Path(args.cache) if args.cache else site.default_cache(),
+            packages=args.pyodide_packages or site.PINS["pyodide"]["official_packages"],
+            say=lambda line: print(f"site build: {line}", flush=True),
+        )
+    except (site.SiteError, strip.StripError, OSError) as e:
+        print(f"site build: {e}", file=sys.stderr)
+        return 1
+    size, files = site.size(out)
+    print(
+        f"{out}: {size / 1e6:.1f} MB in {files} files, built in {time.perf_counter() - start:.0f} s; "
+        f"serve it as it is: python -m http.server -d {args.out} 8000, then open "
+        "http://localhost:8000/lab/index.html"
+    )
+    return 0
+
+
+def _add_site_command(commands: Any) -> None:
+    """`tinygrad-edu site build OUT`: the lessons as a JupyterLite site (docs/jupyterlite.md)."""
+    site = commands.add_parser(
+        "site",
+        help="build the lessons as a website that runs in the browser (JupyterLite)",
+        formatter_class=_Formatter,
+        description=_describe(
+            "Build a JupyterLite site: JupyterLab and a Python kernel (Pyodide) that run in the "
+            "browser, with a learner copy of every lesson, numpy and tinygrad_edu, and Graphviz "
+            "compiled to WebAssembly for the drawings. Any static host serves the folder as it "
+            "is (try `python -m http.server -d _site`); learners install nothing "
+            "(docs/jupyterlite.md)."
+        ),
+        epilog=_examples("tinygrad-edu site build _site"),
+    )
+    actions = site.add_subparsers(dest="action", metavar="ACTION")
+    cmd = _add_action(
+        actions,
+        "build",
+        "write the site into OUT",
+        "Fetch what the site needs (npm: the Pyodide runtime and the WebAssembly Graphviz; "
+        "PyPI: the kernel's wheels; Pyodide's package files), check each file's sha256 "
+        "against the pins in tinygrad_edu/lesson/site_pins.json and Pyodide's own lock, "
+        "build tinygrad_edu's wheel, strip the lessons, and run `jupyter lite build`. "
+        "Needs npm, and `pip install tinygrad_edu[site]`. Downloads stay in the cache.",
+        "tinygrad-edu site build _site",
+        "tinygrad-edu site build _site --pyodide-packages ~/pyodide-0.27.7/",
+    )
+    cmd.add_argument("out", metavar="OUT", help="the site's folder (replaced if it is a site)")
+    cmd.add_argument(
+        "--from",
+        dest="source",
+        metavar="FOLDER",
+        default=None,
+        help="the instructor lessons (default: ./notebooks, else the checkout's notebooks/)",
+    )
+    cmd.add_argument(
+        "--cache",
+        metavar="DIR",
+        default=None,
+        help="downloads (default: ~/.cache/tinygrad_edu/site)",
+    )
+    cmd.add_argument(
+        "--pyodide-packages",
+        metavar="SOURCE",
+        default=None,
+        help="where Pyodide's package files come from: a URL, a folder, or a zip holding them "
+        "(default: Pyodide's official release files); checked against Pyodide's lock either way",
+    )
+    cmd.set_defaults(func=_site_build)
+    site.set_defaults(func=lambda a: _usage(site))
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

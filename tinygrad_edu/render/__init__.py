@@ -2,7 +2,8 @@
 
 - `draw(*tensors, ...)` -> `Drawing` (what `tg.draw` is);
 - `dot.to_dot(graph)`: DOT text, pure and deterministic;
-- `svg.dot_to_svg(source)`: runs Graphviz's `dot` with a timeout;
+- `svg.dot_to_svg(source)`: runs Graphviz's `dot` with a timeout (in the browser,
+  Graphviz compiled to WebAssembly: `wasm`);
 - `text.to_text(graph)`: the fallback when Graphviz is missing;
 - `plots`: loss curves, decision boundaries, gradient flow (`tg.plot`).
 

@@ -23,7 +23,7 @@ import sys
 from collections import Counter, OrderedDict
 
 from ..core.errors import MissingDependencyError, message
-from . import dot_process
+from . import dot_process, wasm
 
 PROGRAMS = ("dot", "graphviz-pure")  # tried in this order
 PIN_VARIABLE = "TINYGRAD_EDU_DOT"  # names the one layout program to use
@@ -71,7 +71,11 @@ def find_dot() -> str | None:
     program is looked for on PATH first, then in `interpreter_dirs()`; a `dot`
     anywhere wins over graphviz-pure (a Graphviz the learner installed is the one
     they expect).
+    In the browser (Pyodide, JupyterLite) no program can run: the answer is the
+    WebAssembly Graphviz (`wasm.PROGRAM`), which `dot_to_svg` calls in place of dot.
     """
+    if wasm.AVAILABLE:
+        return wasm.PROGRAM
     search = os.pathsep.join([os.environ.get("PATH", os.defpath), *interpreter_dirs()])
     pinned = os.environ.get(PIN_VARIABLE)
     # the live view asks before every drawing: searching PATH costs ~0.2 ms (a stat per
@@ -230,6 +234,8 @@ def _one_decimal(svg: str) -> str:
 
 
 def _run_once(exe: str, source: str, fast: bool, timeout: float) -> str:
+    if exe == wasm.PROGRAM:  # the browser: the same DOT, laid out by Graphviz in WebAssembly
+        return wasm.layout(source, fast)
     cmd = [exe, "-Tsvg", *(FAST_FLAGS if fast else ())]
     try:
         # a process started after the previous drawing: no wait for dot to start
@@ -268,6 +274,8 @@ def dot_to(source: str, fmt: str, timeout: float = 10.0) -> bytes:
     exe = find_dot()
     if exe is None:
         raise MissingDependencyError(missing_message("save"))
+    if exe == wasm.PROGRAM:
+        raise RenderError("save: " + wasm.NEEDS_SERVER.format(fmt=fmt.upper()))
     fast = _count_nodes(source) > FAST_ABOVE
     cmd = [exe, f"-T{fmt}", *(FAST_FLAGS if fast else ())]
     try:

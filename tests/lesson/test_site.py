@@ -1,0 +1,180 @@
+"""`tinygrad-edu site build`'s pieces that need no network: hash checks, the lock, the wheel.
+
+The whole build, served and opened in Chromium, is tests/e2e/test_lite_site.py.
+"""
+
+import base64
+import hashlib
+import json
+import re
+import zipfile
+
+import pytest
+
+from tinygrad_edu.lesson import site
+from tinygrad_edu.lesson.cli import main
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def lock_of(files: dict[str, bytes]) -> dict:
+    """A Pyodide lock naming `files` (name -> content); `a` depends on `b`."""
+    packages = {}
+    for name, data in files.items():
+        packages[name] = {
+            "name": name,
+            "file_name": f"{name}-1.0-py3-none-any.whl",
+            "sha256": digest(data),
+            "depends": ["b"] if name == "a" else [],
+        }
+    return {"info": {"version": "0.27.7"}, "packages": packages}
+
+
+def test_the_lock_closure_follows_depends_across_name_spellings():
+    lock = {
+        "packages": {
+            "ipython": {"depends": ["prompt_toolkit", "traitlets"]},
+            "prompt-toolkit": {"depends": ["wcwidth"]},
+            "traitlets": {"depends": []},
+            "wcwidth": {"depends": []},
+            "scipy": {"depends": ["numpy"]},
+            "numpy": {"depends": []},
+        }
+    }
+    assert site.lock_closure(lock, ["ipython"]) == [
+        "ipython",
+        "prompt-toolkit",
+        "traitlets",
+        "wcwidth",
+    ]
+
+
+def test_package_files_come_from_a_zip_anywhere_inside_and_are_hash_checked(tmp_path):
+    files = {"a": b"wheel a", "b": b"wheel b"}
+    lock = lock_of(files)
+    holder = tmp_path / "holder.whl"
+    with zipfile.ZipFile(holder, "w") as z:
+        for name, data in files.items():
+            z.writestr(f"deep/inside/{name}-1.0-py3-none-any.whl", data)
+    got = site.pyodide_packages(lock, ["a", "b"], site.PackageSource(str(holder)), tmp_path / "c")
+    assert [p.read_bytes() for p in got] == [b"wheel a", b"wheel b"]
+    assert got[0].parent == tmp_path / "c" / "pyodide-0.27.7"  # cached for the next build
+
+
+def test_a_file_that_is_not_the_locked_one_is_refused_and_removed(tmp_path):
+    lock = lock_of({"a": b"the real a"})
+    folder = tmp_path / "mirror"
+    folder.mkdir()
+    (folder / "a-1.0-py3-none-any.whl").write_bytes(b"a tampered a")
+    with pytest.raises(site.SiteError) as e:
+        site.pyodide_packages(lock, ["a"], site.PackageSource(str(folder)), tmp_path / "c")
+    assert re.fullmatch(
+        f"Pyodide package a-1.0-py3-none-any.whl: sha256 {digest(b'a tampered a')} is not "
+        f"the pinned {digest(b'the real a')}; the file was removed",
+        str(e.value),
+    )
+    assert not (tmp_path / "c" / "pyodide-0.27.7" / "a-1.0-py3-none-any.whl").exists()
+
+
+def test_a_missing_package_file_names_the_file_and_the_source(tmp_path):
+    lock = lock_of({"a": b"a"})
+    with pytest.raises(site.SiteError, match=r"a-1\.0-py3-none-any\.whl: not found in .*empty"):
+        (tmp_path / "empty").mkdir()
+        site.pyodide_packages(lock, ["a"], site.PackageSource(str(tmp_path / "empty")), tmp_path)
+
+
+def test_the_wheel_gets_the_wasm_graphviz_listed_in_its_record(tmp_path):
+    wheel = tmp_path / "tinygrad_edu-0.1.0-py3-none-any.whl"
+    record = "tinygrad_edu-0.1.0.dist-info/RECORD"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr("tinygrad_edu/__init__.py", "x = 1\n")
+        z.writestr(record, "tinygrad_edu/__init__.py,sha256=abc,6\n" + record + ",,\n")
+    js = b"export class Graphviz {}"
+    site.add_to_wheel(wheel, tmp_path / "out.whl", site.WASM_JS, js)
+    with zipfile.ZipFile(tmp_path / "out.whl") as z:
+        assert z.read("tinygrad_edu/render/graphviz_wasm.js") == js
+        assert z.read("tinygrad_edu/__init__.py") == b"x = 1\n"
+        line = z.read(record).decode().splitlines()[-1]
+    hashed = base64.urlsafe_b64encode(hashlib.sha256(js).digest()).rstrip(b"=").decode()
+    assert line == f"tinygrad_edu/render/graphviz_wasm.js,sha256={hashed},{len(js)}"
+    assert site.WASM_JS.endswith("/".join(("render", "graphviz_wasm.js")))
+
+
+def test_lock_entries_let_import_load_the_wheel_without_pip(tmp_path):
+    wheel = tmp_path / "typing_extensions-4.15.0-py3-none-any.whl"
+    wheel.write_bytes(b"w")
+    entry = site.lock_entry("typing-extensions", wheel, [])
+    assert entry == {
+        "name": "typing-extensions",
+        "version": "4.15.0",
+        "file_name": wheel.name,
+        "install_dir": "site",
+        "sha256": digest(b"w"),
+        "package_type": "package",
+        "imports": ["typing_extensions"],
+        "depends": [],
+        "unvendored_tests": False,
+    }
+
+
+def test_the_pins_name_files_of_the_pinned_versions():
+    for name, (file, sha, depends) in site.PINS["kernel_wheels"].items():
+        assert site._key(file.split("-")[0]) == name and file.endswith("-py3-none-any.whl")
+        assert re.fullmatch("[0-9a-f]{64}", sha)
+        assert all(site._key(d) == d for d in depends)
+    pyodide = site.PINS["pyodide"]
+    assert pyodide["npm"] == f"pyodide@{pyodide['version']}"
+    assert (
+        pyodide["official_packages"].startswith("https://")
+        and pyodide["version"] in pyodide["official_packages"]
+    )
+    assert "numpy" in pyodide["roots"] and "micropip" in pyodide["roots"]
+
+
+def test_the_site_keeps_pypi_off_and_exposes_the_app_for_the_browser_tests():
+    data = site.lite_config()["jupyter-config-data"]
+    assert data["litePluginSettings"][site.KERNEL_PLUGIN] == {"disablePyPIFallback": True}
+    assert data["exposeAppInBrowser"] is True
+    json.dumps(data)
+
+
+def test_build_refuses_a_folder_that_is_not_a_site(tmp_path, capsys):
+    out = tmp_path / "homework"
+    out.mkdir()
+    (out / "essay.txt").write_text("mine")
+    assert main(["site", "build", str(out), "--cache", str(tmp_path / "cache")]) == 1
+    assert capsys.readouterr().err == (
+        f"site build: {out}: a folder that is not a site already; give an empty or new one\n"
+    )
+    assert (out / "essay.txt").read_text() == "mine"
+
+
+def test_package_files_come_from_a_base_url_too(tmp_path):
+    """The default source is Pyodide's release URL: the same fetch, served here on 127.0.0.1."""
+    import functools
+    import http.server
+    import threading
+
+    files = {"a": b"wheel a", "b": b"wheel b"}
+    (tmp_path / "full").mkdir()
+    for name, data in files.items():
+        (tmp_path / "full" / f"{name}-1.0-py3-none-any.whl").write_bytes(data)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        source = site.PackageSource(base + "/full/")
+        got = site.pyodide_packages(lock_of(files), ["b", "a"], source, tmp_path / "c")
+        assert [p.read_bytes() for p in got] == [b"wheel b", b"wheel a"]
+        with pytest.raises(
+            site.SiteError, match=r"a-1\.0-py3-none-any\.whl: not found in http.*404"
+        ):
+            lock = lock_of({"a": b"another a"})  # not the cached one: fetched again
+            site.pyodide_packages(lock, ["a"], site.PackageSource(base + "/none/"), tmp_path / "c")
+    finally:
+        server.shutdown()
+        server.server_close()
