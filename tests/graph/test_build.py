@@ -355,6 +355,26 @@ def test_expand_opens_the_steps_asked_for():
     assert len({n.module for n in every.nodes if n.module.startswith("rnncell.t=")}) == 12
 
 
+def test_collapsed_siblings_fold_only_with_their_neighbours():
+    # collapsing every step but t=5 once made one box "rnncell.t=1 ... rnncell.t=10" that
+    # claimed the open step too; a fold now stops where another sibling ran between
+    g = build_graph(_unrolled(12), collapse=[f"rnncell.t={k}" for k in range(12) if k != 5])
+    repeats = [n for n in g.nodes if n.kind == "summary" and n.role == "repeat"]
+    assert [(n.name, n.blocks) for n in repeats] == [
+        ("rnncell.t=1 ... rnncell.t=3", 3),
+        ("rnncell.t=7 ... rnncell.t=10", 4),
+    ]
+    assert any(n.module == "rnncell.t=5" for n in g.nodes if n.kind == "op")
+    every = build_graph(_unrolled(12), collapse=[f"rnncell.t={k}" for k in range(12)])
+    (fold,) = [n for n in every.nodes if n.role == "repeat"]
+    assert (fold.name, fold.blocks) == ("rnncell.t=1 ... rnncell.t=10", 10)
+    # the same for layers: sequential.3 left open splits the layers around it
+    net = tg.nn.Sequential(*[tg.nn.Linear(2, 2) for _ in range(8)])
+    out = net(tg.tensor([[1.0, 2.0]])).sum()
+    g = build_graph(out, collapse=[f"sequential.{k}" for k in range(8) if k != 3])
+    assert [n.name for n in g.nodes if n.role == "repeat"] == ["sequential.5 ... sequential.6"]
+
+
 def test_short_unrolls_stay_open():
     g = build_graph(_unrolled(3))
     assert not [n for n in g.nodes if n.kind == "summary"]

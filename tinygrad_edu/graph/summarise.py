@@ -169,7 +169,12 @@ def _signature_text(names: list[str]) -> str:
 
 
 def _fold_modules(raw: Any, summaries: list[Summary], unit: list[int], n: int) -> None:
-    """Fold runs of >= MIN_REPEATS sibling modules with the same ops into one node."""
+    """Fold runs of >= MIN_REPEATS adjacent sibling modules with the same ops into one node.
+
+    Adjacent: no other sibling ran between them. `layers.3` left open splits the run
+    `layers.0` ... `layers.7` in two, as an opened `rnncell.t=5` splits the steps;
+    one box over both sides would claim to hold the open one too.
+    """
     run: list[Summary] = []
 
     def flush() -> None:
@@ -196,10 +201,25 @@ def _fold_modules(raw: Any, summaries: list[Summary], unit: list[int], n: int) -
         run.clear()
 
     for s in list(summaries):
-        if run and (run[-1].module != s.module or run[-1].detail != s.detail):
+        if run and (
+            run[-1].module != s.module
+            or run[-1].detail != s.detail
+            or _sibling_between(raw, run[-1], s)
+        ):
             flush()
         run.append(s)
     flush()
+
+
+def _sibling_between(raw: Any, a: Summary, b: Summary) -> bool:
+    """Whether another module under a's and b's parent built nodes between a and b."""
+    path = tuple(a.name.split("."))
+    parent, depth = path[:-1], len(path)
+    mine = {path, tuple(b.name.split("."))}
+    for m in raw.module[a.members[-1] + 1 : b.members[0]]:
+        if len(m) >= depth and m[: depth - 1] == parent and m[:depth] not in mine:
+            return True
+    return False
 
 
 def _fold_steps(
