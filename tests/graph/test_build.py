@@ -355,6 +355,39 @@ def test_expand_opens_the_steps_asked_for():
     assert len({n.module for n in every.nodes if n.module.startswith("rnncell.t=")}) == 12
 
 
+def _folded_steps(g):
+    """Each summary's steps as a list of numbers (`rnncell.t=6 ... t=11` -> [6, ..., 11])."""
+    out = []
+    for n in g.nodes:
+        if n.kind == "summary":
+            first, last = (int(k) for k in re.findall(r"t=(\d+)", n.name))
+            out.append(list(range(first, last + 1)))
+    return out
+
+
+def test_keep_ends_false_folds_each_side_of_an_opened_step_on_its_own():
+    # what tg.draw falls back to when an opened step does not fit one screen (lesson 05a)
+    g = build_graph(_unrolled(12), expand="rnncell.t=5", keep_ends=False)
+    assert [(n.name, n.blocks) for n in g.nodes if n.kind == "summary"] == [
+        ("rnncell.t=0 ... t=4", 5),
+        ("rnncell.t=6 ... t=11", 6),
+    ]
+    steps = {n.module for n in g.nodes if n.kind == "op" and n.module.startswith("rnncell")}
+    assert steps == {"rnncell.t=5"}
+    # the hidden state flows fold -> t=5 -> fold: each fold holds one side only
+    module_of = {n.id: n.module or n.name for n in g.nodes}
+    fold0, fold6 = (n.id for n in g.nodes if n.kind == "summary")
+    assert {module_of[e.dst] for e in g.edges if e.src == fold0} == {"rnncell.t=5"}
+    assert "rnncell.t=5" in {module_of[e.src] for e in g.edges if e.dst == fold6}
+    # the first or the last step opened: one fold, of the steps after or before it
+    assert _folded_steps(build_graph(_unrolled(12), expand="rnncell.t=0", keep_ends=False)) == [
+        list(range(1, 12))
+    ]
+    assert _folded_steps(build_graph(_unrolled(12), expand="rnncell.t=11", keep_ends=False)) == [
+        list(range(0, 11))
+    ]
+
+
 def test_collapsed_siblings_fold_only_with_their_neighbours():
     # collapsing every step but t=5 once made one box "rnncell.t=1 ... rnncell.t=10" that
     # claimed the open step too; a fold now stops where another sibling ran between

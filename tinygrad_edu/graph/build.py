@@ -176,6 +176,7 @@ def build_graph(
     expand: Any = (),
     marks: Mapping[Any, str] | None = None,
     names: Mapping[str, Any] | None = None,
+    keep_ends: bool = True,
 ) -> GraphModel:
     r"""Build the GraphModel of everything that produced `tensors`.
 
@@ -205,6 +206,9 @@ def build_graph(
         marks: extra marks, core object (Tensor or grad_fn node) -> mark kind
             ("current", "breakpoint", ...), added to the nodes' own `mark`.
         names: name -> Tensor, used to name unnamed tensors (e.g. a namespace).
+        keep_ends: the first and the last step of a folded loop stay open; False folds
+            them too, each fold a run of adjacent steps around those in `expand` (what
+            `draw` does when an opened step would not fit one screen otherwise).
 
     Returns:
         A GraphModel.
@@ -233,7 +237,9 @@ def build_graph(
     extra = _extra_marks(marks)
     since_mark = Watermark(*since) if since is not None else None
     with _cyclic_gc_paused():
-        return _build(roots, since_mark, view, names, extra, collapse, max_nodes, fold, expand)
+        return _build(
+            roots, since_mark, view, names, extra, collapse, max_nodes, fold, expand, keep_ends
+        )
 
 
 def _drawn_by_itself(obj: Any, options: dict) -> GraphModel | None:
@@ -281,11 +287,12 @@ def _build(
     max_nodes: int | None,
     fold: bool,
     expand_steps: Any,
+    keep_ends: bool = True,
     op_level: bool = True,
 ) -> GraphModel:
     """Phase 1 picks the nodes to show (no text made); phase 2 labels only those."""
     raw, (kept, kept_edges, hidden) = _pick_nodes(
-        roots, since, view, collapse, max_nodes, fold, expand_steps, op_level
+        roots, since, view, collapse, max_nodes, fold, expand_steps, op_level, keep_ends
     )
     name_of = _names_of(names, roots)
     nodes = [
@@ -315,6 +322,7 @@ def _pick_nodes(
     fold: bool,
     expand_steps: Any,
     op_level: bool,
+    keep_ends: bool = True,
 ) -> tuple[RawGraph, tuple[list, list[tuple[int, int, int]], int]]:
     """The RawGraph and `(kept, edges between them, hidden count)` (see `summarise`)."""
     if view == "backward":
@@ -329,7 +337,12 @@ def _pick_nodes(
                 return raw, picked
         raw = full_raw_graph(walk)
     return raw, summarise(
-        raw, collapse=collapse, max_nodes=max_nodes, fold=fold, expand=expand_steps
+        raw,
+        collapse=collapse,
+        max_nodes=max_nodes,
+        fold=fold,
+        expand=expand_steps,
+        keep_ends=keep_ends,
     )
 
 
