@@ -408,6 +408,20 @@ def test_collapsed_siblings_fold_only_with_their_neighbours():
     assert [n.name for n in g.nodes if n.role == "repeat"] == ["sequential.5 ... sequential.6"]
 
 
+def test_a_step_opened_with_expand_is_never_folded_as_a_chain():
+    from tinygrad_edu.graph.chains import fold_chains
+
+    g = build_graph(_unrolled(12), expand="rnncell.t=5")
+    step5 = [n.id for n in g.nodes if n.module == "rnncell.t=5"]
+    folded = fold_chains(g, 3)  # what tg.draw tries when a drawing is too tall
+    assert [n.id for n in folded.nodes if n.module == "rnncell.t=5"] == step5
+    assert g.attrs["opened"] == folded.attrs["opened"] == ["rnncell.t=5"]
+    # the same tanh chain folds in a step the learner did not open (t=0 here)
+    plain = build_graph(_unrolled(12))
+    assert [n.module for n in fold_chains(plain, 3).nodes if n.role == "chain"][0] == "rnncell.t=0"
+    assert "opened" not in plain.attrs
+
+
 def test_short_unrolls_stay_open():
     g = build_graph(_unrolled(3))
     assert not [n for n in g.nodes if n.kind == "summary"]

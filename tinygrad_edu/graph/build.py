@@ -33,6 +33,7 @@ from ..core.tensor import Tensor, next_tensor_number
 from .model import MARKS, GraphEdge, GraphModel, GraphNode, Watermark
 from .opwalk import summarise_forward
 from .summarise import DEFAULT_MAX_NODES, Summary, summarise
+from .time_steps import wanted_open
 from .values import dtype_text, shape_text, summarise_array
 from .walk import NEVER, ForwardWalk
 
@@ -303,6 +304,9 @@ def _build(
     graph_edges = [GraphEdge(ids[s], ids[d], slot) for s, d, slot in kept_edges]
     root_ids = [ids[j] for j, k in enumerate(kept) if not isinstance(k, Summary) and raw.root[k]]
     attrs = {"view": view, "roots": root_ids, "hidden": hidden, "total": len(raw)}
+    opened = wanted_open(expand_steps)
+    if opened and opened is not True:  # steps the learner opened: no later fold hides them
+        attrs["opened"] = sorted(opened)
     graph = GraphModel(nodes, graph_edges, attrs)
     # private, never drawn: lets a view (the backward stepper) find a core object's box
     graph._ids_by_object = {
