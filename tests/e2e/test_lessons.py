@@ -55,9 +55,10 @@ def test_rnn_drawings_fit_one_screen_with_the_loss_in_view(open_notebook):
     # lesson 5a's RNN drawings were 1,798-2,383 px tall: the loss was screens below
     nb = open_notebook(NOTEBOOKS / "05a_varying_sizes.ipynb")
     nb.page.set_viewport_size({"width": 1280, "height": 800})
-    for needle, loss in [
-        ("tg.draw(loss_long", "loss_long"),
-        ("loss_twelve = sequence_loss", "loss_twelve"),
+    for needle, loss, shot in [
+        ("tg.draw(loss_long", "loss_long", "loss_long"),
+        ("loss_twelve = sequence_loss", "loss_twelve", "loss_twelve"),
+        ('expand="rnncell.t=5"', "loss_twelve", "t5-opened"),  # was 1,557 px tall
     ]:
         index = nb.run_through(needle)
         wait_for_drawing(nb.output(index), [loss], what=f"lesson 5a, {loss}")
@@ -70,4 +71,4 @@ def test_rnn_drawings_fit_one_screen_with_the_loss_in_view(open_notebook):
         node = inner.locator("g.node", has=inner.locator(f"text:text-is('{loss}')")).first
         r = node.bounding_box()  # page coordinates: inside the window, not below it
         assert r is not None and r["y"] + r["height"] <= 800, (loss, r)
-        nb.screenshot(f"lesson05a-{loss}")
+        nb.screenshot(f"lesson05a-{shot}")

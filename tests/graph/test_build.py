@@ -355,6 +355,73 @@ def test_expand_opens_the_steps_asked_for():
     assert len({n.module for n in every.nodes if n.module.startswith("rnncell.t=")}) == 12
 
 
+def _folded_steps(g):
+    """Each summary's steps as a list of numbers (`rnncell.t=6 ... t=11` -> [6, ..., 11])."""
+    out = []
+    for n in g.nodes:
+        if n.kind == "summary":
+            first, last = (int(k) for k in re.findall(r"t=(\d+)", n.name))
+            out.append(list(range(first, last + 1)))
+    return out
+
+
+def test_keep_ends_false_folds_each_side_of_an_opened_step_on_its_own():
+    # what tg.draw falls back to when an opened step does not fit one screen (lesson 05a)
+    g = build_graph(_unrolled(12), expand="rnncell.t=5", keep_ends=False)
+    assert [(n.name, n.blocks) for n in g.nodes if n.kind == "summary"] == [
+        ("rnncell.t=0 ... t=4", 5),
+        ("rnncell.t=6 ... t=11", 6),
+    ]
+    steps = {n.module for n in g.nodes if n.kind == "op" and n.module.startswith("rnncell")}
+    assert steps == {"rnncell.t=5"}
+    # the hidden state flows fold -> t=5 -> fold: each fold holds one side only
+    module_of = {n.id: n.module or n.name for n in g.nodes}
+    fold0, fold6 = (n.id for n in g.nodes if n.kind == "summary")
+    assert {module_of[e.dst] for e in g.edges if e.src == fold0} == {"rnncell.t=5"}
+    assert "rnncell.t=5" in {module_of[e.src] for e in g.edges if e.dst == fold6}
+    # the first or the last step opened: one fold, of the steps after or before it
+    assert _folded_steps(build_graph(_unrolled(12), expand="rnncell.t=0", keep_ends=False)) == [
+        list(range(1, 12))
+    ]
+    assert _folded_steps(build_graph(_unrolled(12), expand="rnncell.t=11", keep_ends=False)) == [
+        list(range(0, 11))
+    ]
+
+
+def test_collapsed_siblings_fold_only_with_their_neighbours():
+    # collapsing every step but t=5 once made one box "rnncell.t=1 ... rnncell.t=10" that
+    # claimed the open step too; a fold now stops where another sibling ran between
+    g = build_graph(_unrolled(12), collapse=[f"rnncell.t={k}" for k in range(12) if k != 5])
+    repeats = [n for n in g.nodes if n.kind == "summary" and n.role == "repeat"]
+    assert [(n.name, n.blocks) for n in repeats] == [
+        ("rnncell.t=1 ... rnncell.t=3", 3),
+        ("rnncell.t=7 ... rnncell.t=10", 4),
+    ]
+    assert any(n.module == "rnncell.t=5" for n in g.nodes if n.kind == "op")
+    every = build_graph(_unrolled(12), collapse=[f"rnncell.t={k}" for k in range(12)])
+    (fold,) = [n for n in every.nodes if n.role == "repeat"]
+    assert (fold.name, fold.blocks) == ("rnncell.t=1 ... rnncell.t=10", 10)
+    # the same for layers: sequential.3 left open splits the layers around it
+    net = tg.nn.Sequential(*[tg.nn.Linear(2, 2) for _ in range(8)])
+    out = net(tg.tensor([[1.0, 2.0]])).sum()
+    g = build_graph(out, collapse=[f"sequential.{k}" for k in range(8) if k != 3])
+    assert [n.name for n in g.nodes if n.role == "repeat"] == ["sequential.5 ... sequential.6"]
+
+
+def test_a_step_opened_with_expand_is_never_folded_as_a_chain():
+    from tinygrad_edu.graph.chains import fold_chains
+
+    g = build_graph(_unrolled(12), expand="rnncell.t=5")
+    step5 = [n.id for n in g.nodes if n.module == "rnncell.t=5"]
+    folded = fold_chains(g, 3)  # what tg.draw tries when a drawing is too tall
+    assert [n.id for n in folded.nodes if n.module == "rnncell.t=5"] == step5
+    assert g.attrs["opened"] == folded.attrs["opened"] == ["rnncell.t=5"]
+    # the same tanh chain folds in a step the learner did not open (t=0 here)
+    plain = build_graph(_unrolled(12))
+    assert [n.module for n in fold_chains(plain, 3).nodes if n.role == "chain"][0] == "rnncell.t=0"
+    assert "opened" not in plain.attrs
+
+
 def test_short_unrolls_stay_open():
     g = build_graph(_unrolled(3))
     assert not [n for n in g.nodes if n.kind == "summary"]

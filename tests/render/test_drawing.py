@@ -245,6 +245,41 @@ def test_an_rnn_drawing_fits_one_screen_with_the_loss(steps):
     assert folded and all(render_details(n).splitlines()[-1] for n in folded)
 
 
+@needs_dot
+def test_an_opened_step_fits_one_screen_whole_between_folds_of_its_neighbours():
+    # lesson 05a's `tg.draw(loss_twelve, show_values=False, expand="rnncell.t=5")` was
+    # 1,557 px tall: steps 1-4 and 6-10 folded, but t=0 and t=11 open, t=5 chain-folded
+    np.random.seed(0)
+    cell = tg.nn.RNNCell(1, 4)
+    w_out = tg.tensor(np.random.randn(4) * 0.5, requires_grad=True, name="w_out")
+    x = tg.tensor(np.linspace(-1, 1, 12).reshape(12, 1), name="x")
+    h = None
+    for t in range(12):
+        h = cell(x[t], h)
+    loss = (h @ w_out - 1.0) ** 2
+    d = tg.draw(loss, show_values=False, expand="rnncell.t=5")
+    height, text = _shown_height_and_text(d.svg())
+    assert height <= svg_fit.SCREEN_PX + 1 and text >= 9.0, (height, text)
+    assert 'label="{loss}"' in d.source  # the loss is drawn, so in view
+    # step 5 whole: every box it has when nothing at all is folded
+    full = tg.draw(loss, expand=True, max_nodes=None).graph
+    whole = [(n.kind, n.op, n.name) for n in full.nodes if n.module == "rnncell.t=5"]
+    assert [(n.kind, n.op, n.name) for n in d.graph.nodes if n.module == "rnncell.t=5"] == whole
+    # each fold is one side of it, adjacent steps only, and says how to open a step
+    folds = [n for n in d.graph.nodes if n.kind == "summary"]
+    assert [(n.name, n.blocks) for n in folds] == [
+        ("rnncell.t=0 ... t=4", 5),
+        ("rnncell.t=6 ... t=11", 6),
+    ]
+    assert 'tg.draw(..., expand="rnncell.t=0"), or expand=True' in render_details(folds[0])
+    assert 'tg.draw(..., expand="rnncell.t=6"), or expand=True' in render_details(folds[1])
+    # the text kept its size: only the rows moved closer together
+    roomy = svg_mod.dot_to_svg(svg_fit.to_dot(d.graph, show_values=False))
+    fonts = re.compile(r'font-size="([\d.]+)"')
+    assert sorted(fonts.findall(d.svg())) == sorted(fonts.findall(roomy))
+    assert _shown_height_and_text(svg_fit.fit(roomy, 833, svg_fit.SCREEN_PX))[0] > 700
+
+
 def test_a_long_chain_folds_to_fit_and_expand_true_draws_every_box():
     x = tg.tensor([1.0, 2.0], requires_grad=True, name="x")
     y = x

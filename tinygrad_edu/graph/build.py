@@ -33,6 +33,7 @@ from ..core.tensor import Tensor, next_tensor_number
 from .model import MARKS, GraphEdge, GraphModel, GraphNode, Watermark
 from .opwalk import summarise_forward
 from .summarise import DEFAULT_MAX_NODES, Summary, summarise
+from .time_steps import wanted_open
 from .values import dtype_text, shape_text, summarise_array
 from .walk import NEVER, ForwardWalk
 
@@ -176,6 +177,7 @@ def build_graph(
     expand: Any = (),
     marks: Mapping[Any, str] | None = None,
     names: Mapping[str, Any] | None = None,
+    keep_ends: bool = True,
 ) -> GraphModel:
     r"""Build the GraphModel of everything that produced `tensors`.
 
@@ -205,6 +207,9 @@ def build_graph(
         marks: extra marks, core object (Tensor or grad_fn node) -> mark kind
             ("current", "breakpoint", ...), added to the nodes' own `mark`.
         names: name -> Tensor, used to name unnamed tensors (e.g. a namespace).
+        keep_ends: the first and the last step of a folded loop stay open; False folds
+            them too, each fold a run of adjacent steps around those in `expand` (what
+            `draw` does when an opened step would not fit one screen otherwise).
 
     Returns:
         A GraphModel.
@@ -233,7 +238,9 @@ def build_graph(
     extra = _extra_marks(marks)
     since_mark = Watermark(*since) if since is not None else None
     with _cyclic_gc_paused():
-        return _build(roots, since_mark, view, names, extra, collapse, max_nodes, fold, expand)
+        return _build(
+            roots, since_mark, view, names, extra, collapse, max_nodes, fold, expand, keep_ends
+        )
 
 
 def _drawn_by_itself(obj: Any, options: dict) -> GraphModel | None:
@@ -281,11 +288,12 @@ def _build(
     max_nodes: int | None,
     fold: bool,
     expand_steps: Any,
+    keep_ends: bool = True,
     op_level: bool = True,
 ) -> GraphModel:
     """Phase 1 picks the nodes to show (no text made); phase 2 labels only those."""
     raw, (kept, kept_edges, hidden) = _pick_nodes(
-        roots, since, view, collapse, max_nodes, fold, expand_steps, op_level
+        roots, since, view, collapse, max_nodes, fold, expand_steps, op_level, keep_ends
     )
     name_of = _names_of(names, roots)
     nodes = [
@@ -296,6 +304,9 @@ def _build(
     graph_edges = [GraphEdge(ids[s], ids[d], slot) for s, d, slot in kept_edges]
     root_ids = [ids[j] for j, k in enumerate(kept) if not isinstance(k, Summary) and raw.root[k]]
     attrs = {"view": view, "roots": root_ids, "hidden": hidden, "total": len(raw)}
+    opened = wanted_open(expand_steps)
+    if opened and opened is not True:  # steps the learner opened: no later fold hides them
+        attrs["opened"] = sorted(opened)
     graph = GraphModel(nodes, graph_edges, attrs)
     # private, never drawn: lets a view (the backward stepper) find a core object's box
     graph._ids_by_object = {
@@ -315,6 +326,7 @@ def _pick_nodes(
     fold: bool,
     expand_steps: Any,
     op_level: bool,
+    keep_ends: bool = True,
 ) -> tuple[RawGraph, tuple[list, list[tuple[int, int, int]], int]]:
     """The RawGraph and `(kept, edges between them, hidden count)` (see `summarise`)."""
     if view == "backward":
@@ -329,7 +341,12 @@ def _pick_nodes(
                 return raw, picked
         raw = full_raw_graph(walk)
     return raw, summarise(
-        raw, collapse=collapse, max_nodes=max_nodes, fold=fold, expand=expand_steps
+        raw,
+        collapse=collapse,
+        max_nodes=max_nodes,
+        fold=fold,
+        expand=expand_steps,
+        keep_ends=keep_ends,
     )
 
 

@@ -5,9 +5,10 @@ of `cross_entropy` (log_softmax -> [ ] -> neg -> sum), or an activation after a
 matmul. Drawn top to bottom, every op and every unnamed intermediate tensor is a row,
 so a 20-op chain runs off the screen. `fold_chains` replaces such a run by one
 summary box ("4 ops: log_softmax -> [ ] -> neg -> sum") and keeps what a learner
-looks for: named tensors (`h`, `loss`), leaves, outputs, summaries and marked boxes
-stay. It works on a finished GraphModel, after build_graph, so every view and every
-summary (collapsed modules, folded steps) can be folded the same way.
+looks for: named tensors (`h`, `loss`), leaves, outputs, summaries, marked boxes and
+the boxes of a step opened with `expand=` stay. It works on a finished GraphModel,
+after build_graph, so every view and every summary (collapsed modules, folded steps)
+can be folded the same way.
 Graph layer: the standard library and model.py only.
 """
 
@@ -20,9 +21,15 @@ from .model import GraphEdge, GraphModel, GraphNode
 MIN_FOLD = 3  # fewer boxes than this are not worth a summary box
 
 
-def _foldable(n: GraphNode, roots: set[str]) -> bool:
-    """Boxes a chain may hide: ops and unnamed intermediate tensors, nothing marked."""
+def _foldable(n: GraphNode, roots: set[str], opened: tuple[str, ...]) -> bool:
+    """Boxes a chain may hide: ops and unnamed intermediate tensors, nothing marked.
+
+    Nor a box of a step the learner opened (`expand="rnncell.t=5"`): that step is
+    drawn whole, as asked.
+    """
     if n.id in roots or n.marks or n.earlier:
+        return False
+    if opened and any(n.module == o or n.module.startswith(o + ".") for o in opened):
         return False
     if n.kind == "op":
         return True
@@ -35,8 +42,11 @@ def chain_runs(graph: GraphModel) -> list[list[str]]:
     outs: Counter = Counter(e.src for e in graph.edges)
     nxt = {e.src: e.dst for e in graph.edges}
     roots = set(graph.attrs.get("roots", ()))
+    opened = tuple(graph.attrs.get("opened", ()))
     inner = {
-        n.id for n in graph.nodes if ins[n.id] == 1 and outs[n.id] == 1 and _foldable(n, roots)
+        n.id
+        for n in graph.nodes
+        if ins[n.id] == 1 and outs[n.id] == 1 and _foldable(n, roots, opened)
     }
     prev = {e.dst: e.src for e in graph.edges if e.dst in inner}
     runs = []

@@ -86,7 +86,8 @@ class GraphModel:
 
     Rules: nodes and edges are in a deterministic order (creation order); `attrs`
     holds `view` ("forward" | "backward"), `roots` (ids of the tensors asked for),
-    `hidden` (nodes left out by summarisation) and `total` (nodes before summarising).
+    `hidden` (nodes left out by summarisation), `total` (nodes before summarising)
+    and, when the learner opened time steps with `expand=`, `opened` (their paths).
 
     Example:
         >>> import tinygrad_edu as tg

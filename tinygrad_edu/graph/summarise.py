@@ -63,12 +63,14 @@ def summarise(
     max_nodes: int | None = DEFAULT_MAX_NODES,
     fold: bool = True,
     expand: Any = (),
+    keep_ends: bool = True,
 ) -> tuple[list, list[tuple[int, int, int]], int]:
     """Pick the nodes to show: returns (kept, edges between them, hidden count).
 
     `raw` is build.py's RawGraph. Kept entries are raw node indices (int) or `Summary`
     objects, in drawing order; edges are `(src, dst, slot)` positions in that list.
-    `expand` names time steps to keep open (build_graph's argument).
+    `expand` names time steps to keep open, `keep_ends=False` folds a loop's first and
+    last steps too (build_graph's arguments).
     """
     n = len(raw)
     opened = wanted_open(expand)
@@ -82,7 +84,8 @@ def summarise(
         if fold:
             _fold_modules(raw, summaries, unit, n)
     if fold and raw.forward:
-        _fold_steps(raw, unit, summaries, n, opened if isinstance(opened, set) else set())
+        shut = opened if isinstance(opened, set) else set()
+        _fold_steps(raw, unit, summaries, n, shut, keep_ends)
     if fold and raw.link:
         _fold_chains(raw, unit, summaries, n)
     if not summaries:
@@ -169,7 +172,12 @@ def _signature_text(names: list[str]) -> str:
 
 
 def _fold_modules(raw: Any, summaries: list[Summary], unit: list[int], n: int) -> None:
-    """Fold runs of >= MIN_REPEATS sibling modules with the same ops into one node."""
+    """Fold runs of >= MIN_REPEATS adjacent sibling modules with the same ops into one node.
+
+    Adjacent: no other sibling ran between them. `layers.3` left open splits the run
+    `layers.0` ... `layers.7` in two, as an opened `rnncell.t=5` splits the steps;
+    one box over both sides would claim to hold the open one too.
+    """
     run: list[Summary] = []
 
     def flush() -> None:
@@ -196,16 +204,42 @@ def _fold_modules(raw: Any, summaries: list[Summary], unit: list[int], n: int) -
         run.clear()
 
     for s in list(summaries):
-        if run and (run[-1].module != s.module or run[-1].detail != s.detail):
+        if run and (
+            run[-1].module != s.module
+            or run[-1].detail != s.detail
+            or _sibling_between(raw, run[-1], s)
+        ):
             flush()
         run.append(s)
     flush()
 
 
+def _sibling_between(raw: Any, a: Summary, b: Summary) -> bool:
+    """Whether another module under a's and b's parent built nodes between a and b."""
+    path = tuple(a.name.split("."))
+    parent, depth = path[:-1], len(path)
+    mine = {path, tuple(b.name.split("."))}
+    for m in raw.module[a.members[-1] + 1 : b.members[0]]:
+        if len(m) >= depth and m[: depth - 1] == parent and m[:depth] not in mine:
+            return True
+    return False
+
+
 def _fold_steps(
-    raw: Any, unit: list[int], summaries: list[Summary], n: int, opened: set[str]
+    raw: Any,
+    unit: list[int],
+    summaries: list[Summary],
+    n: int,
+    opened: set[str],
+    keep_ends: bool = True,
 ) -> None:
-    """Fold the middle steps of a long unroll into one node, keeping the steps asked for."""
+    """Fold the middle steps of a long unroll into one node, keeping the steps asked for.
+
+    With `keep_ends=False` the first and the last step are folded too: a drawing with
+    an opened step that must fit one screen. Each fold is still one run of adjacent
+    steps (`t=0 ... t=4`, `t=6 ... t=11` around an opened `t=5`), never steps from
+    both sides of an open one.
+    """
     steps: dict[str, dict[int, list[int]]] = {}  # module -> step -> its raw nodes
     for i, m in enumerate(raw.module):
         t = step_of(m)
@@ -216,10 +250,12 @@ def _fold_steps(
         if last + 1 < MIN_REPEATS:
             continue
         # the first and the last step stay open, so the learner sees how steps connect;
-        # between them, each run of two or more closed steps becomes one node
+        # between them, each run of two or more closed steps becomes one node (a step
+        # opened or missing ends a run: a fold only ever holds adjacent steps)
+        first, end = (1, last) if keep_ends else (0, last + 1)
         run: list[int] = []
-        for t in range(1, last + 1):
-            if t < last and t in by_step and f"{top}.{STEP}{t}" not in opened:
+        for t in range(first, end + 1):
+            if t < end and t in by_step and f"{top}.{STEP}{t}" not in opened:
                 run.append(t)
                 continue
             if len(run) >= 2:

@@ -165,6 +165,7 @@ def to_dot(
     show_values: bool = True,
     show_grads: bool = True,
     highlight: Iterable[str] = (),
+    compact: bool = False,
 ) -> str:
     r"""Write a GraphModel as DOT text.
 
@@ -184,6 +185,9 @@ def to_dot(
         show_values: draw value summaries.
         show_grads: draw gradient summaries.
         highlight: graph node ids to emphasise.
+        compact: rows closer together and boxes only as tall as their text, for a
+            drawing that must fit one screen with nothing left to fold (a step the
+            learner opened stays whole); the text keeps its size.
 
     Returns:
         The DOT source.
@@ -198,7 +202,10 @@ def to_dot(
     _check_rankdir(rankdir)
     backward = graph.attrs.get("view") == "backward"
     order = _step_order(graph)
-    lines = ["digraph G {", *_defaults(rankdir, len(graph.nodes), bool(order), backward)]
+    lines = [
+        "digraph G {",
+        *_defaults(rankdir, len(graph.nodes), bool(order), backward, compact),
+    ]
     highlighted = set(highlight)
     across = rankdir in ("LR", "RL")  # record fields side by side
     node_lines = {
@@ -225,14 +232,16 @@ def _check_rankdir(rankdir: str) -> None:
         )
 
 
-def _defaults(rankdir: str, n_nodes: int, has_steps: bool, backward: bool) -> list[str]:
+def _defaults(
+    rankdir: str, n_nodes: int, has_steps: bool, backward: bool, compact: bool = False
+) -> list[str]:
     """The graph, node and edge attribute lines every drawing starts with."""
     graph_attrs = [
         f"rankdir={rankdir}",
         f'fontname="{FONT}"',
         "bgcolor=white",
         "nodesep=0.25",
-        "ranksep=0.35",
+        "ranksep=0.1" if compact else "ranksep=0.35",
     ]
     if n_nodes > FAST_LAYOUT_NODES:
         # newrank: the same layout for our big graphs in half the time (graphviz 2.43)
@@ -243,7 +252,7 @@ def _defaults(rankdir: str, n_nodes: int, has_steps: bool, backward: bool) -> li
     return [
         f"  graph [{', '.join(graph_attrs)}]",
         f'  node [fontname="{FONT}", fontsize=11, color="{INK}", fontcolor="#111111", '
-        'style=filled, penwidth=1, margin="0.08,0.04", height=0.3]',
+        f'style=filled, penwidth=1, margin="0.08,0.04", height={0.2 if compact else 0.3}]',
         f'  edge [color="{edge_colour}", arrowsize=0.7, penwidth=1]',
     ]
 

@@ -232,7 +232,7 @@ class Drawing:
         highlight: Any = (),
         timeout: float = 10.0,
         fold: bool = True,
-        rebuild: Callable[[int | None, list[str]], GraphModel] | None = None,
+        rebuild: Callable[[int | None, list[str], bool], GraphModel] | None = None,
         cap: bool = True,
     ) -> None:
         self.graph = graph
@@ -269,7 +269,9 @@ class Drawing:
         one box each (innermost first: an RNN's time steps, a model's layers), then
         with fewer nodes: the ones farthest from the outputs give way to "N more
         nodes" boxes. Their tooltips say how to draw everything (`expand=True`,
-        `max_nodes=None`); the loss stays in view.
+        `max_nodes=None`); the loss stays in view. With steps opened (`expand=`), the
+        opened steps stay whole and nothing is capped: the loop's first and last steps
+        fold as well, then the rows move closer together (`to_dot(compact=True)`).
         """
         rankdir = self.options["rankdir"]
         rankdirs = (rankdir,) if rankdir else ("TB", "LR")
@@ -277,22 +279,31 @@ class Drawing:
         best = lay_out_in_box(self.graph, *args, **self._dot_options)
         if best[3] >= PANEL_TEXT_PX or self._rebuild is None:
             return best[:3]
-        tries: list[tuple[int | None, list[str]]] = []  # (most nodes or None, modules to fold)
+        # (most nodes or None, modules to fold, keep a loop's first and last step open,
+        # rows closer together)
+        tries: list[tuple[int | None, list[str], bool, bool]] = []
         if self._fold and self._cap:  # (not when the learner opened steps with expand=)
-            tries += [(None, _with_steps(level, self.graph)) for level in module_levels(self.graph)]
+            tries += [
+                (None, _with_steps(level, self.graph), True, False)
+                for level in module_levels(self.graph)
+            ]
+        elif self._fold:
+            # a step the learner opened (expand="rnncell.t=5") stays whole and nothing is
+            # capped; the first and the last step fold too, each side of the opened step
+            # its own fold of adjacent steps (t=0 ... t=4, t=6 ... t=11); if that is still
+            # too tall, the same graph with its rows closer together
+            tries += [(None, [], False, False), (None, [], False, True)]
         cap = len(self.graph.nodes)
-        # a step the learner opened (expand="rnncell.t=5") stays as asked: no fold of the
-        # steps around it (the summariser would fold those on both sides as one), no cap
         while self._cap and cap > MIN_CAP and len(tries) < 8:
             cap = max(MIN_CAP, int(cap * 0.6))
-            tries.append((cap, []))
-        for most, modules in tries:
-            graph = self._rebuild(most, modules)
+            tries.append((cap, [], True, False))
+        for most, modules, keep_ends, compact in tries:
+            graph = self._rebuild(most, modules, keep_ends)
             if modules:  # say, on the box, that it was folded to fit and how to open it
                 for n in graph.nodes:
                     if n.kind == "summary" and n.role == "module" and n.name in modules:
                         n.role = "fitted"
-            drawn = lay_out_in_box(graph, *args, **self._dot_options)
+            drawn = lay_out_in_box(graph, *args, compact=compact, **self._dot_options)
             if drawn[3] > best[3]:
                 best = drawn
             if best[3] >= PANEL_TEXT_PX:
@@ -466,8 +477,11 @@ def draw(
     )
     graph = build_graph(*tensors, max_nodes=max_nodes, **options)
 
-    def rebuild(cap: int | None, modules: list[str]) -> GraphModel:
-        """The graph again with more folded: `modules` as one box each, or `cap` nodes."""
+    def rebuild(cap: int | None, modules: list[str], keep_ends: bool = True) -> GraphModel:
+        """The graph again with more folded: `modules` as one box each, or `cap` nodes.
+
+        `keep_ends=False` folds a loop's first and last steps too (see `build_graph`).
+        """
         more = dict(options)
         opened = {expand} if isinstance(expand, str) else set(expand or ())
         # the steps the learner opened stay open, and so do the modules around them
@@ -476,7 +490,8 @@ def draw(
             asked = [collapse] if isinstance(collapse, str) else list(collapse or ())
             more["collapse"] = [*asked, *modules]
         assert max_nodes is not None  # Drawing is given `rebuild` only when max_nodes is set
-        return build_graph(*tensors, max_nodes=min(cap or max_nodes, max_nodes), **more)
+        most = min(cap or max_nodes, max_nodes)
+        return build_graph(*tensors, max_nodes=most, keep_ends=keep_ends, **more)
 
     return Drawing(
         graph,
