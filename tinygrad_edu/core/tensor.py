@@ -747,38 +747,43 @@ class Tensor(torch_api.TorchMethods):
     # --- arithmetic (one-liners over ops) -----------------------------------------------
 
     def __add__(self, other: Any) -> Tensor:
-        return Add.apply(self, _operand(other, self))
+        return Add.apply(*_operands(self, other, "+"))
 
     def __radd__(self, other: Any) -> Tensor:
-        return Add.apply(_operand(other, self), self)
+        a, b = _operands(self, other, "+")
+        return Add.apply(b, a)
 
     def __sub__(self, other: Any) -> Tensor:
-        return Sub.apply(self, _operand(other, self))
+        return Sub.apply(*_operands(self, other, "-"))
 
     def __rsub__(self, other: Any) -> Tensor:
-        return Sub.apply(_operand(other, self), self)
+        a, b = _operands(self, other, "-")
+        return Sub.apply(b, a)
 
     def __mul__(self, other: Any) -> Tensor:
-        return Mul.apply(self, _operand(other, self))
+        return Mul.apply(*_operands(self, other, "*"))
 
     def __rmul__(self, other: Any) -> Tensor:
-        return Mul.apply(_operand(other, self), self)
+        a, b = _operands(self, other, "*")
+        return Mul.apply(b, a)
 
     def __truediv__(self, other: Any) -> Tensor:
-        return Div.apply(self, _operand(other, self))
+        return Div.apply(*_operands(self, other, "/"))
 
     def __rtruediv__(self, other: Any) -> Tensor:
+        a, b = _operands(self, other, "/")
         if isinstance(other, Tensor):
-            return Div.apply(other, self)
+            return Div.apply(b, a)
         # a number over a tensor: (1 / x) * number, as PyTorch computes it (same saved values,
         # same second derivative, same last digit)
-        return Mul.apply(Reciprocal.apply(self), _operand(other, self))
+        return Mul.apply(Reciprocal.apply(a), b)
 
     def __pow__(self, other: Any) -> Tensor:
-        return Pow.apply(self, _operand(other, self))
+        return Pow.apply(*_operands(self, other, "**"))
 
     def __rpow__(self, other: Any) -> Tensor:
-        return Pow.apply(_operand(other, self), self)
+        a, b = _operands(self, other, "**")
+        return Pow.apply(b, a)
 
     def __neg__(self) -> Tensor:
         return Neg.apply(self)
@@ -1180,12 +1185,27 @@ def _operand(other: Any, like: Tensor) -> Any:
             const.flags.writeable = False  # shared by every op that used this number
             _constants[key] = const
         return const
-    if isinstance(other, (bool, numbers.Number)) and not isinstance(other, np.ndarray):
+    if isinstance(other, (bool, np.bool_)):  # the lowest kind: it takes the tensor's dtype
+        return np.asarray(other, dtype=like._data.dtype)
+    if isinstance(other, numbers.Number) and not isinstance(other, np.ndarray):
         dt = like._data.dtype if like._data.dtype.kind == "f" else _default_dtype[0]
         return np.asarray(other, dtype=dt)
     if isinstance(other, np.ndarray):
         return other
     return _to_array(other, None, "operand")
+
+
+def _operands(t: Tensor, other: Any, op: str) -> tuple[Any, Any]:
+    """`t` and `other` as `t <op> other` uses them: one dtype, PyTorch's (ops/arith.py)."""
+    b = _operand(other, t)
+    dt = t._data.dtype
+    if (
+        (b._data.dtype if isinstance(b, Tensor) else b.dtype) == dt
+        and (dt.kind == "f" or (dt.kind != "b" and op != "/"))
+        and type(other) is not bool  # `x - True` is refused
+    ):
+        return t, b  # the common case: one dtype already
+    return arith.promote(t, other, b, op)
 
 
 def _array_of(other: Any, like: Tensor) -> np.ndarray:

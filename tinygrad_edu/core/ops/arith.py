@@ -75,6 +75,40 @@ def _pair(a: Any, b: Any) -> tuple[Any, Any]:
     return as_dtype(a, dt), as_dtype(b, dt)
 
 
+def promote(a: Tensor, other: Any, b: Any, op: str) -> tuple[Any, Any]:
+    """`a <op> other` for `+ - * / **` with operands of two dtypes (`b` is `other` as the
+    operator will use it): both in PyTorch's result dtype, so an int tensor with a Python
+    float, or with a float32 tensor, gives the default float (numpy would give float64), and
+    `/` of integers gives the default float. The cast is a recorded `to`, so gradients flow
+    back in each operand's own dtype, as in PyTorch."""
+    if not (_tensor(other) or isinstance(other, numbers.Number)):
+        other = _t()._make(np.asarray(b))  # a numpy array takes part as a tensor
+    if op == "-" and "b" in (a.dtype.kind, _kind(other)):
+        raise DataError(
+            message(
+                "sub",
+                f"cannot subtract with a boolean operand (shapes {a.shape!r} and "
+                f"{np.shape(b)!r}), as in PyTorch",
+                source.here(),
+                "to invert a mask use ~mask or mask.logical_not(); for two masks, a ^ b",
+            )
+        )
+    dt = result_dtype(a, other)
+    if op == "/" and dt.kind != "f":  # true division of whole numbers: the default float
+        dt = _default_dtype[0]
+    if op == "**" and dt.kind == "b":
+        raise DataError(
+            message(
+                "pow",
+                f"cannot raise a boolean tensor to a boolean power (shapes {a.shape!r} and "
+                f"{np.shape(b)!r}), as in PyTorch",
+                source.here(),
+                "convert the base first with .long() or .float()",
+            )
+        )
+    return as_dtype(a, dt), as_dtype(b, dt)
+
+
 def _refuse_zero(op: str, a: np.ndarray, b: np.ndarray) -> None:
     """Integer division by zero has no answer; PyTorch raises, numpy would give 0."""
     if b.dtype.kind in "iub" and not np.all(b):

@@ -483,7 +483,7 @@ def _counts(repeats: Any, size: int, d: int) -> np.ndarray:
     op = "repeat_interleave"
     if isinstance(repeats, _t()):
         values_read(repeats, op)  # the counts decide the result's shape
-        counts = repeats._data
+        counts: np.ndarray = repeats._data
         if counts.dtype not in (np.int64, np.int32):  # PyTorch's kernel takes only these
             raise DataError(
                 message(
