@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import function as _function
-from . import source, torch_api, views
+from . import printing, source, torch_api, views
 from .dtypes import _default as _default_dtype
 from .errors import BackwardError, DataError, ShapeError, message
 from .grad_mode import _thread
@@ -552,27 +552,21 @@ class Tensor(torch_api.TorchMethods):
         return format(repr(self), spec)
 
     def __repr__(self) -> str:
-        # equal digits per element, at most 4, like PyTorch: tensor([0.5000, 0.2500])
-        # booleans padded to the widest value present, as PyTorch: [True, True], [ True, False]
-        width = 5 if self._data.dtype == np.bool_ and not self._data.all() else 4
-        body = np.array2string(
-            self._data,
-            separator=", ",
-            prefix="tensor(",
-            precision=4,
-            floatmode="maxprec_equal",
-            formatter={"bool": lambda v: str(v).rjust(width)},
-        )
-        extra = []
-        if self._data.dtype not in (_default_dtype[0], np.int64, np.bool_):  # as PyTorch shows
-            extra.append(f"dtype={self._data.dtype}")
+        # PyTorch's layout (core/printing.py); the dtype shown unless PyTorch leaves it out
+        data = self._data
+        if data.size == 0:
+            extra = printing.empty_suffixes(data, _default_dtype[0])
+        elif data.dtype not in (_default_dtype[0], np.int64, np.bool_):
+            extra = [f"dtype={data.dtype}"]
+        else:
+            extra = []
         if self.grad_fn is not None:
             extra.append(f"grad_fn=<{self.grad_fn.name}>")
         elif self.requires_grad:
             extra.append("requires_grad=True")
         if self.name:
             extra.append(f"name={self.name!r}")
-        return f"tensor({body}{', ' if extra else ''}{', '.join(extra)})"
+        return printing.tensor_repr(data, extra)
 
     # --- autograd -----------------------------------------------------------------------
 
