@@ -611,6 +611,13 @@ def sort(lib):
     )  # fmt: skip
 
 
+@case("Tensor.topk", "torch.topk")
+def topk_nan(lib):
+    """topk orders as sort does: nan is the largest (topk had its own order, nan last)."""
+    x = lib.t([[1.0, np.nan, 3.0, -2.0], [0.5, 0.25, -1.0, np.inf]], grad=True)
+    return x.topk(2), lib.topk(x, 3, largest=False), x.topk(1, dim=0)
+
+
 @case("Tensor.unique", "torch.unique")
 def unique(lib):
     i = lib.t(IA)
