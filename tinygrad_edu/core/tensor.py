@@ -1190,7 +1190,7 @@ def _operand(other: Any, like: Tensor) -> Any:
 
 
 def _operands(t: Tensor, other: Any, op: str) -> tuple[Any, Any]:
-    """`t` and `other` as `t <op> other` uses them: one dtype, PyTorch's (ops/arith.py)."""
+    """`t` and `other` as `t <op> other` uses them: in PyTorch's dtype (ops/arith/promotion.py)."""
     b = _operand(other, t)
     dt = t._data.dtype
     if (

@@ -467,7 +467,7 @@ class TorchMethods:
                 message("topk", f"k={k} is out of range for a dimension of size {n}", source.here())
             )
         _tensor._notify_concrete(cast("Tensor", self), "topk")  # numpy orders them: no node
-        # sort's own order (ops/search.py): stable, and nan counts as the largest, as PyTorch's
+        # sort's order (ops/search/order.py): stable, nan counts as the largest, as PyTorch's
         order = _order(self._data, d, largest) if self.ndim else np.zeros(1, np.int64)
         idx = np.take(order, np.arange(k), axis=d) if self.ndim else order[:k]
         return return_type("topk")(gather(self, d, idx), _tensor.Tensor._make(idx.astype(np.int64)))
