@@ -2,10 +2,11 @@
 once for both libraries, `case(lib)`, where `lib.t(values, grad=...)` makes an input.
 
 `test_ops.py` runs every case under torch and tinygrad_edu and compares what it returns
-(values, dtypes and shapes), the gradients of every input made with `grad=True`
-(against torch.autograd, and against central differences with tg.gradcheck), and,
-for a case marked `refused`, that both libraries raise. docs/pytorch_compat.md lists
-the ops from this table (`doc_lines`), so the page names only what is checked here.
+(values, dtypes and shapes), the gradients of every input made with `grad=True` (against
+torch.autograd, and against central differences with tg.gradcheck), and, for a case
+marked `refused`, that both libraries raise (and, where `says` is given, the exact first
+line of our error). docs/pytorch_compat.md lists the ops from this table (`doc_lines`),
+so the page names only what is checked here.
 """
 
 from __future__ import annotations
