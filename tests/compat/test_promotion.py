@@ -165,3 +165,11 @@ def test_subtracting_a_bool_is_refused_with_a_hint():
     )
     with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool tensor"):
         1 - torch.tensor([True, False])
+
+
+@pytest.mark.parametrize("value", [np.float32(1.5), np.float64(1.5), np.int32(3), np.bool_(True)])
+def test_a_numpy_number_keeps_its_dtype(default, value):
+    """torch.tensor(np.float32(1.5)) is float32 whatever the default, as an array would be."""
+    theirs, ours = torch.tensor(value), tg.tensor(value)
+    assert str(ours.dtype) == str(theirs.dtype).replace("torch.", "")
+    assert str(ours) == str(theirs).replace("torch.", "")

@@ -46,7 +46,7 @@ def _to_array(data: Any, dtype: Any, op: str) -> np.ndarray:
         dtype = _dtype(dtype, op)
     if isinstance(data, Tensor):
         return np.array(data._data, dtype=dtype)  # a copy: tg.tensor(t) never aliases t
-    if isinstance(data, np.ndarray):
+    if isinstance(data, (np.ndarray, np.generic)):  # a numpy number keeps its dtype too
         # a copy, as torch.tensor makes: changing `data` later must not change the graph's
         # saved values (tg.from_numpy shares on purpose)
         arr = np.array(data, dtype=dtype)
