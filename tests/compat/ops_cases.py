@@ -2,10 +2,11 @@
 once for both libraries, `case(lib)`, where `lib.t(values, grad=...)` makes an input.
 
 `test_ops.py` runs every case under torch and tinygrad_edu and compares what it returns
-(values, dtypes and shapes), the gradients of every input made with `grad=True`
-(against torch.autograd, and against central differences with tg.gradcheck), and,
-for a case marked `refused`, that both libraries raise. docs/pytorch_compat.md lists
-the ops from this table (`doc_lines`), so the page names only what is checked here.
+(values, dtypes and shapes), the gradients of every input made with `grad=True` (against
+torch.autograd, and against central differences with tg.gradcheck), and, for a case
+marked `refused`, that both libraries raise (and, where `says` is given, the exact first
+line of our error). docs/pytorch_compat.md lists the ops from this table (`doc_lines`),
+so the page names only what is checked here.
 """
 
 from __future__ import annotations
@@ -25,14 +26,17 @@ class Case:
     key: str = field(default="")
     unsupported: str = ""  # what PyTorch computes and tinygrad_edu refuses, by name
     gradcheck: bool = True  # False where finite differences straddle a kink (a clip at eps)
+    says: str = ""  # for a refusal: the first line of our error, exactly
 
 
 CASES: list[Case] = []
 
 
-def case(*names: str, refused="", backward=True, unsupported="", gradcheck=True) -> Callable:
+def case(
+    *names: str, refused="", backward=True, unsupported="", gradcheck=True, says=""
+) -> Callable:
     def register(fn: Callable) -> Callable:
-        CASES.append(Case(names, fn, refused, backward, fn.__name__, unsupported, gradcheck))
+        CASES.append(Case(names, fn, refused, backward, fn.__name__, unsupported, gradcheck, says))
         return fn
 
     return register
@@ -379,6 +383,173 @@ def repeat_interleave(lib):
     )
 
 
+@case("Tensor.repeat_interleave", "torch.repeat_interleave")
+def repeat_interleave_tensor_counts(lib):
+    x = lib.t(A, grad=True)
+    return (
+        x.repeat_interleave(lib.t([3, 1, 0]), dim=0, output_size=4),
+        lib.repeat_interleave(x, lib.t([2]), dim=-1),  # one count for every slice
+        x.repeat_interleave(lib.t(2)),  # a 0-d count, flattened
+        x.repeat_interleave(lib.t(np.arange(12) % 3)),
+        x.repeat_interleave(lib.t(np.array([2, 0, 1], np.int32)), dim=0),
+        lib.repeat_interleave(lib.t([[1.5, 2.5]], grad=True), 2, dim=1, output_size=4),
+        lib.t(4.0, grad=True).repeat_interleave(3),
+    )
+
+
+@case("Tensor.repeat_interleave", "torch.repeat_interleave")
+def repeat_interleave_counts_only(lib):
+    return (
+        lib.repeat_interleave(lib.t([2, 0, 3])),  # each index as often as its count
+        lib.repeat_interleave(lib.t(np.array([1, 2], np.int32))),  # keeps the counts' dtype
+        lib.repeat_interleave(lib.t([1, 1, 2]), output_size=4),
+        lib.repeat_interleave(lib.t(np.zeros(0, np.int64))),
+    )
+
+
+RI = "repeat_interleave: "
+
+
+@case(
+    "Tensor.repeat_interleave",
+    "torch.repeat_interleave",
+    refused="counts that are not a vector (one argument)",
+    says=f"{RI}with one argument it takes a vector of counts, got shape (1, 2)",
+)
+def repeat_interleave_counts_matrix(lib):
+    return lib.repeat_interleave(lib.t([[1, 2]]))
+
+
+@case(
+    "Tensor.repeat_interleave",
+    "torch.repeat_interleave",
+    refused="counts that are not a vector (one argument)",
+    says=f"{RI}with one argument it takes a vector of counts, got shape ()",
+)
+def repeat_interleave_counts_number(lib):
+    return lib.repeat_interleave(lib.t(3))
+
+
+@case(
+    "Tensor.repeat_interleave",
+    "torch.repeat_interleave",
+    refused="float, bool or int16 counts",
+    says=f"{RI}repeats must hold int64 or int32 counts, got float64",
+)
+def repeat_interleave_float_counts(lib):
+    return lib.t(A).repeat_interleave(lib.t([1.0, 2.0, 1.0]), dim=0)
+
+
+@case(
+    "Tensor.repeat_interleave",
+    "torch.repeat_interleave",
+    refused="float, bool or int16 counts",
+    says=f"{RI}repeats must hold int64 or int32 counts, got bool",
+)
+def repeat_interleave_bool_counts(lib):
+    return lib.repeat_interleave(lib.t([True, False]))
+
+
+@case(
+    "Tensor.repeat_interleave",
+    "torch.repeat_interleave",
+    refused="float, bool or int16 counts",
+    says=f"{RI}repeats must hold int64 or int32 counts, got int16",
+)
+def repeat_interleave_int16_counts(lib):
+    return lib.t(A).repeat_interleave(lib.t(np.array([1, 2, 1], np.int16)), dim=0)
+
+
+@case(
+    "Tensor.repeat_interleave",
+    "torch.repeat_interleave",
+    refused="negative counts",
+    says=f"{RI}repeats must not be negative, got [1, -2, 0]",
+)
+def repeat_interleave_negative(lib):
+    return lib.t(A).repeat_interleave(lib.t([1, -2, 0]), dim=0)
+
+
+@case(
+    "Tensor.repeat_interleave",
+    "torch.repeat_interleave",
+    refused="negative counts",
+    says=f"{RI}repeats must not be negative, got -1",
+)
+def repeat_interleave_negative_int(lib):
+    return lib.t(A).repeat_interleave(-1, dim=1)
+
+
+@case(
+    "Tensor.repeat_interleave",
+    "torch.repeat_interleave",
+    refused="a count per slice that does not fit the dim",
+    says=f"{RI}repeats has 2 counts but the tensor has 4 along dim 1",
+)
+def repeat_interleave_wrong_count(lib):
+    return lib.t(A).repeat_interleave(lib.t([1, 2]), dim=1)
+
+
+@case(
+    "Tensor.repeat_interleave",
+    "torch.repeat_interleave",
+    refused="counts with two axes",
+    says=f"{RI}repeats must have no axis or one, got shape (1, 3)",
+)
+def repeat_interleave_counts_2d(lib):
+    return lib.t(A).repeat_interleave(lib.t([[1, 2, 1]]), dim=0)
+
+
+@case(
+    "Tensor.repeat_interleave",
+    "torch.repeat_interleave",
+    refused="an output_size that is not the total",
+    says=f"{RI}output_size=5, but the repeats make 4 along dim 0",
+)
+def repeat_interleave_output_size(lib):
+    return lib.t(A).repeat_interleave(lib.t([3, 1, 0]), dim=0, output_size=5)
+
+
+@case(
+    "Tensor.repeat_interleave",
+    "torch.repeat_interleave",
+    refused="an output_size that is not the total",
+    says=f"{RI}output_size=7, but the repeats make 8 along dim 1",
+)
+def repeat_interleave_output_size_int(lib):
+    return lib.t(A).repeat_interleave(2, dim=1, output_size=7)
+
+
+@case(
+    "Tensor.repeat_interleave",
+    "torch.repeat_interleave",
+    refused="a float or a list as repeats",
+    says=f"{RI}repeats must be an int or an int tensor, got list [1, 2, 1]",
+)
+def repeat_interleave_list(lib):
+    return lib.t(A).repeat_interleave([1, 2, 1], dim=0)
+
+
+@case(
+    "Tensor.repeat_interleave",
+    "torch.repeat_interleave",
+    refused="a float or a list as repeats",
+    says=f"{RI}repeats must be an int or an int tensor, got float 2.5",
+)
+def repeat_interleave_float(lib):
+    return lib.t(A).repeat_interleave(2.5)
+
+
+@case(
+    "Tensor.repeat_interleave",
+    "torch.repeat_interleave",
+    refused="a dim given for a number",
+    says=f"{RI}dim=0 given for a number (shape ())",
+)
+def repeat_interleave_number_dim(lib):
+    return lib.t(4.0).repeat_interleave(3, dim=0)
+
+
 @case("Tensor.unflatten", "torch.unflatten", "Tensor.movedim", "torch.movedim", "Tensor.moveaxis")
 def unflatten_movedim(lib):
     x = lib.t(C, grad=True)
@@ -439,6 +610,13 @@ def sort(lib):
         t.argsort(dim=0, descending=True, stable=True), i.sort(dim=1, stable=True),
         lib.sort(i, descending=True, stable=True), lib.t([True, False, True]).argsort(stable=True),
     )  # fmt: skip
+
+
+@case("Tensor.topk", "torch.topk")
+def topk_nan(lib):
+    """topk orders as sort does: nan is the largest (topk had its own order, nan last)."""
+    x = lib.t([[1.0, np.nan, 3.0, -2.0], [0.5, 0.25, -1.0, np.inf]], grad=True)
+    return x.topk(2), lib.topk(x, 3, largest=False), x.topk(1, dim=0)
 
 
 @case("Tensor.unique", "torch.unique")

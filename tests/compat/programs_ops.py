@@ -523,6 +523,49 @@ for name, fn in checks.items():
     print(name, torch.autograd.gradcheck(fn, (x,)))
 """
 
+PROMOTION_FLOAT32 = """
+import torch
+
+x = torch.arange(6)
+print((x / 2).dtype, (x * 0.5).dtype, (x + 1).dtype, (0.5 ** x).dtype)
+print(x / 4, x * 0.5)
+w = torch.ones(3, requires_grad=True)
+y = (torch.arange(3) * w * 2.5).sum()
+y.backward()
+print(y.item(), w.grad, w.grad.dtype)
+print(torch.arange(4, dtype=torch.int32) + torch.tensor(2.5), torch.arange(3) < 1.5)
+print((torch.tensor([True, False]) + True).dtype, torch.tensor([1, 2]) * True)
+print(torch.arange(4, dtype=torch.int32) * 3, (torch.arange(3) + torch.ones(3)).dtype)
+"""
+
+SEGMENTS_REPEAT_INTERLEAVE = """
+import torch
+
+lengths = torch.tensor([2, 0, 3, 1])
+seg = torch.repeat_interleave(lengths)  # the segment of each element
+print(seg)
+vals = torch.arange(6, dtype=torch.float32)
+sums = torch.zeros(4).index_add_(0, seg, vals)
+print(sums, sums / lengths.clamp(min=1))
+x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+y = x.repeat_interleave(torch.tensor([1, 3]), dim=0, output_size=4)
+print(y.shape, y.detach())
+(y * torch.arange(8.0).reshape(4, 2)).sum().backward()
+print(x.grad)
+print(x.detach().repeat_interleave(2), torch.tensor([7, 8]).repeat_interleave(torch.tensor(3)))
+"""
+
+PRINT_SCALES = """
+import torch
+
+print(torch.tensor([1e-5, 1.0, 1e3]))
+print(torch.tensor([123456789.0, 1.0]), torch.tensor([0.1, float("nan"), float("inf")]))
+print(torch.softmax(torch.tensor([[10.0, 0.0, -10.0]]), dim=1))
+print(torch.zeros(0, 3), torch.tensor([], dtype=torch.long), torch.tensor([0.0, -0.0]))
+print(torch.arange(1200.0).reshape(40, 30))
+print(torch.tensor([[1, -200], [3, 4]]), torch.tensor([[True], [False]]))
+"""
+
 PROGRAMS_OPS = {
     "labels_and_batches": LABELS_AND_BATCHES,
     "d2l_data_manipulation": D2L_DATA_MANIPULATION,
@@ -540,4 +583,7 @@ PROGRAMS_OPS = {
     "micrograd_ops": MICROGRAD_OPS,
     "bitwise_masks": BITWISE_MASKS,
     "grad_checks_family": GRAD_CHECKS_FAMILY,
+    "promotion_float32": PROMOTION_FLOAT32,
+    "segments_repeat_interleave": SEGMENTS_REPEAT_INTERLEAVE,
+    "print_scales": PRINT_SCALES,
 }

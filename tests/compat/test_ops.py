@@ -108,6 +108,8 @@ def test_op_matches_pytorch(case):
             with pytest.raises(Exception) as err:  # noqa: B017, PT011
                 ours.run(case)
             assert "\n  built at:" in str(err.value) or "hint:" in str(err.value), err.value
+            if case.says:  # the exact words, so a changed check cannot pass unnoticed
+                assert str(err.value).splitlines()[0] == case.says
             return
         t_out, o_out = theirs.run(case), ours.run(case)
         _compare(t_out, o_out, case.key)

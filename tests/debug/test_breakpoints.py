@@ -117,7 +117,7 @@ def test_interactive_lands_in_pdb_at_the_learner_line(tmp_path, commands):
         assert "built at: learner.py, line 6: y = x.log()" in child.before.replace("\r", "")
         child.sendline("p x.shape, tg.debug.last_hit().tensor")
         child.expect(r"\(Pdb\) ")
-        assert "((2,), tensor([ 0., nan], grad_fn=<LogBackward>))" in child.before
+        assert "((2,), tensor([0., nan], grad_fn=<LogBackward>))" in child.before
         if commands[0] == "n":  # stepping works, and never stops inside the library
             child.sendline("n")  # 3.11 stops on the `with` line (its __exit__) first
             child.expect(r"\(Pdb\) ")

@@ -319,7 +319,7 @@ def linspace(
     Example:
         >>> import tinygrad_edu as tg
         >>> tg.linspace(0, 1, 5)
-        tensor([0.00, 0.25, 0.50, 0.75, 1.00])
+        tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
     """
     dt = _float(dtype, "linspace", device)
     return _leaf(np.linspace(start, end, int(steps)).astype(dt), requires_grad, name)

@@ -87,7 +87,10 @@ _METHODS += [
     n
     for m in TORCH_OP_MODULES
     for n in m.METHODS
-    if n.strip("_") == n and n not in _METHODS and n not in globals()  # not multinomial
+    if n.strip("_") == n
+    and n not in _METHODS
+    and n not in globals()  # not multinomial
+    and not any(n in getattr(k, "FUNCTIONS", {}) for k in TORCH_OP_MODULES)  # its own function
 ]
 
 

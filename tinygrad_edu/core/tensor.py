@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import function as _function
-from . import source, torch_api, views
+from . import printing, source, torch_api, views
 from .dtypes import _default as _default_dtype
 from .errors import BackwardError, DataError, ShapeError, message
 from .grad_mode import _thread
@@ -46,7 +46,7 @@ def _to_array(data: Any, dtype: Any, op: str) -> np.ndarray:
         dtype = _dtype(dtype, op)
     if isinstance(data, Tensor):
         return np.array(data._data, dtype=dtype)  # a copy: tg.tensor(t) never aliases t
-    if isinstance(data, np.ndarray):
+    if isinstance(data, (np.ndarray, np.generic)):  # a numpy number keeps its dtype too
         # a copy, as torch.tensor makes: changing `data` later must not change the graph's
         # saved values (tg.from_numpy shares on purpose)
         arr = np.array(data, dtype=dtype)
@@ -552,27 +552,21 @@ class Tensor(torch_api.TorchMethods):
         return format(repr(self), spec)
 
     def __repr__(self) -> str:
-        # equal digits per element, at most 4, like PyTorch: tensor([0.5000, 0.2500])
-        # booleans padded to the widest value present, as PyTorch: [True, True], [ True, False]
-        width = 5 if self._data.dtype == np.bool_ and not self._data.all() else 4
-        body = np.array2string(
-            self._data,
-            separator=", ",
-            prefix="tensor(",
-            precision=4,
-            floatmode="maxprec_equal",
-            formatter={"bool": lambda v: str(v).rjust(width)},
-        )
-        extra = []
-        if self._data.dtype not in (_default_dtype[0], np.int64, np.bool_):  # as PyTorch shows
-            extra.append(f"dtype={self._data.dtype}")
+        # PyTorch's layout (core/printing.py); the dtype shown unless PyTorch leaves it out
+        data = self._data
+        if data.size == 0:
+            extra = printing.empty_suffixes(data, _default_dtype[0])
+        elif data.dtype not in (_default_dtype[0], np.int64, np.bool_):
+            extra = [f"dtype={data.dtype}"]
+        else:
+            extra = []
         if self.grad_fn is not None:
             extra.append(f"grad_fn=<{self.grad_fn.name}>")
         elif self.requires_grad:
             extra.append("requires_grad=True")
         if self.name:
             extra.append(f"name={self.name!r}")
-        return f"tensor({body}{', ' if extra else ''}{', '.join(extra)})"
+        return printing.tensor_repr(data, extra)
 
     # --- autograd -----------------------------------------------------------------------
 
@@ -747,38 +741,43 @@ class Tensor(torch_api.TorchMethods):
     # --- arithmetic (one-liners over ops) -----------------------------------------------
 
     def __add__(self, other: Any) -> Tensor:
-        return Add.apply(self, _operand(other, self))
+        return Add.apply(*_operands(self, other, "+"))
 
     def __radd__(self, other: Any) -> Tensor:
-        return Add.apply(_operand(other, self), self)
+        a, b = _operands(self, other, "+")
+        return Add.apply(b, a)
 
     def __sub__(self, other: Any) -> Tensor:
-        return Sub.apply(self, _operand(other, self))
+        return Sub.apply(*_operands(self, other, "-"))
 
     def __rsub__(self, other: Any) -> Tensor:
-        return Sub.apply(_operand(other, self), self)
+        a, b = _operands(self, other, "-")
+        return Sub.apply(b, a)
 
     def __mul__(self, other: Any) -> Tensor:
-        return Mul.apply(self, _operand(other, self))
+        return Mul.apply(*_operands(self, other, "*"))
 
     def __rmul__(self, other: Any) -> Tensor:
-        return Mul.apply(_operand(other, self), self)
+        a, b = _operands(self, other, "*")
+        return Mul.apply(b, a)
 
     def __truediv__(self, other: Any) -> Tensor:
-        return Div.apply(self, _operand(other, self))
+        return Div.apply(*_operands(self, other, "/"))
 
     def __rtruediv__(self, other: Any) -> Tensor:
+        a, b = _operands(self, other, "/")
         if isinstance(other, Tensor):
-            return Div.apply(other, self)
+            return Div.apply(b, a)
         # a number over a tensor: (1 / x) * number, as PyTorch computes it (same saved values,
         # same second derivative, same last digit)
-        return Mul.apply(Reciprocal.apply(self), _operand(other, self))
+        return Mul.apply(Reciprocal.apply(a), b)
 
     def __pow__(self, other: Any) -> Tensor:
-        return Pow.apply(self, _operand(other, self))
+        return Pow.apply(*_operands(self, other, "**"))
 
     def __rpow__(self, other: Any) -> Tensor:
-        return Pow.apply(_operand(other, self), self)
+        a, b = _operands(self, other, "**")
+        return Pow.apply(b, a)
 
     def __neg__(self) -> Tensor:
         return Neg.apply(self)
@@ -1180,12 +1179,27 @@ def _operand(other: Any, like: Tensor) -> Any:
             const.flags.writeable = False  # shared by every op that used this number
             _constants[key] = const
         return const
-    if isinstance(other, (bool, numbers.Number)) and not isinstance(other, np.ndarray):
+    if isinstance(other, (bool, np.bool_)):  # the lowest kind: it takes the tensor's dtype
+        return np.asarray(other, dtype=like._data.dtype)
+    if isinstance(other, numbers.Number) and not isinstance(other, np.ndarray):
         dt = like._data.dtype if like._data.dtype.kind == "f" else _default_dtype[0]
         return np.asarray(other, dtype=dt)
     if isinstance(other, np.ndarray):
         return other
     return _to_array(other, None, "operand")
+
+
+def _operands(t: Tensor, other: Any, op: str) -> tuple[Any, Any]:
+    """`t` and `other` as `t <op> other` uses them: in PyTorch's dtype (ops/arith/promotion.py)."""
+    b = _operand(other, t)
+    dt = t._data.dtype
+    if (
+        (b._data.dtype if isinstance(b, Tensor) else b.dtype) == dt
+        and (dt.kind == "f" or (dt.kind != "b" and op != "/"))
+        and type(other) is not bool  # `x - True` is refused
+    ):
+        return t, b  # the common case: one dtype already
+    return arith.promote(t, other, b, op)
 
 
 def _array_of(other: Any, like: Tensor) -> np.ndarray:

@@ -24,6 +24,7 @@ from .dtypes import check_device, device
 from .errors import DataError, ShapeError, message
 from .ops.elementwise import Fill
 from .ops.movement import Index
+from .ops.search import _order
 from .ops.trig import Cos, Erf, Sin
 
 if TYPE_CHECKING:
@@ -466,27 +467,13 @@ class TorchMethods:
                 message("topk", f"k={k} is out of range for a dimension of size {n}", source.here())
             )
         _tensor._notify_concrete(cast("Tensor", self), "topk")  # numpy orders them: no node
-        keys = -self._data if largest else self._data
-        order = np.argsort(keys, axis=d, kind="stable") if self.ndim else np.zeros(1, np.int64)
+        # sort's order (ops/search/order.py): stable, nan counts as the largest, as PyTorch's
+        order = _order(self._data, d, largest) if self.ndim else np.zeros(1, np.int64)
         idx = np.take(order, np.arange(k), axis=d) if self.ndim else order[:k]
         return return_type("topk")(gather(self, d, idx), _tensor.Tensor._make(idx.astype(np.int64)))
 
     def gather(self, dim: int, index: Any) -> Tensor:
         return gather(self, dim, index)
-
-    def sort(
-        self, dim: int = -1, descending: builtins.bool = False, stable: builtins.bool = False
-    ) -> ValuesIndices:
-        """`(values, indices)` sorted along `dim` (ties keep their order); values in the graph."""
-        d = _dim(self, dim, "sort")
-        idx = self.argsort(d, descending)
-        return ValuesIndices(gather(self, d, idx._data) if self.ndim else self * 1, idx)
-
-    def argsort(self, dim: int = -1, descending: builtins.bool = False) -> Tensor:
-        d = _dim(self, dim, "argsort")
-        keys = -self._data if descending else self._data
-        order = np.argsort(keys, axis=d, kind="stable") if self.ndim else np.asarray(0)
-        return _tensor.Tensor._make(order.astype(np.int64))
 
     def unique(
         self,

@@ -346,7 +346,7 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         >>> import tinygrad_edu as tg
         >>> w = tg.tensor([[1.0, 2.0]])
         >>> tg.nn.functional.linear(tg.tensor([[3.0, 4.0]]), w, tg.tensor([0.5]))
-        tensor([[11.5]])
+        tensor([[11.5000]])
     """
     x = _as_tensor(x, weight)
     if x.ndim == 0 or x.shape[-1] != weight.shape[-1]:

@@ -98,8 +98,8 @@ class BatchNorm1d(_BatchNorm):
         >>> bn = tg.nn.BatchNorm1d(2)
         >>> y = bn(tg.tensor([[1.0, 10.0], [3.0, 30.0]]))
         >>> y, bn.running_mean
-        (tensor([[-1., -1.],
-                [ 1.,  1.]], grad_fn=<AddBackward>), tensor([0.2, 2.0]))
+        (tensor([[-1.0000, -1.0000],
+                [ 1.0000,  1.0000]], grad_fn=<AddBackward>), tensor([0.2000, 2.0000]))
     """
 
     _ndims = (2, 3)

@@ -202,7 +202,7 @@ class SGD(Optimizer):
         >>> (w * w).sum().backward()     # dL/dw = 2w = [2, 4]
         >>> opt.step()
         >>> w
-        tensor([0.8, 1.6], requires_grad=True)
+        tensor([0.8000, 1.6000], requires_grad=True)
     """
 
     def __init__(
@@ -275,7 +275,7 @@ class Adam(Optimizer):
         >>> (w * w).sum().backward()
         >>> opt.step()                   # the first step moves each weight by about lr
         >>> w
-        tensor([ 0.9, -1.9], requires_grad=True)
+        tensor([ 0.9000, -1.9000], requires_grad=True)
     """
 
     _decoupled = False  # AdamW: weight decay shrinks p directly instead of joining the gradient
@@ -346,7 +346,7 @@ class AdamW(Adam):
         >>> (w * 0).sum().backward()     # no gradient: only the decay acts
         >>> opt.step()
         >>> w
-        tensor([0.95], requires_grad=True)
+        tensor([0.9500], requires_grad=True)
     """
 
     _decoupled = True

@@ -1,0 +1,175 @@
+"""The dtype of `tensor <op> operand` is PyTorch's (issue 30): an int or bool tensor with a
+Python float takes the default float dtype (float32 after `set_default_dtype`), not numpy's
+float64; a Python int keeps an int tensor's dtype; a Python bool takes the tensor's; `/` of
+whole numbers gives the default float; a tensor with axes decides before a 0-d one; `-`
+with a bool operand is refused. Every arithmetic and comparison operator, with int, bool
+and float tensors, Python floats, ints and bools on either side, under float32 and float64
+defaults, against torch: the dtype, the values, or an error on both sides.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+import pytest
+
+import tinygrad_edu as tg
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.torch
+
+OPS = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "//": operator.floordiv,
+    "%": operator.mod,
+    "**": operator.pow,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+    "&": operator.and_,
+    "|": operator.or_,
+    "^": operator.xor,
+}
+DTYPES = ("int64", "int32", "int16", "uint8", "bool", "float32", "float64")
+SCALARS = (2.5, -1.0, 0.0, 3, 0, -2, True, False)
+VALUES = {"bool": [True, False, True], "uint8": [1, 2, 7]}
+# what PyTorch computes and tinygrad_edu refuses, by name (docs/pytorch_compat.md says so)
+REFUSED = {
+    ("bool", "**", True): "a bool tensor to a Python bool power (PyTorch: the tensor itself)",
+    ("bool", "**", False): "a bool tensor to a Python bool power (PyTorch: all True)",
+}
+
+
+def _tensor(lib, dtype: str, values=None, shape=(3,), op=""):
+    # NOTE: numpy refuses an integer to a negative integer power; PyTorch rounds it to 0
+    whole = [1, 2, 7] if op == "**" else [1, -2, 7]
+    vals = VALUES.get(dtype, whole) if values is None else values
+    vals = vals if shape else vals[0]
+    return lib.tensor(vals, dtype=getattr(lib, dtype))
+
+
+def _outcome(fn):
+    """('dtype', values) or ('error', None): what one side did."""
+    try:
+        out = fn()
+    except Exception:  # noqa: BLE001 - both sides must refuse; which class is each's own
+        return "error", None
+    dt = str(out.dtype).replace("torch.", "")
+    return dt, np.asarray(out.detach().numpy() if hasattr(out, "detach") else out)
+
+
+def _agree(theirs, ours, what: str) -> None:
+    assert ours[0] == theirs[0], f"{what}: torch gives {theirs[0]}, tinygrad_edu {ours[0]}"
+    if theirs[1] is not None:
+        np.testing.assert_allclose(
+            ours[1].astype(np.float64), theirs[1].astype(np.float64), rtol=1e-6, err_msg=what
+        )
+
+
+@pytest.fixture(params=["float32", "float64"])
+def default(request):
+    old_torch, old_tg = torch.get_default_dtype(), tg.get_default_dtype()
+    torch.set_default_dtype(getattr(torch, request.param))
+    tg.set_default_dtype(getattr(tg, request.param))
+    yield request.param
+    torch.set_default_dtype(old_torch)
+    tg.set_default_dtype(old_tg)
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_tensor_with_python_number(default, dtype, op):
+    fn = OPS[op]
+    for s in SCALARS:
+        if dtype == "uint8" and not isinstance(s, bool) and s < 0:
+            continue  # PyTorch wraps -2 around to 254; numpy refuses to: not a course's case
+        for reflected in (False, True):
+            what = f"{'s' if reflected else 't'} {op} {'t' if reflected else 's'}"
+            what += f" with t {dtype}, s = {s!r}, default {default}"
+
+            def run(lib, s=s, reflected=reflected):
+                t = _tensor(lib, dtype, op=op)
+                return _outcome(lambda: fn(s, t) if reflected else fn(t, s))
+
+            if not reflected and (dtype, op, s) in REFUSED and type(s) is bool:
+                assert run(tg)[0] == "error" and run(torch)[0] != "error", what
+                continue
+            _agree(run(torch), run(tg), what)
+
+
+@pytest.mark.parametrize("op", ["+", "-", "*", "/", "**", "%", "//", "<", "=="])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_tensor_with_tensor(default, dtype, op):
+    """Two tensors: the higher kind wins; within a kind, the one with axes decides."""
+    fn = OPS[op]
+    for other in DTYPES:
+        for shape in ((3,), ()):
+            what = f"t {op} u with t {dtype}, u {other} of shape {shape}, default {default}"
+
+            def run(lib, other=other, shape=shape):
+                t, u = _tensor(lib, dtype, op=op), _tensor(lib, other, [3, 1, 2], shape)
+                return _outcome(lambda: fn(t, u))
+
+            _agree(run(torch), run(tg), what)
+
+
+def test_the_old_promotion_is_gone():
+    """What the test above guards: numpy alone turns int64 and float32 into float64."""
+    old = tg.get_default_dtype()
+    tg.set_default_dtype(tg.float32)
+    try:
+        assert (np.arange(3) * np.float32(2.5)).dtype == np.float64
+        assert (tg.arange(3) * 2.5).dtype == tg.float32
+        assert (tg.arange(3) / 2).dtype == tg.float32
+        assert (tg.arange(3) + tg.ones(3)).dtype == tg.float32
+        assert (tg.tensor([1, 2], dtype=tg.int32) + True).dtype == tg.int32
+    finally:
+        tg.set_default_dtype(old)
+
+
+def test_gradients_flow_back_in_each_dtype(default):
+    """A float32 tensor with a 0-d float64 one computes in float32; each gradient comes
+    back in its own tensor's dtype, as in PyTorch."""
+    grads, dtypes = {}, set()
+    for lib in (torch, tg):
+        x = lib.tensor([0.5, -1.5, 2.0], dtype=lib.float32, requires_grad=True)
+        w = lib.tensor(3.0, dtype=lib.float64, requires_grad=True)
+        y = (x * w + w / x - (lib.arange(3) * 0.5) * x) ** 2
+        dtypes.add(str(y.dtype).replace("torch.", ""))  # the arange's default float decides
+        y.sum().backward()
+        grads[lib] = [
+            (str(g.dtype).replace("torch.", ""), g.detach().numpy()) for g in (x.grad, w.grad)
+        ]
+    assert dtypes == {default}
+    for (t_dt, t_val), (o_dt, o_val) in zip(grads[torch], grads[tg]):
+        assert o_dt == t_dt
+        np.testing.assert_allclose(o_val, t_val, rtol=1e-5)
+
+
+def test_subtracting_a_bool_is_refused_with_a_hint():
+    mask = tg.tensor([True, False])
+    with pytest.raises(TypeError) as err:
+        1 - mask
+    assert str(err.value).splitlines()[0] == (
+        "sub: cannot subtract with a boolean operand (shapes (2,) and ()), as in PyTorch"
+    )
+    assert str(err.value).splitlines()[-1] == (
+        "  hint: to invert a mask use ~mask or mask.logical_not(); for two masks, a ^ b"
+    )
+    with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool tensor"):
+        1 - torch.tensor([True, False])
+
+
+@pytest.mark.parametrize("value", [np.float32(1.5), np.float64(1.5), np.int32(3), np.bool_(True)])
+def test_a_numpy_number_keeps_its_dtype(default, value):
+    """torch.tensor(np.float32(1.5)) is float32 whatever the default, as an array would be."""
+    theirs, ours = torch.tensor(value), tg.tensor(value)
+    assert str(ours.dtype) == str(theirs.dtype).replace("torch.", "")
+    assert str(ours) == str(theirs).replace("torch.", "")
