@@ -117,7 +117,7 @@ def test_hover_shows_details_and_saved_notebook_shows_graphs(ui, open_notebook):
 
 def test_saved_stepper_reopens_with_its_picture(open_notebook):
     nb = open_notebook(NOTEBOOKS / "02_backward.ipynb")
-    index = nb.run_through("# a fresh start for the stepper")
+    index = nb.run_through("four_clicks.state.advance()")
     wait_for_drawing(nb.output(index), ["PowBackward"], what="lesson 2, the stepper")
     nb.page.keyboard.press("Control+s")
     nb.page.wait_for_timeout(1500)

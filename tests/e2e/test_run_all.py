@@ -130,15 +130,20 @@ def test_lesson_2_steppers_after_run_all_show_what_their_text_says(open_notebook
     _scroll_to_top(nb, clicks_index)
     nb.screenshot("lesson2-four-clicks-after-run-all")
 
-    fresh_index = nb.find_cell("# a fresh start for the stepper")
-    assert fresh_index > nb.find_cell("four_clicks.state.advance()")  # nothing below moves it
+    # the lesson's prose: click Reset, then Step, on the same stepper
+    fresh_index = clicks_index
+    nb.output(fresh_index).get_by_role("button", name="Reset", exact=True).click()
+    deadline = time.monotonic() + 15
+    while not _stepper_text(nb, fresh_index).startswith("BackwardStepper(before"):
+        assert time.monotonic() < deadline, "Reset did nothing"
+        time.sleep(0.25)
     fresh = _stepper_text(nb, fresh_index)
     assert fresh == "BackwardStepper(before step 0; steps 0 to 5)\n(no node has run yet)"
     # the slider shows no count of its own beside the text
     readouts = nb.output(fresh_index).locator(".widget-readout")
     assert readouts.count() == 0 or not readouts.first.is_visible()
 
-    # a click on the fresh stepper's Step: the heading and the step text move together
+    # a click on Step: the heading and the step text move together
     nb.output(fresh_index).get_by_role("button", name="Step", exact=True).click()
     deadline = time.monotonic() + 15
     while _stepper_text(nb, fresh_index).startswith("BackwardStepper(before"):
