@@ -189,7 +189,7 @@ def estimated_minutes(nb) -> float:
 
 # by that count these take more than one 50-minute class, and are to be split or trimmed;
 # the test below fails for one that fits (take it off the list) or one that grows past
-OVER_ONE_CLASS = ("02_", "06_", "08a_", "09_", "15_")
+OVER_ONE_CLASS = ("02_", "06_", "08a_", "15_")
 
 
 @pytest.mark.parametrize(
