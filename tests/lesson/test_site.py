@@ -8,7 +8,9 @@ import hashlib
 import json
 import re
 import zipfile
+from pathlib import Path
 
+import nbformat
 import pytest
 
 from tinygrad_edu.lesson import site
@@ -149,6 +151,20 @@ def test_build_refuses_a_folder_that_is_not_a_site(tmp_path, capsys):
         f"site build: {out}: a folder that is not a site already; give an empty or new one\n"
     )
     assert (out / "essay.txt").read_text() == "mine"
+
+
+def test_a_relative_cache_folder_still_gives_the_build_absolute_paths(tmp_path, monkeypatch):
+    # `--cache build/lite-cache` once wrote a site with no Pyodide and no error: the
+    # source folder inside the cache was named relative to a cwd the build changes
+    seen = []
+    monkeypatch.setattr(site, "pyodide_folder", lambda folder, *a: seen.append(folder))
+    monkeypatch.setattr(site, "jupyter_lite_build", lambda lite, out: seen.append(lite))
+    monkeypatch.chdir(tmp_path)
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    (lessons / "01_a.ipynb").write_text(json.dumps(nbformat.v4.new_notebook()))
+    site.build_site(Path("out"), lessons, tmp_path, Path("cache"), "unused", say=lambda m: None)
+    assert len(seen) == 2 and all(p.is_absolute() for p in seen), seen
 
 
 def test_package_files_come_from_a_base_url_too(tmp_path):

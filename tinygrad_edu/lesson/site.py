@@ -284,6 +284,9 @@ def build_site(
     from . import cli  # the lessons command's stripping; cli imports this module lazily
 
     out = out.resolve()
+    # absolute: `jupyter lite build` runs in the source folder, where a relative path to
+    # it would name nothing, and the site would come out without Pyodide and unsaid
+    cache = cache.resolve()
     if out.exists() and any(out.iterdir()) and not (out / "jupyter-lite.json").is_file():
         raise SiteError(f"{out}: a folder that is not a site already; give an empty or new one")
     cache.mkdir(parents=True, exist_ok=True)
