@@ -137,9 +137,15 @@ def test_the_pins_name_files_of_the_pinned_versions():
 
 def test_the_site_keeps_pypi_off_and_exposes_the_app_for_the_browser_tests():
     data = site.lite_config()["jupyter-config-data"]
-    assert data["litePluginSettings"][site.KERNEL_PLUGIN] == {"disablePyPIFallback": True}
+    kernel = data["litePluginSettings"][site.KERNEL_PLUGIN]
+    assert kernel["disablePyPIFallback"] is True
     assert data["exposeAppInBrowser"] is True
     json.dumps(data)
+    # the packages Pyodide loads at start, instead of the kernel's one-by-one installs:
+    # all of them in the site's lock (a name it lacks would stop every kernel's start)
+    started = kernel["loadPyodideOptions"]["packages"]
+    in_lock = set(site.PINS["pyodide"]["roots"]) | set(site.PINS["kernel_wheels"])
+    assert set(started) <= in_lock and {"ipython", "comm", "jedi"} <= set(started)
 
 
 def test_build_refuses_a_folder_that_is_not_a_site(tmp_path, capsys):

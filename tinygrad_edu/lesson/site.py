@@ -50,6 +50,12 @@ PAGE_EXTENSIONS = (
     "anywidget",
 )
 
+# what jupyterlite-pyodide-kernel 0.6 installs with piplite at every kernel start, each
+# install awaited before the next, unless Pyodide's own start loaded it (its packages
+# option): those of them in the Pyodide lock, where one parallel load fetches them all
+# (piplite, ipykernel and pyodide_kernel are the kernel's own wheels, not in the lock)
+STARTUP_PACKAGES = ("micropip", "ssl", "sqlite3", "jedi", "ipython", "comm")
+
 
 class SiteError(RuntimeError):
     """A piece of the site could not be fetched, or is not the file that was pinned."""
@@ -266,7 +272,14 @@ def lite_config() -> dict:
         "jupyter-config-data": {
             "appName": "tinygrad_edu lessons",
             # every file is in the site: a name it lacks is an error, never a PyPI download
-            "litePluginSettings": {KERNEL_PLUGIN: {"disablePyPIFallback": True}},
+            "litePluginSettings": {
+                KERNEL_PLUGIN: {
+                    "disablePyPIFallback": True,
+                    # the packages the kernel installs at every start, one after another,
+                    # loaded together by Pyodide's start instead (all in the site's lock)
+                    "loadPyodideOptions": {"packages": list(STARTUP_PACKAGES)},
+                }
+            },
             "exposeAppInBrowser": True,  # `window.jupyterapp`, which the browser tests drive
         },
     }
