@@ -144,8 +144,18 @@ def test_the_site_keeps_pypi_off_and_exposes_the_app_for_the_browser_tests():
     # the packages Pyodide loads at start, instead of the kernel's one-by-one installs:
     # all of them in the site's lock (a name it lacks would stop every kernel's start)
     started = kernel["loadPyodideOptions"]["packages"]
-    in_lock = set(site.PINS["pyodide"]["roots"]) | set(site.PINS["kernel_wheels"])
-    assert set(started) <= in_lock and {"ipython", "comm", "jedi"} <= set(started)
+    in_lock = {*site.PINS["pyodide"]["roots"], *site.PINS["kernel_wheels"], *site.KERNEL_OWN}
+    assert {site._key(n) for n in started} <= {site._key(n) for n in in_lock}
+    # each under the name the kernel looks for before it installs it itself
+    assert {"ipython", "comm", "jedi", "piplite", "pyodide_kernel"} <= set(started)
+
+
+def test_the_kernels_own_wheels_get_lock_entries_from_the_installed_kernel():
+    pytest.importorskip("jupyterlite_pyodide_kernel")
+    wheels = site.kernel_own_wheels()
+    assert sorted(wheels) == ["ipykernel", "piplite", "pyodide-kernel"]
+    assert wheels["piplite"][0].name.startswith("piplite-0.6.1-")  # the [site] pin
+    assert wheels["pyodide-kernel"][0].name.startswith("pyodide_kernel-0.6.1-")
 
 
 def test_build_refuses_a_folder_that_is_not_a_site(tmp_path, capsys):

@@ -50,11 +50,20 @@ PAGE_EXTENSIONS = (
     "anywidget",
 )
 
-# what jupyterlite-pyodide-kernel 0.6 installs with piplite at every kernel start, each
-# install awaited before the next, unless Pyodide's own start loaded it (its packages
-# option): those of them in the Pyodide lock, where one parallel load fetches them all
-# (piplite, ipykernel and pyodide_kernel are the kernel's own wheels, not in the lock)
-STARTUP_PACKAGES = ("micropip", "ssl", "sqlite3", "jedi", "ipython", "comm")
+# what jupyterlite-pyodide-kernel 0.6 installs at every kernel start, each install
+# awaited before the next, unless Pyodide's own start loaded it (its packages option),
+# which fetches and unpacks them all at once: every one of them in the site's lock
+STARTUP_PACKAGES = (
+    *("micropip", "ssl", "sqlite3", "jedi", "ipython", "comm"),
+    *("piplite", "ipykernel", "pyodide_kernel"),  # the kernel's own (KERNEL_OWN)
+)
+# the kernel's own wheels, which jupyterlite-pyodide-kernel ships beside its page code,
+# given lock entries so that Pyodide's start loads them too; name -> what each needs
+KERNEL_OWN = {
+    "piplite": ["micropip"],
+    "ipykernel": [],
+    "pyodide-kernel": ["ipykernel", "comm", "ipython", "jedi", "ssl", "sqlite3"],
+}
 
 
 class SiteError(RuntimeError):
@@ -249,6 +258,29 @@ def lock_entry(name: str, wheel: Path, depends: list[str]) -> dict:
     }
 
 
+def kernel_own_wheels() -> dict[str, tuple[Path, list[str]]]:
+    """The Pyodide kernel's own wheels (piplite, ipykernel, pyodide_kernel), from the
+    installed jupyterlite-pyodide-kernel, with what each needs: given lock entries, they
+    load with the others at Pyodide's start instead of one by one after it."""
+    from jupyter_core.paths import jupyter_path
+
+    wheels: dict[str, tuple[Path, list[str]]] = {}
+    for name, depends in KERNEL_OWN.items():
+        found = sorted(
+            w
+            for p in jupyter_path("labextensions")
+            for w in (Path(p) / PAGE_EXTENSIONS[0] / "static" / "pypi").glob(
+                f"{name.replace('-', '_')}-*-py3-none-any.whl"
+            )
+        )
+        if not found:
+            raise SiteError(
+                f"the Pyodide kernel's wheel {name} was not found: pip install -e .[site]"
+            )
+        wheels[name] = (found[0], depends)
+    return wheels
+
+
 def page_extensions(dest: Path) -> None:
     """Copy PAGE_EXTENSIONS from this Python's Jupyter folders into `dest`."""
     from jupyter_core.paths import jupyter_path
@@ -346,6 +378,9 @@ def pyodide_folder(
     site_lock["packages"]["tinygrad-edu"] = lock_entry(
         "tinygrad-edu", ours, PINS["toolkit_depends"]
     )
+    for name, (wheel, depends) in kernel_own_wheels().items():
+        shutil.copyfile(wheel, folder / wheel.name)
+        site_lock["packages"][name] = lock_entry(name, folder / wheel.name, depends)
     (folder / "pyodide-lock.json").write_text(json.dumps(site_lock, indent=1))
 
 
