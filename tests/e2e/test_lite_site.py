@@ -423,3 +423,62 @@ def test_every_lesson_runs_in_the_browser_cell_by_cell(lesson, lab_page):
     record.write_text(json.dumps(times, indent=1))
     assert outside == [], outside
     assert not problems, f"{lesson} in the browser:\n" + "\n".join(problems)
+
+
+# ---- the learner's own copies, as the site serves them ---------------------------------
+
+# the copies a learner opens: unanswered exercises, a kernel that must go on past them;
+# three lessons (exercises, drawings, plots, the deployment script), to keep CI short
+LEARNER_LESSONS = ["01_define_by_run.ipynb", "09_deployment.ipynb", "10_train_end_to_end.ipynb"]
+OPEN_SITE_FILE = """async (path) => {
+    await jupyterapp.restored;
+    const nb = await jupyterapp.commands.execute('docmanager:open', {path, factory: 'Notebook'});
+    await nb.context.ready;
+    await nb.sessionContext.ready;
+    return nb.content.widgets.map(c => [c.model.type, c.model.getMetadata('tags') || []]);
+}"""
+
+
+@pytest.fixture(scope="module")
+def learner_page(served, chromium):
+    """A JupyterLab page of the site in a browser context of its own (its storage holds
+    none of the instructor's notebooks the lessons test saved)."""
+    outside: list[str] = []
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    context.route("**/*", _local_only(outside))
+    page = context.new_page()
+    page.goto(f"{served}/lab/index.html")
+    page.wait_for_function(APP_READY, timeout=120_000, polling=100)
+    yield page, outside
+    context.close()
+
+
+@pytest.mark.parametrize("lesson", LEARNER_LESSONS)
+def test_a_learners_copy_runs_past_its_unanswered_exercises_in_the_browser(lesson, learner_page):
+    """The site's own learner copy run cell by cell, as Run All would: the stubs of the
+    unanswered exercises and their checks say so in one line instead of stopping it, and
+    the only errors are in cells tagged raises-exception."""
+    page, outside = learner_page
+    cells = page.evaluate(OPEN_SITE_FILE, lesson)
+    page.wait_for_function(KERNEL_IDLE, timeout=180_000, polling=100)
+    problems, notes = [], 0
+    try:
+        for i, (kind, tags) in enumerate(cells):
+            if kind != "code":
+                continue
+            got = page.evaluate(RUN_INDEX, [i, CELL_TIMEOUT_S])
+            if got == "timeout":
+                problems.append(f"cell {i}: no answer in {CELL_TIMEOUT_S} s")
+                break
+            errors = [f"{o['ename']}: {o['evalue']}" for o in got if o["output_type"] == "error"]
+            if errors and "raises-exception" not in tags:
+                problems.append(f"cell {i}: {errors}")
+            notes += any("is not answered yet" in json.dumps(o) for o in got)
+        if problems:
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / f"FAILED-lite-learner-{lesson[:-6]}.png"))
+    finally:
+        page.evaluate(CLOSE)
+    assert outside == [], outside
+    assert not problems, f"learner's {lesson} in the browser:\n" + "\n".join(problems)
+    assert notes >= 2, f"{lesson}: the unanswered exercises said nothing ({notes} notes)"
