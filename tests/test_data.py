@@ -13,13 +13,26 @@ data = tg.data
 def test_make_moons_shapes_dtypes_and_determinism():
     pts, y = data.make_moons(101, noise=0.1, seed=3)
     assert pts.shape == (101, 2) and pts.dtype == np.float64
-    assert y.shape == (101,) and y.dtype == np.int64
+    assert y.shape == (101,) and y.dtype == np.intp
     assert int((y == 0).sum()) == 50 and int((y == 1).sum()) == 51
     pts2, y2 = data.make_moons(101, noise=0.1, seed=3)
     np.testing.assert_array_equal(pts, pts2)
     np.testing.assert_array_equal(y, y2)
     pts3, _ = data.make_moons(101, noise=0.1, seed=4)
     assert not np.allclose(pts, pts3)
+
+
+def test_labels_and_lengths_are_numpys_index_type_as_in_the_browser(monkeypatch):
+    # The browser's numpy (Pyodide) is 32-bit: np.intp is int32 there and np.bincount
+    # refuses int64 labels (no safe cast), which stopped lesson 10. Simulated here by
+    # making np.intp int32: every integer array tg.data returns follows it.
+    monkeypatch.setattr(np, "intp", np.int32)
+    _, moons = data.make_moons(20, seed=0)
+    _, spirals = data.make_spirals(5, classes=3, seed=0)
+    _, parity = data.make_sequences(6, seed=0, task="parity")
+    _, lengths = data.pad_sequences([np.ones((2, 1)), np.ones((3, 1))])
+    assert [a.dtype for a in (moons, spirals, parity, lengths)] == [np.dtype(np.int32)] * 4
+    assert np.bincount(moons).tolist() == [10, 10]
 
 
 def test_make_moons_without_noise_lies_on_the_two_half_circles():
@@ -65,7 +78,7 @@ def test_make_sequences_lengths_and_targets(task):
     else:
         assert all(set(np.unique(x)) <= {0.0, 1.0} for x in xs)
         if task == "parity":
-            assert y.dtype == np.int64 and y.tolist() == [int(s) % 2 for s in sums]
+            assert y.dtype == np.intp and y.tolist() == [int(s) % 2 for s in sums]
             assert 0 < y.sum() < 50
         else:
             assert y.dtype == np.float64 and y.tolist() == sums.tolist()

@@ -3,7 +3,9 @@
 Nothing is downloaded. Every generator takes a `seed` and draws from its own
 `np.random.default_rng(seed)`, so the same call gives the same data on every machine
 and does not disturb numpy's global generator (which model initialisation uses).
-Everything returned is plain numpy: features float64, class labels int64.
+Everything returned is plain numpy: features float64; class labels and lengths numpy's
+own integer, `np.intp` (int64 on a 64-bit machine; int32 in the browser, whose numpy is
+32-bit), so numpy's index functions such as `np.bincount` take them everywhere.
 Core layer: numpy and the standard library only.
 """
 
@@ -40,13 +42,13 @@ def make_moons(n: int = 100, noise: float = 0.1, seed: int = 0) -> tuple[np.ndar
         seed: seed of the generator (same seed, same data).
 
     Returns:
-        `(x, y)`: x float64 of shape (n, 2), y int64 of shape (n,) with values 0 and 1.
+        `(x, y)`: x float64 of shape (n, 2), y np.intp of shape (n,) with values 0 and 1.
 
     Example:
         >>> import tinygrad_edu as tg
         >>> x, y = tg.data.make_moons(100, noise=0.1, seed=0)
-        >>> x.shape, x.dtype, y.shape, y.dtype, int(y.sum())
-        ((100, 2), dtype('float64'), (100,), dtype('int64'), 50)
+        >>> x.shape, x.dtype, y.shape, y.dtype == np.intp, int(y.sum())
+        ((100, 2), dtype('float64'), (100,), True, 50)
     """
     _positive("make_moons", "n", n)
     rng = np.random.default_rng(seed)
@@ -60,7 +62,7 @@ def make_moons(n: int = 100, noise: float = 0.1, seed: int = 0) -> tuple[np.ndar
             np.stack([1 - np.cos(t_in), 0.5 - np.sin(t_in)], axis=1),
         ]
     )
-    y = np.concatenate([np.zeros(n_out, np.int64), np.ones(n_in, np.int64)])
+    y = np.concatenate([np.zeros(n_out, np.intp), np.ones(n_in, np.intp)])
     x = x + rng.normal(0.0, noise, size=x.shape)
     order = rng.permutation(n)
     return x[order], y[order]
@@ -82,7 +84,7 @@ def make_spirals(
         seed: seed of the generator.
 
     Returns:
-        `(x, y)`: x float64 of shape (n_per_class * classes, 2), y int64 in 0 .. classes - 1.
+        `(x, y)`: x float64 of shape (n_per_class * classes, 2), y np.intp in 0 .. classes - 1.
 
     Example:
         >>> import tinygrad_edu as tg
@@ -94,7 +96,7 @@ def make_spirals(
     _positive("make_spirals", "classes", classes)
     rng = np.random.default_rng(seed)
     x = np.zeros((n_per_class * classes, 2))
-    y = np.zeros(n_per_class * classes, dtype=np.int64)
+    y = np.zeros(n_per_class * classes, dtype=np.intp)
     r = np.linspace(0.0, 1.0, n_per_class)
     for c in range(classes):
         t = np.linspace(4.0 * c, 4.0 * (c + 1), n_per_class) + rng.normal(0.0, noise, n_per_class)
@@ -112,7 +114,7 @@ def make_sequences(
     Rules: each sequence has a length drawn uniformly from min_len .. max_len
     (inclusive) and one feature per step, so sequence i has shape (length_i, 1).
     - task="sum": steps uniform in [-1, 1); target the sum (float64, regression).
-    - task="parity": steps 0.0 or 1.0; target 1 if the count of ones is odd (int64).
+    - task="parity": steps 0.0 or 1.0; target 1 if the count of ones is odd (np.intp).
     - task="count": steps 0.0 or 1.0; target the number of ones (float64, regression).
 
     Args:
@@ -131,8 +133,8 @@ def make_sequences(
     Example:
         >>> import tinygrad_edu as tg
         >>> xs, y = tg.data.make_sequences(3, min_len=2, max_len=5, seed=0, task="parity")
-        >>> [x.shape for x in xs], y.dtype
-        ([(5, 1), (4, 1), (4, 1)], dtype('int64'))
+        >>> [x.shape for x in xs], y.dtype == np.intp
+        ([(5, 1), (4, 1), (4, 1)], True)
         >>> [int(x.sum()) % 2 for x in xs] == y.tolist()
         True
     """
@@ -161,7 +163,7 @@ def make_sequences(
     sums = np.array([x.sum() for x in xs], dtype=np.float64)
     y: np.ndarray
     if task == "parity":
-        y = np.round(sums).astype(np.int64) % 2
+        y = np.round(sums).astype(np.intp) % 2
     else:
         y = sums
     return xs, y
@@ -171,7 +173,7 @@ def pad_sequences(xs: list[np.ndarray], value: float = 0.0) -> tuple[np.ndarray,
     r"""Stack variable-length sequences into one array, padding the ends with `value`.
 
     Returns:
-        `(x, lengths)`: x of shape (n, max_length, features), lengths int64 of shape (n,).
+        `(x, lengths)`: x of shape (n, max_length, features), lengths np.intp of shape (n,).
 
     Example:
         >>> import numpy as np, tinygrad_edu as tg
@@ -182,7 +184,7 @@ def pad_sequences(xs: list[np.ndarray], value: float = 0.0) -> tuple[np.ndarray,
     if not len(xs):
         raise ValueError(message("pad_sequences", "got no sequences", source.here()))
     arrs = [np.asarray(x, dtype=np.float64).reshape(len(x), -1) for x in xs]
-    lengths = np.array([len(a) for a in arrs], dtype=np.int64)
+    lengths = np.array([len(a) for a in arrs], dtype=np.intp)
     x = np.full((len(arrs), int(lengths.max()), arrs[0].shape[1]), value, dtype=np.float64)
     for i, a in enumerate(arrs):
         x[i, : len(a)] = a

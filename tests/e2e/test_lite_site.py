@@ -205,10 +205,9 @@ def served(site):
         server.server_close()
 
 
-def test_lesson_1_draws_its_live_graph_in_the_browser_with_nothing_from_outside(site, served):
-    from playwright.sync_api import sync_playwright
-
-    outside: list[str] = []
+def _local_only(outside: list[str]):
+    """A route handler: requests to 127.0.0.1 (and data:, blob: URLs) go on; any other is
+    aborted and recorded in `outside` (a test fails if it holds one)."""
 
     def route(r):
         url = r.request.url
@@ -220,36 +219,51 @@ def test_lesson_1_draws_its_live_graph_in_the_browser_with_nothing_from_outside(
         outside.append(url)
         return r.abort()
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(chromium_path()), args=CHROMIUM_FLAGS)
-        try:
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
-            context.route("**/*", route)
-            page = context.new_page()
-            _Counting.sent = 0
-            start = time.perf_counter()
-            page.goto(f"{served}/lab/index.html?path={LESSON}")
-            page.wait_for_function(KERNEL_IDLE, timeout=180_000, polling=100)
-            cold = time.perf_counter() - start
-            at_idle = _Counting.sent
-            times, outputs = {}, {}
-            for i in (1, 3, 5, 7, 9):  # imports + %load_ext, %tg, the panel, x and w, y = x * w
-                t0 = time.perf_counter()
-                outputs[i] = page.evaluate(RUN_CELL, i)
-                times[i] = time.perf_counter() - t0
-            timing = page.evaluate(RUN_CODE, TIMING).split()
-            loading = page.evaluate(RUN_CODE, NO_JSPI).strip()
-            page.wait_for_timeout(500)  # a learner's pause before the next cell
-            next_cell = page.evaluate(RUN_CODE, NEXT_CELL).strip()
-            views = page.evaluate(RUN_CODE, VIEWS).strip()
+    return route
+
+
+@pytest.fixture(scope="module")
+def chromium(site, playwright_api):
+    """Debian's Chromium, launched once for this module (the process's one Playwright)."""
+    browser = playwright_api.chromium.launch(
+        executable_path=str(chromium_path()), args=CHROMIUM_FLAGS
+    )
+    yield browser
+    browser.close()
+
+
+def test_lesson_1_draws_its_live_graph_in_the_browser_with_nothing_from_outside(
+    site, served, chromium
+):
+    outside: list[str] = []
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        context.route("**/*", _local_only(outside))
+        page = context.new_page()
+        _Counting.sent = 0
+        start = time.perf_counter()
+        page.goto(f"{served}/lab/index.html?path={LESSON}")
+        page.wait_for_function(KERNEL_IDLE, timeout=180_000, polling=100)
+        cold = time.perf_counter() - start
+        at_idle = _Counting.sent
+        times, outputs = {}, {}
+        for i in (1, 3, 5, 7, 9):  # imports + %load_ext, %tg, the panel, x and w, y = x * w
             t0 = time.perf_counter()
-            page.evaluate(RESTART)
-            restart = time.perf_counter() - t0
-            first = page.evaluate(RUN_CODE, FIRST_CELL).split()
-            SHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SHOTS / "lite-01-live-graph.png"))
-        finally:
-            browser.close()
+            outputs[i] = page.evaluate(RUN_CELL, i)
+            times[i] = time.perf_counter() - t0
+        timing = page.evaluate(RUN_CODE, TIMING).split()
+        loading = page.evaluate(RUN_CODE, NO_JSPI).strip()
+        page.wait_for_timeout(500)  # a learner's pause before the next cell
+        next_cell = page.evaluate(RUN_CODE, NEXT_CELL).strip()
+        views = page.evaluate(RUN_CODE, VIEWS).strip()
+        t0 = time.perf_counter()
+        page.evaluate(RESTART)
+        restart = time.perf_counter() - t0
+        first = page.evaluate(RUN_CODE, FIRST_CELL).split()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "lite-01-live-graph.png"))
+    finally:
+        context.close()
 
     for i, out in outputs.items():
         assert not [o for o in out if o["output_type"] == "error"], (i, out)
@@ -279,3 +293,192 @@ def test_lesson_1_draws_its_live_graph_in_the_browser_with_nothing_from_outside(
     }
     (SHOTS / "lite-site.json").write_text(json.dumps(report, indent=1))
     print(report)
+
+
+# ---- every lesson, cell by cell, in the browser ----------------------------------------
+
+LESSONS = sorted(p.name for p in (REPO / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
+CELL_TIMEOUT_S = 240  # lesson 8b's timings and lesson 16's training are the slow cells here
+APP_READY = "() => !!(window.jupyterapp && jupyterapp.serviceManager.contents)"
+# the instructor's notebook (solutions and stored outputs in) saved into the site's browser
+# storage under its own name, opened in a new kernel
+OPEN = """async ({path, content}) => {
+    await jupyterapp.restored;
+    await jupyterapp.serviceManager.contents.save(path, {type: 'notebook', format: 'json', content});
+    const nb = await jupyterapp.commands.execute('docmanager:open', {path, factory: 'Notebook'});
+    await nb.context.ready;
+    await nb.sessionContext.ready;
+    return nb.content.widgets.length;
+}"""
+# one cell run as a learner runs it (Shift+Enter's command); its outputs, or "timeout"
+RUN_INDEX = """async ([i, limit]) => {
+    const nb = jupyterapp.shell.currentWidget;
+    nb.content.activeCellIndex = i;
+    const ran = jupyterapp.commands.execute('notebook:run-cell').then(() => 'done');
+    const late = new Promise(r => setTimeout(() => r('timeout'), limit * 1000));
+    if (await Promise.race([ran, late]) === 'timeout') return 'timeout';
+    const k = nb.sessionContext.session.kernel;
+    while (k.status !== 'idle') await new Promise(r => setTimeout(r, 10));
+    return nb.content.widgets[i].model.outputs.toJSON();
+}"""
+CLOSE = """async () => {
+    const nb = jupyterapp.shell.currentWidget;
+    await nb.sessionContext.shutdown();
+    nb.context.model.dirty = false;
+    nb.dispose();
+}"""
+
+
+@pytest.fixture(scope="module")
+def lab_page(served, chromium):
+    """One JupyterLab page of the site, kept for every lesson (each gets a new kernel), and
+    the list of outside requests it tried."""
+    outside: list[str] = []
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    context.route("**/*", _local_only(outside))
+    page = context.new_page()
+    page.goto(f"{served}/lab/index.html")
+    page.wait_for_function(APP_READY, timeout=120_000, polling=100)
+    yield page, outside
+    context.close()
+
+
+def _text(out: dict) -> str:
+    """An output's text: a stream's, or a result's plain text."""
+    if out["output_type"] == "stream":
+        return "".join(out["text"])
+    return "".join(out.get("data", {}).get("text/plain", ""))
+
+
+def _draws(outputs: list[dict]) -> bool:
+    """Whether the outputs hold a picture: an SVG (a graph) or a PNG (a matplotlib plot)."""
+    for out in outputs:
+        data = out.get("data", {})
+        if "image/png" in data or any("<svg" in "".join(v) for v in data.values() if v):
+            return True
+    return False
+
+
+def _problems(cell: dict, got) -> list[str]:
+    """What the browser's run of one code cell did that its stored run (nbval's) did not."""
+    if got == "timeout":
+        return [f"no answer in {CELL_TIMEOUT_S} s"]
+    errors = [o for o in got if o["output_type"] == "error"]
+    expected = cell["outputs"]
+    said = [f"{e['ename']}: {e['evalue']}" for e in errors]
+    if "raises-exception" in cell["metadata"].get("tags", []):
+        return [] if errors else ["tagged raises-exception, but raised nothing"]
+    if errors:
+        return said
+    problems = []
+    if any(o["output_type"] == "execute_result" and _text(o) == "True" for o in expected):
+        results = [_text(o) for o in got if o["output_type"] == "execute_result"]
+        if results != ["True"]:
+            problems.append(f"check cell gave {results}, not True")
+    if _draws(expected) and not _draws(got):
+        kinds = [sorted(o.get("data", {})) or o["output_type"] for o in got]
+        problems.append(f"stored a drawing, drew none here: {kinds}")
+    return problems
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_every_lesson_runs_in_the_browser_cell_by_cell(lesson, lab_page):
+    """The lesson as nbval runs it, but in the site's Pyodide kernel: every code cell in
+    order; errors only in cells tagged raises-exception (which must raise), every check
+    cell True, a picture wherever the stored run drew one, nothing fetched from outside."""
+    import nbformat
+
+    page, outside = lab_page
+    nb = nbformat.read(REPO / "notebooks" / lesson, as_version=4)
+    cells = [(i, c) for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+    start = time.perf_counter()
+    content = json.loads(json.dumps(nb))
+    assert page.evaluate(OPEN, {"path": lesson, "content": content}) == len(nb.cells)
+    page.wait_for_function(KERNEL_IDLE, timeout=180_000, polling=100)
+    kernel_s = time.perf_counter() - start
+    problems, slowest = [], (0.0, -1)
+    try:
+        for i, cell in cells:
+            t0 = time.perf_counter()
+            got = page.evaluate(RUN_INDEX, [i, CELL_TIMEOUT_S])
+            slowest = max(slowest, (time.perf_counter() - t0, i))
+            problems += [f"cell {i} ({cell.get('id')}): {p}" for p in _problems(cell, got)]
+            if got == "timeout":
+                break
+        total_s = time.perf_counter() - start
+        if problems:
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / f"FAILED-lite-{lesson[:-6]}.png"))
+    finally:
+        page.evaluate(CLOSE)
+    record = SHOTS / "lite-lessons.json"
+    times = json.loads(record.read_text()) if record.is_file() else {}
+    times[lesson] = {
+        "kernel_s": round(kernel_s, 1),
+        "total_s": round(total_s, 1),
+        "cells": len(cells),
+        "slowest_cell": [slowest[1], round(slowest[0], 1)],
+        "problems": len(problems),
+    }
+    record.write_text(json.dumps(times, indent=1))
+    assert outside == [], outside
+    assert not problems, f"{lesson} in the browser:\n" + "\n".join(problems)
+
+
+# ---- the learner's own copies, as the site serves them ---------------------------------
+
+# the copies a learner opens: unanswered exercises, a kernel that must go on past them;
+# three lessons (exercises, drawings, plots, the deployment script), to keep CI short
+LEARNER_LESSONS = ["01_define_by_run.ipynb", "09_deployment.ipynb", "10_train_end_to_end.ipynb"]
+OPEN_SITE_FILE = """async (path) => {
+    await jupyterapp.restored;
+    const nb = await jupyterapp.commands.execute('docmanager:open', {path, factory: 'Notebook'});
+    await nb.context.ready;
+    await nb.sessionContext.ready;
+    return nb.content.widgets.map(c => [c.model.type, c.model.getMetadata('tags') || []]);
+}"""
+
+
+@pytest.fixture(scope="module")
+def learner_page(served, chromium):
+    """A JupyterLab page of the site in a browser context of its own (its storage holds
+    none of the instructor's notebooks the lessons test saved)."""
+    outside: list[str] = []
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    context.route("**/*", _local_only(outside))
+    page = context.new_page()
+    page.goto(f"{served}/lab/index.html")
+    page.wait_for_function(APP_READY, timeout=120_000, polling=100)
+    yield page, outside
+    context.close()
+
+
+@pytest.mark.parametrize("lesson", LEARNER_LESSONS)
+def test_a_learners_copy_runs_past_its_unanswered_exercises_in_the_browser(lesson, learner_page):
+    """The site's own learner copy run cell by cell, as Run All would: the stubs of the
+    unanswered exercises and their checks say so in one line instead of stopping it, and
+    the only errors are in cells tagged raises-exception."""
+    page, outside = learner_page
+    cells = page.evaluate(OPEN_SITE_FILE, lesson)
+    page.wait_for_function(KERNEL_IDLE, timeout=180_000, polling=100)
+    problems, notes = [], 0
+    try:
+        for i, (kind, tags) in enumerate(cells):
+            if kind != "code":
+                continue
+            got = page.evaluate(RUN_INDEX, [i, CELL_TIMEOUT_S])
+            if got == "timeout":
+                problems.append(f"cell {i}: no answer in {CELL_TIMEOUT_S} s")
+                break
+            errors = [f"{o['ename']}: {o['evalue']}" for o in got if o["output_type"] == "error"]
+            if errors and "raises-exception" not in tags:
+                problems.append(f"cell {i}: {errors}")
+            notes += any("is not answered yet" in json.dumps(o) for o in got)
+        if problems:
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / f"FAILED-lite-learner-{lesson[:-6]}.png"))
+    finally:
+        page.evaluate(CLOSE)
+    assert outside == [], outside
+    assert not problems, f"learner's {lesson} in the browser:\n" + "\n".join(problems)
+    assert notes >= 2, f"{lesson}: the unanswered exercises said nothing ({notes} notes)"

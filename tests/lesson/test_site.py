@@ -8,7 +8,9 @@ import hashlib
 import json
 import re
 import zipfile
+from pathlib import Path
 
+import nbformat
 import pytest
 
 from tinygrad_edu.lesson import site
@@ -135,9 +137,25 @@ def test_the_pins_name_files_of_the_pinned_versions():
 
 def test_the_site_keeps_pypi_off_and_exposes_the_app_for_the_browser_tests():
     data = site.lite_config()["jupyter-config-data"]
-    assert data["litePluginSettings"][site.KERNEL_PLUGIN] == {"disablePyPIFallback": True}
+    kernel = data["litePluginSettings"][site.KERNEL_PLUGIN]
+    assert kernel["disablePyPIFallback"] is True
     assert data["exposeAppInBrowser"] is True
     json.dumps(data)
+    # the packages Pyodide loads at start, instead of the kernel's one-by-one installs:
+    # all of them in the site's lock (a name it lacks would stop every kernel's start)
+    started = kernel["loadPyodideOptions"]["packages"]
+    in_lock = {*site.PINS["pyodide"]["roots"], *site.PINS["kernel_wheels"], *site.KERNEL_OWN}
+    assert {site._key(n) for n in started} <= {site._key(n) for n in in_lock}
+    # each under the name the kernel looks for before it installs it itself
+    assert {"ipython", "comm", "jedi", "piplite", "pyodide_kernel"} <= set(started)
+
+
+def test_the_kernels_own_wheels_get_lock_entries_from_the_installed_kernel():
+    pytest.importorskip("jupyterlite_pyodide_kernel")
+    wheels = site.kernel_own_wheels()
+    assert sorted(wheels) == ["ipykernel", "piplite", "pyodide-kernel"]
+    assert wheels["piplite"][0].name.startswith("piplite-0.6.1-")  # the [site] pin
+    assert wheels["pyodide-kernel"][0].name.startswith("pyodide_kernel-0.6.1-")
 
 
 def test_build_refuses_a_folder_that_is_not_a_site(tmp_path, capsys):
@@ -149,6 +167,20 @@ def test_build_refuses_a_folder_that_is_not_a_site(tmp_path, capsys):
         f"site build: {out}: a folder that is not a site already; give an empty or new one\n"
     )
     assert (out / "essay.txt").read_text() == "mine"
+
+
+def test_a_relative_cache_folder_still_gives_the_build_absolute_paths(tmp_path, monkeypatch):
+    # `--cache build/lite-cache` once wrote a site with no Pyodide and no error: the
+    # source folder inside the cache was named relative to a cwd the build changes
+    seen = []
+    monkeypatch.setattr(site, "pyodide_folder", lambda folder, *a: seen.append(folder))
+    monkeypatch.setattr(site, "jupyter_lite_build", lambda lite, out: seen.append(lite))
+    monkeypatch.chdir(tmp_path)
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    (lessons / "01_a.ipynb").write_text(json.dumps(nbformat.v4.new_notebook()))
+    site.build_site(Path("out"), lessons, tmp_path, Path("cache"), "unused", say=lambda m: None)
+    assert len(seen) == 2 and all(p.is_absolute() for p in seen), seen
 
 
 def test_package_files_come_from_a_base_url_too(tmp_path):

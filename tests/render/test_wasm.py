@@ -193,3 +193,82 @@ def test_dot_that_graphviz_refuses_is_a_render_error(browser):
     browser(FakeBridge())
     with pytest.raises(RenderError, match="^draw: Graphviz failed: .*syntax error"):
         dot_to_svg("digraph G { a -> }")
+
+
+class FakePackages:
+    """Pyodide's loadPackage: a load that, when it ends, leaves a module importable."""
+
+    def __init__(self, folder, jspi=True, fail=None):
+        self.folder, self.jspi, self.fail = folder, jspi, fail
+        self.asked, self.tasks = [], []
+
+    def load_package(self, name):
+        self.asked.append(name)
+        self.tasks.append(Future())
+        return self.tasks[-1]
+
+    def finish(self):
+        task, name = self.tasks[-1], self.asked[-1]
+        if self.fail:
+            task.set_exception(self.fail)
+        else:
+            (self.folder / f"{name}.py").write_text("WHERE = 'the site'\n")
+            task.set_result(None)
+
+    def can_block(self):
+        return self.jspi
+
+    def block(self, task):
+        self.finish()
+        return task.result()
+
+
+@pytest.fixture
+def packages(monkeypatch, tmp_path):
+    """In the browser, with a package of the site's lock (`tg_site_pkg`) not loaded yet."""
+    monkeypatch.setattr(wasm, "AVAILABLE", True)
+    monkeypatch.setattr(wasm, "_PACKAGES", {})
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return tmp_path
+
+
+def test_a_package_imported_inside_a_function_is_loaded_first_and_waited_for(monkeypatch, packages):
+    fake = FakePackages(packages)
+    monkeypatch.setattr(wasm, "_bridge", fake)
+    wasm.need_package("tg_site_pkg")
+    import tg_site_pkg
+
+    assert tg_site_pkg.WHERE == "the site" and fake.asked == ["tg_site_pkg"]
+    wasm.need_package("tg_site_pkg")  # importable now: not asked again
+    wasm.need_package("numpy")  # importable already: never asked
+    assert fake.asked == ["tg_site_pkg"]
+
+
+def test_a_browser_that_cannot_wait_says_in_one_line_to_run_the_cell_again(monkeypatch, packages):
+    fake = FakePackages(packages, jspi=False)
+    monkeypatch.setattr(wasm, "_bridge", fake)
+    with pytest.raises(MissingDependencyError) as err:
+        wasm.need_package("tg_site_pkg2")
+    assert (
+        str(err.value) == "the browser is loading tg_site_pkg2 (a few seconds): run this cell again"
+    )
+    fake.finish()  # between the cells
+    wasm.need_package("tg_site_pkg2")
+    assert fake.asked == ["tg_site_pkg2"]  # one load, not one per try
+
+
+def test_a_failed_package_load_names_the_package_and_is_tried_again(monkeypatch, packages):
+    fake = FakePackages(packages, fail=RuntimeError("No known package with name 'tg_nope'"))
+    monkeypatch.setattr(wasm, "_bridge", fake)
+    with pytest.raises(MissingDependencyError, match="could not load tg_nope: No known package"):
+        wasm.need_package("tg_nope")
+    fake.fail = None
+    wasm.need_package("tg_nope")
+    assert fake.asked == ["tg_nope", "tg_nope"]
+
+
+def test_tg_plot_asks_for_matplotlib_in_the_browser(monkeypatch):
+    asked = []
+    monkeypatch.setattr(wasm, "need_package", asked.append)
+    tg.plot.loss_curve([1.0, 0.5])
+    assert asked == ["matplotlib"]

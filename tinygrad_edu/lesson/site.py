@@ -50,6 +50,21 @@ PAGE_EXTENSIONS = (
     "anywidget",
 )
 
+# what jupyterlite-pyodide-kernel 0.6 installs at every kernel start, each install
+# awaited before the next, unless Pyodide's own start loaded it (its packages option),
+# which fetches and unpacks them all at once: every one of them in the site's lock
+STARTUP_PACKAGES = (
+    *("micropip", "ssl", "sqlite3", "jedi", "ipython", "comm"),
+    *("piplite", "ipykernel", "pyodide_kernel"),  # the kernel's own (KERNEL_OWN)
+)
+# the kernel's own wheels, which jupyterlite-pyodide-kernel ships beside its page code,
+# given lock entries so that Pyodide's start loads them too; name -> what each needs
+KERNEL_OWN = {
+    "piplite": ["micropip"],
+    "ipykernel": [],
+    "pyodide-kernel": ["ipykernel", "comm", "ipython", "jedi", "ssl", "sqlite3"],
+}
+
 
 class SiteError(RuntimeError):
     """A piece of the site could not be fetched, or is not the file that was pinned."""
@@ -243,6 +258,29 @@ def lock_entry(name: str, wheel: Path, depends: list[str]) -> dict:
     }
 
 
+def kernel_own_wheels() -> dict[str, tuple[Path, list[str]]]:
+    """The Pyodide kernel's own wheels (piplite, ipykernel, pyodide_kernel), from the
+    installed jupyterlite-pyodide-kernel, with what each needs: given lock entries, they
+    load with the others at Pyodide's start instead of one by one after it."""
+    from jupyter_core.paths import jupyter_path
+
+    wheels: dict[str, tuple[Path, list[str]]] = {}
+    for name, depends in KERNEL_OWN.items():
+        found = sorted(
+            w
+            for p in jupyter_path("labextensions")
+            for w in (Path(p) / PAGE_EXTENSIONS[0] / "static" / "pypi").glob(
+                f"{name.replace('-', '_')}-*-py3-none-any.whl"
+            )
+        )
+        if not found:
+            raise SiteError(
+                f"the Pyodide kernel's wheel {name} was not found: pip install -e .[site]"
+            )
+        wheels[name] = (found[0], depends)
+    return wheels
+
+
 def page_extensions(dest: Path) -> None:
     """Copy PAGE_EXTENSIONS from this Python's Jupyter folders into `dest`."""
     from jupyter_core.paths import jupyter_path
@@ -266,7 +304,14 @@ def lite_config() -> dict:
         "jupyter-config-data": {
             "appName": "tinygrad_edu lessons",
             # every file is in the site: a name it lacks is an error, never a PyPI download
-            "litePluginSettings": {KERNEL_PLUGIN: {"disablePyPIFallback": True}},
+            "litePluginSettings": {
+                KERNEL_PLUGIN: {
+                    "disablePyPIFallback": True,
+                    # the packages the kernel installs at every start, one after another,
+                    # loaded together by Pyodide's start instead (all in the site's lock)
+                    "loadPyodideOptions": {"packages": list(STARTUP_PACKAGES)},
+                }
+            },
             "exposeAppInBrowser": True,  # `window.jupyterapp`, which the browser tests drive
         },
     }
@@ -284,6 +329,9 @@ def build_site(
     from . import cli  # the lessons command's stripping; cli imports this module lazily
 
     out = out.resolve()
+    # absolute: `jupyter lite build` runs in the source folder, where a relative path to
+    # it would name nothing, and the site would come out without Pyodide and unsaid
+    cache = cache.resolve()
     if out.exists() and any(out.iterdir()) and not (out / "jupyter-lite.json").is_file():
         raise SiteError(f"{out}: a folder that is not a site already; give an empty or new one")
     cache.mkdir(parents=True, exist_ok=True)
@@ -330,6 +378,9 @@ def pyodide_folder(
     site_lock["packages"]["tinygrad-edu"] = lock_entry(
         "tinygrad-edu", ours, PINS["toolkit_depends"]
     )
+    for name, (wheel, depends) in kernel_own_wheels().items():
+        shutil.copyfile(wheel, folder / wheel.name)
+        site_lock["packages"][name] = lock_entry(name, folder / wheel.name, depends)
     (folder / "pyodide-lock.json").write_text(json.dumps(site_lock, indent=1))
 
 

@@ -14,9 +14,11 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import MissingDependencyError, message
+from . import wasm
 
 
 def _pyplot() -> Any:
+    wasm.need_package("matplotlib")  # in the browser: Pyodide loads it only when asked
     try:
         import matplotlib
         import matplotlib.pyplot as plt

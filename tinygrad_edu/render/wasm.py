@@ -16,6 +16,11 @@ not, so the load starts at `import tinygrad_edu` and usually ends between two ce
 A drawing asked for before it ends waits for it where the browser lets Python block on
 a promise (JSPI: Chromium), and otherwise says in one line to run the cell again.
 
+The same waiting serves the Pyodide packages the toolkit imports only inside a function
+(matplotlib, for `tg.plot`): Pyodide's kernel loads the packages named by the import
+lines written in a cell, before running it, and never sees an import inside the toolkit,
+so `need_package` loads them from the site's own files first (`pyodide_js.loadPackage`).
+
 Everything that touches JavaScript goes through one small object, the bridge (`_bridge`),
 so the rest is plain Python that tests run on CPython with a fake one.
 Render layer: standard library, and Pyodide's own `js` and `pyodide` modules in the browser.
@@ -23,6 +28,7 @@ Render layer: standard library, and Pyodide's own `js` and `pyodide` modules in 
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from pathlib import Path
 from typing import Any
@@ -51,6 +57,7 @@ _IMPORT_FROM_TEXT = """(async (text) => {
     }
 })"""
 _STATE: dict[str, Any] = {}  # "task": the load under way or done (its result: the engine)
+_PACKAGES: dict[str, Any] = {}  # a Pyodide package's name -> its load, under way or done
 
 
 class PyodideBridge:
@@ -72,6 +79,17 @@ class PyodideBridge:
         # an ES module imported from a Blob URL: no site path to know, no CDN, any Pyodide host
         load = run_js(_IMPORT_FROM_TEXT)
         return await load(js_source)
+
+    def load_package(self, name: str) -> Any:
+        """Start loading a package of the site's Pyodide lock (and what it depends on)."""
+        import asyncio
+
+        import pyodide_js  # Pyodide's JavaScript API, seen from Python
+
+        async def load() -> None:
+            await pyodide_js.loadPackage(name)
+
+        return asyncio.ensure_future(load())
 
     def can_block(self) -> bool:
         """Whether this cell may wait on a promise (JSPI: Chromium yes, others maybe not)."""
@@ -154,3 +172,41 @@ def layout(source: str, fast: bool) -> str:
                 "this is a bug in tinygrad_edu's DOT; please report it",
             )
         ) from None
+
+
+def need_package(name: str) -> None:
+    """Make the Pyodide package `name` importable, before an import inside a function.
+
+    Does nothing outside the browser, or when `name` can be imported already. In the
+    browser the package comes from the site's own files (its Pyodide lock); the cell
+    waits for it where the browser allows it (JSPI), as for the Graphviz module.
+
+    Raises:
+        MissingDependencyError: it is still loading and this browser cannot wait (the
+            message says to run the cell again), or it could not be loaded.
+    """
+    if not AVAILABLE or importlib.util.find_spec(name) is not None:
+        return
+    if name not in _PACKAGES:
+        _PACKAGES[name] = _bridge.load_package(name)
+    task = _PACKAGES[name]
+    if not task.done():
+        if not _bridge.can_block():
+            raise MissingDependencyError(
+                f"the browser is loading {name} (a few seconds): run this cell again"
+            )
+        try:
+            _bridge.block(task)
+        except Exception:
+            if not task.done():
+                raise
+            # else the load's own error, said below with the package's name
+    error = task.exception()
+    if error is not None:
+        _PACKAGES.pop(name)  # the next call tries again
+        raise MissingDependencyError(
+            message(
+                "import", f"the browser could not load {name}: {error}", None, "reload the page"
+            )
+        )
+    importlib.invalidate_caches()  # the package's files are new since the finders looked
