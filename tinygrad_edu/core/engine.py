@@ -173,6 +173,7 @@ class Node:
     _pre_hooks: list[Any] | None = None  # hooks on a non-leaf's gradient (`register_hook`)
     _retained: Any = None  # weakref to the output that called `retain_grad()`
     _own_rule = False  # the package's own ops (Function sets it): see `_mark_unshared`
+    _to_leaf = False  # True when an input is a leaf (`apply` sets it)
     _as_tensors = False  # saved values come back as Tensors (create_graph)
     # the op's display name, "Mul": a class attribute (set per subclass below), so the graph
     # walks over 100,000s of nodes read it as cheaply as a field; `name` derives from it
@@ -202,7 +203,7 @@ class Node:
             fitted.append(gi)
         if p.here.observers:  # anomaly mode, breakpoints, the stepper, tracing
             _tell(p.here.observers, self, g, fitted)
-        elif self._own_rule and not p.create_graph:
+        elif self._to_leaf and self._own_rule and not p.create_graph:
             _mark_unshared(self, g, fitted)
         return fitted
 
