@@ -716,7 +716,8 @@ class Tensor(torch_api.TorchMethods):
         """`self = fn(self)` in place; `ufunc`, numpy's form of fn, lets a step that records
         no graph (an optimizer's) write straight into `self`'s storage (core/views.py)."""
         views.check_overlap(self, other, op_name)
-        return views.inplace(self, op_name, fn, ufunc=ufunc, operand=other)
+        # above: this frame and the public method's (`add_`) are the package's
+        return views.inplace(self, op_name, fn, ufunc=ufunc, operand=other, above=2)
 
     def add_(self, other: Any, *, alpha: float = 1) -> Tensor:
         """`self += alpha * other` in place (PyTorch's `p.data.add_(g, alpha=-lr)`)."""
