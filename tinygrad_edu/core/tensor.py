@@ -406,6 +406,10 @@ class Tensor(torch_api.TorchMethods):
     @property
     def grad(self) -> Tensor | None:
         """The gradient that `backward()` accumulated here (leaves, or after `retain_grad`)."""
+        # NOTE: a leaf that is no view (every parameter an optimizer reads) is settled by two
+        # slot reads, without the `grad_fn` property (which recuts a view's node first)
+        if self._grad_fn is None and self._view is None:
+            return self._grad
         if self.grad_fn is not None and not self._retains_grad and self.requires_grad:
             warnings.warn(self._non_leaf_grad_message(), UserWarning, stacklevel=2)
         return self._grad

@@ -365,9 +365,11 @@ def check_overlap(
     src = getattr(other, "_data", other)
     if not isinstance(src, np.ndarray):
         return
-    # NOTE: two arrays that own their memory (no base) share none unless they are one array;
+    # NOTE: two arrays that each own their memory share none unless they are one array;
     # settled here without np.shares_memory, a dispatched numpy call (~2.8k instructions)
-    if (arr.base is None and src.base is None and arr is not src) or not np.shares_memory(arr, src):
+    if arr is not src and arr.flags.owndata and src.flags.owndata:
+        return
+    if not np.shares_memory(arr, src):
         return
     if region is not None and src.shape != arr.shape and src.ndim <= arr.ndim:
         # setitem expands the value to the region first, as PyTorch's does: `v[0:1] = x` for
