@@ -151,7 +151,7 @@ def inplace(
             # storage, without making the op's new array and copying it in (for a big
             # weight, fresh memory costs as much as the arithmetic)
             compute_into(ufunc, t._data, src)
-            bump(t, skip=3 + above)  # from bump: inplace's caller is 3 frames up
+            bump(t, skip=3 + above)  # counted from caller_site: bump 1, inplace 2, its caller 3
             return t
         old = t  # nothing can be saved
     result = fn(old)
