@@ -70,6 +70,27 @@ def test_a_saved_tensor_changed_by_a_step_without_graph_is_still_refused():
         y.backward()
 
 
+def test_the_refusal_names_the_learners_line_of_a_step_without_graph():
+    # the step's site skips the package's frames it knows of (add_, _inplace): from a
+    # helper, an operator or an optimizer it is still the learner's own line
+    def helper(p):
+        p.add_(tg.tensor([0.5, 0.5]))  # the helper's line
+
+    for step, line in [
+        (lambda w: helper(w), "p.add_(tg.tensor([0.5, 0.5]))  # the helper's line"),
+        (lambda w: w.__isub__(0.1), "(lambda w: w.__isub__(0.1), "),
+        (lambda w: tg.optim.SGD([w], lr=0.1).step(), "(lambda w: tg.optim.SGD([w], lr=0.1)"),
+    ]:
+        w = tg.tensor([1.0, 2.0], requires_grad=True)
+        w.grad = tg.ones(2)
+        y = (w * w).sum()
+        with tg.no_grad():
+            step(w)
+        with pytest.raises(tg.InplaceError) as err:
+            y.backward()
+        assert line in str(err.value).splitlines()[0]
+
+
 def test_an_operand_that_would_make_the_tensor_bigger_is_refused_as_before():
     t = tg.zeros(3)
     with tg.no_grad(), pytest.raises(tg.ShapeError) as err:

@@ -86,6 +86,7 @@ class Pass(NamedTuple):
     create_graph: bool  # the rules run on Tensors, so the gradients have graphs too
     accumulate: bool  # leaves add into `.grad` (False for `tg.grad`, which only reads)
     here: ThreadState  # this thread's observers (a thread-local read costs as much as an op)
+    grads: dict[Node, Any]  # node -> d(root)/d(its output), summed over paths so far
 
 
 def steps(
@@ -100,8 +101,8 @@ def steps(
     those nodes is stored under its id and no leaf's `.grad` is touched (this is
     `tg.grad`); `tg.debug.backward_steps` shows the steps one by one.
     """
-    p = Pass(create_graph, capture is None, _thread.state)
-    grads: dict[Node, Any] = {}  # node -> d(root)/d(its output), summed over paths so far
+    p = Pass(create_graph, capture is None, _thread.state, {})
+    grads = p.grads  # node -> d(root)/d(its output), summed over paths so far
     for node, g in roots:
         grads[node] = grads[node] + g if node in grads else g
     here = p.here
@@ -118,11 +119,8 @@ def steps(
             if capture is not None and id(node) in capture:
                 capture[id(node)] = g  # tg.grad asked for this one
             # the chain rule, one step: the node's rule turns d(root)/d(its output) into
-            # d(root)/d(each input) ...
-            for nxt, gi in zip(node._next, node.run(g, p)):
-                if gi is not None:
-                    # ... and where paths meet, the gradients add up: why `a + a` gives 2
-                    grads[nxt] = grads[nxt] + gi if nxt in grads else gi
+            # d(root)/d(each input), added into each input's slot in `grads`
+            node.run(g, p)
             if not retain_graph:
                 node._saved = None  # what forward saved is used up (a second backward explains)
             yield node, g
@@ -173,6 +171,7 @@ class Node:
     _pre_hooks: list[Any] | None = None  # hooks on a non-leaf's gradient (`register_hook`)
     _retained: Any = None  # weakref to the output that called `retain_grad()`
     _own_rule = False  # the package's own ops (Function sets it): see `_mark_unshared`
+    _to_leaf = False  # True when an input is a leaf (`apply` sets it)
     _as_tensors = False  # saved values come back as Tensors (create_graph)
     # the op's display name, "Mul": a class attribute (set per subclass below), so the graph
     # walks over 100,000s of nodes read it as cheaply as a field; `name` derives from it
@@ -183,9 +182,9 @@ class Node:
         """The rule: d(root)/d(output) in, one d(root)/d(input) per input out (`Function`)."""
         raise NotImplementedError
 
-    def run(self, g: Any, p: Pass) -> list[Any]:
-        """One step of backward: the gradient of this node's output in, one gradient per
-        input out, each in its input's shape and dtype (None where none is needed)."""
+    def run(self, g: Any, p: Pass) -> None:
+        """One step of backward: the gradient of this node's output in; each input's
+        gradient, in its input's shape and dtype, added into that input's slot (`p.grads`)."""
         if type(g) is not np.ndarray and not (p.create_graph and isinstance(g, _tensor.Tensor)):
             g = np.asarray(g)  # numpy turns 0-d sums (`g + g`) into scalars
         grads_in = _on_tensors(self, g) if p.create_graph else self.backward(self, g)
@@ -193,18 +192,16 @@ class Node:
             grads_in = tuple(grads_in) if isinstance(grads_in, list) else (grads_in,)
         if len(grads_in) != len(self._next):
             raise count_error(self.name, self.site, len(grads_in), len(self._next))
-        fitted = []
+        if p.here.observers or self._to_leaf:
+            grads_in = _shown(self, g, grads_in, p)  # observers, and leaves, look at them first
+        grads = p.grads
         for nxt, gi, (shape, dtype) in zip(self._next, grads_in, self._inputs_meta):
             if nxt is None or gi is None:
-                gi = None
-            elif type(gi) is not np.ndarray or gi.shape != shape or gi.dtype is not dtype:
+                continue  # this input needs no gradient
+            if type(gi) is not np.ndarray or gi.shape != shape or gi.dtype is not dtype:
                 gi = _fit(gi, shape, dtype, self, p.create_graph)  # broadcast, a number, a Tensor
-            fitted.append(gi)
-        if p.here.observers:  # anomaly mode, breakpoints, the stepper, tracing
-            _tell(p.here.observers, self, g, fitted)
-        elif self._own_rule and not p.create_graph:
-            _mark_unshared(self, g, fitted)
-        return fitted
+            # where paths meet, the gradients add up: why `a + a` gives 2
+            grads[nxt] = grads[nxt] + gi if nxt in grads else gi
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -306,12 +303,11 @@ class AccumulateGrad(Node):
     def _pre_hooks(self) -> list[Any] | None:  # type: ignore[override]
         return self.variable._hooks  # a leaf's hooks see its gradient before `.grad` does
 
-    def run(self, g: Any, p: Pass) -> list[Any]:
+    def run(self, g: Any, p: Pass) -> None:
         """The end of a path: `leaf.grad += g`, unless `tg.grad` only reads the gradient."""
         if p.accumulate:
             _accumulate(self.variable, g, p.create_graph, unshared=self._unshared is g)
         self._unshared = None
-        return []
 
 
 def grad_node(t: Tensor) -> Node:
@@ -336,6 +332,26 @@ def _fit(gi: Any, shape: tuple[Any, ...], dtype: Any, node: Node, create_graph: 
     if gi.shape != shape or gi.dtype is not dtype:
         gi = fit_gradient(gi, shape, node.name, lambda: node.site, dtype)
     return gi
+
+
+def _shown(node: Node, g: Any, grads_in: tuple[Any, ...], p: Pass) -> list[Any]:
+    """The gradients a node sends, each fitted to its input (None where none is needed),
+    for those who look at them before they are added up: observers (anomaly mode,
+    breakpoints, the stepper, tracing), and leaves, which may keep one as their `.grad`."""
+    # NOTE: apart from `run`'s loop, which adds each gradient as it is fitted: a list of
+    # them costs every node of a long chain ~3k instructions, and only these need one
+    fitted = []
+    for nxt, gi, (shape, dtype) in zip(node._next, grads_in, node._inputs_meta):
+        if nxt is None or gi is None:
+            gi = None
+        elif type(gi) is not np.ndarray or gi.shape != shape or gi.dtype is not dtype:
+            gi = _fit(gi, shape, dtype, node, p.create_graph)
+        fitted.append(gi)
+    if p.here.observers:
+        _tell(p.here.observers, node, g, fitted)
+    elif node._own_rule and not p.create_graph:
+        _mark_unshared(node, g, fitted)
+    return fitted
 
 
 def _mark_unshared(node: Node, g: Any, fitted: list[Any]) -> None:

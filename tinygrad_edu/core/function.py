@@ -212,7 +212,10 @@ class Function(Node):
                 if recording and a._requires_grad:
                     needs.append(True)
                     node = a._grad_fn
-                    edges.append(node if node is not None else grad_node(a))
+                    if node is None:  # a leaf: its gradient ends in `.grad`
+                        node = grad_node(a)
+                        ctx._to_leaf = True  # backward may hand it a gradient without a copy
+                    edges.append(node)
                     continue
             else:  # a constant: a number or an array
                 arrays.append(a)

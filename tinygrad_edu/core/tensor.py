@@ -406,6 +406,10 @@ class Tensor(torch_api.TorchMethods):
     @property
     def grad(self) -> Tensor | None:
         """The gradient that `backward()` accumulated here (leaves, or after `retain_grad`)."""
+        # NOTE: a leaf that is no view (every parameter an optimizer reads) is settled by two
+        # slot reads, without the `grad_fn` property (which recuts a view's node first)
+        if self._grad_fn is None and self._view is None:
+            return self._grad
         if self.grad_fn is not None and not self._retains_grad and self.requires_grad:
             warnings.warn(self._non_leaf_grad_message(), UserWarning, stacklevel=2)
         return self._grad
@@ -710,7 +714,8 @@ class Tensor(torch_api.TorchMethods):
         """`self = fn(self)` in place; `ufunc`, numpy's form of fn, lets a step that records
         no graph (an optimizer's) write straight into `self`'s storage (core/views.py)."""
         views.check_overlap(self, other, op_name)
-        return views.inplace(self, op_name, fn, ufunc=ufunc, operand=other)
+        # above: this frame and the public method's (`add_`) are the package's
+        return views.inplace(self, op_name, fn, ufunc=ufunc, operand=other, above=2)
 
     def add_(self, other: Any, *, alpha: float = 1) -> Tensor:
         """`self += alpha * other` in place (PyTorch's `p.data.add_(g, alpha=-lr)`)."""

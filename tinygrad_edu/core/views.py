@@ -121,16 +121,19 @@ def inplace(
     fill: bool = False,
     ufunc: Any = None,
     operand: Any = None,
+    above: int = 0,
 ) -> Tensor:
     """Apply `t = fn(t)` in place: the numbers change in `t`'s storage (and so in its base
     and every other view of it), the version counter goes up, and the graph says so.
-    `ufunc(t, operand)` is fn in numpy, when it is one (add_, mul_): see `_into_storage`."""
+    `ufunc(t, operand)` is fn in numpy, when it is one (add_, mul_): see `_into_storage`.
+    `above`: how many frames between this call and the learner's are known to be the
+    package's (`Tensor.add_` and `_inplace`: 2), so the site's frame walk skips them."""
     # NOTE: filling a broadcast view is allowed, as in PyTorch (one value for all the elements
     # that share a number); its gradient is refused in CopySlices.backward, as PyTorch does
     check_writable(t, op, fill=fill or op in ("fill_", "zero_"))
-    recording = _thread.state.enabled
+    state = _thread.state
     of = t._view
-    if recording:
+    if state.enabled:
         _refuse_leaf_change(t, op)
         old = _snapshot(t)  # ops that save their input need the old values
         _retire(t, old)
@@ -142,18 +145,18 @@ def inplace(
             # so the view's own node is kept)
             old._grad_fn = _fresh_cut(of, t._grad_fn)
     else:
-        src = _into_storage(t, operand) if ufunc is not None else None
+        src = _into_storage(t, operand, state.observers) if ufunc is not None else None
         if src is not None:
             # PERF: no graph is recorded (an optimizer's step): computed straight into t's
             # storage, without making the op's new array and copying it in (for a big
             # weight, fresh memory costs as much as the arithmetic)
             compute_into(ufunc, t._data, src)
-            bump(t)
+            bump(t, skip=3 + above)  # counted from caller_site: bump 1, inplace 2, its caller 3
             return t
         old = t  # nothing can be saved
     result = fn(old)
     _check_same_shape(t, op, result)
-    if recording and of is not None and (result._requires_grad or of.base._requires_grad):
+    if state.enabled and of is not None and (result._requires_grad or of.base._requires_grad):
         _refuse_unrecordable_view(t, of, op)
         _rebase(t, result)
         _watch_saved_output(result._grad_fn, t, into_view=True)
@@ -167,19 +170,22 @@ def inplace(
     return t
 
 
-def _into_storage(t: Any, operand: Any) -> Any:
+def _into_storage(t: Any, operand: Any, observers: list[Any]) -> Any:
     """The operand's numbers, if `t op= operand` written straight into t's storage gives the
     numbers the op would: a float tensor, and a Python float or an array of t's dtype that
     does not make t bigger (else None: the op runs, and its checks name any problem). Not
     while an observer watches ops: a trace must see the op."""
-    if _thread.state.observers or t._data.dtype.kind != "f":
+    arr = t._data
+    dtype = arr.dtype
+    if observers or dtype.kind != "f":
         return None
     src = operand._data if isinstance(operand, _tensor.Tensor) else operand
     if type(src) is float:
         return src  # numpy takes a Python float in t's dtype, as the op does (`_operand`)
-    if type(src) is not np.ndarray or src.dtype != t._data.dtype:
+    if type(src) is not np.ndarray or (src.dtype is not dtype and src.dtype != dtype):
         return None
-    return src if broadcasts_to(src.shape, t._data.shape) else None
+    shape = src.shape
+    return src if shape == arr.shape or broadcasts_to(shape, arr.shape) else None
 
 
 def _watch_saved_output(node: Any, t: Any, into_view: bool = False) -> None:
@@ -301,7 +307,7 @@ def check_writable(t: Any, op: str, region: np.ndarray | None = None, fill: bool
     read-only numpy array. `region` is the part written, when not all of `t`; `fill`: the
     same value goes everywhere (fill_, zero_), which a broadcast view can take."""
     arr = t._data if region is None else region
-    if not fill and _broadcast(arr):
+    if not fill and 0 in arr.strides and _broadcast(arr):  # `0 in`: most arrays, without a call
         raise InplaceError(
             message(
                 op,
@@ -357,7 +363,13 @@ def check_overlap(
     index_put_) sharing any number is refused."""
     arr = t._data if region is None else region
     src = getattr(other, "_data", other)
-    if not isinstance(src, np.ndarray) or not np.shares_memory(arr, src):
+    if not isinstance(src, np.ndarray):
+        return
+    # NOTE: two arrays that each own their memory share none unless they are one array;
+    # settled here without np.shares_memory, a dispatched numpy call (~2.8k instructions)
+    if arr is not src and arr.flags.owndata and src.flags.owndata:
+        return
+    if not np.shares_memory(arr, src):
         return
     if region is not None and src.shape != arr.shape and src.ndim <= arr.ndim:
         # setitem expands the value to the region first, as PyTorch's does: `v[0:1] = x` for
@@ -380,11 +392,15 @@ def check_overlap(
     )
 
 
-def bump(t: Any) -> None:
-    """Record that `t`'s storage changed: every op that saved it (or a view) will know."""
-    counter = t._vc
+def bump(t: Any, skip: int = 2) -> None:
+    """Record that `t`'s storage changed: every op that saved it (or a view) will know.
+    The site's frame walk starts `skip` frames up (2: bump's caller)."""
+    counter = t._counter if t._counter is not None else t._vc  # `_vc` makes it if need be
     counter[0] += 1
-    counter[1] = source.caller_site(2)  # the line that changed it, for InplaceError
+    # the line that changed it, for InplaceError. NOTE: the walk makes each frame it passes
+    # into an object (~0.5k instructions each), so a caller that knows how many of the
+    # frames above it are the package's says so
+    counter[1] = source.caller_site(skip)
 
 
 def _store(t: Any, op: str, values: np.ndarray) -> None:
