@@ -50,16 +50,6 @@ def _both(arr: np.ndarray, dtype: str, requires_grad: bool = False) -> tuple[str
     return str(theirs), str(ours)
 
 
-@pytest.fixture(params=["float32", "float64"])
-def default(request):
-    old_torch, old_tg = torch.get_default_dtype(), tg.get_default_dtype()
-    torch.set_default_dtype(getattr(torch, request.param))
-    tg.set_default_dtype(getattr(tg, request.param))
-    yield request.param
-    torch.set_default_dtype(old_torch)
-    tg.set_default_dtype(old_tg)
-
-
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("kind", ["plain", "whole", "specials", "zeros"])

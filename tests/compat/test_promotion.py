@@ -73,16 +73,6 @@ def _agree(theirs, ours, what: str) -> None:
         )
 
 
-@pytest.fixture(params=["float32", "float64"])
-def default(request):
-    old_torch, old_tg = torch.get_default_dtype(), tg.get_default_dtype()
-    torch.set_default_dtype(getattr(torch, request.param))
-    tg.set_default_dtype(getattr(tg, request.param))
-    yield request.param
-    torch.set_default_dtype(old_torch)
-    tg.set_default_dtype(old_tg)
-
-
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_tensor_with_python_number(default, dtype, op):
