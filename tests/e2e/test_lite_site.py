@@ -329,10 +329,9 @@ CLOSE = """async () => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def lab_page(served, chromium):
-    """One JupyterLab page of the site, kept for every lesson (each gets a new kernel), and
-    the list of outside requests it tried."""
+def _open_lab(served, chromium):
+    """A JupyterLab page of the site in a new browser context, and the list of outside
+    requests it tried; the context is closed when the fixture ends."""
     outside: list[str] = []
     context = chromium.new_context(viewport={"width": 1280, "height": 900})
     context.route("**/*", _local_only(outside))
@@ -341,6 +340,13 @@ def lab_page(served, chromium):
     page.wait_for_function(APP_READY, timeout=120_000, polling=100)
     yield page, outside
     context.close()
+
+
+@pytest.fixture(scope="module")
+def lab_page(served, chromium):
+    """One JupyterLab page of the site, kept for every lesson (each gets a new kernel), and
+    the list of outside requests it tried."""
+    yield from _open_lab(served, chromium)
 
 
 def _text(out: dict) -> str:
@@ -443,14 +449,7 @@ OPEN_SITE_FILE = """async (path) => {
 def learner_page(served, chromium):
     """A JupyterLab page of the site in a browser context of its own (its storage holds
     none of the instructor's notebooks the lessons test saved)."""
-    outside: list[str] = []
-    context = chromium.new_context(viewport={"width": 1280, "height": 900})
-    context.route("**/*", _local_only(outside))
-    page = context.new_page()
-    page.goto(f"{served}/lab/index.html")
-    page.wait_for_function(APP_READY, timeout=120_000, polling=100)
-    yield page, outside
-    context.close()
+    yield from _open_lab(served, chromium)
 
 
 @pytest.mark.parametrize("lesson", LEARNER_LESSONS)
