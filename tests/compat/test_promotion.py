@@ -163,3 +163,17 @@ def test_a_numpy_number_keeps_its_dtype(default, value):
     theirs, ours = torch.tensor(value), tg.tensor(value)
     assert str(ours.dtype) == str(theirs.dtype).replace("torch.", "")
     assert str(ours) == str(theirs).replace("torch.", "")
+
+
+@pytest.mark.parametrize("dtype", [d for d in DTYPES if d != "bool"])
+def test_clamp_with_number_bounds_takes_pytorchs_dtype(default, dtype):
+    """An int tensor clamped by a float bound gives the default float (numpy gave float64);
+    in place, that result is refused as PyTorch refuses it."""
+    for lo, hi in ((0.5, 2.5), (0, 2), (None, 2.5), (1, None), (-1.5, None)):
+        for name in ("clamp", "clip", "clamp_", "clip_"):
+            what = f"t.{name}({lo}, {hi}) with t {dtype}, default {default}"
+
+            def run(lib, name=name, lo=lo, hi=hi):
+                return _outcome(lambda: getattr(_tensor(lib, dtype), name)(lo, hi))
+
+            _agree(run(torch), run(tg), what)

@@ -863,7 +863,9 @@ class Tensor(torch_api.TorchMethods):
                         source.here(),
                     )
                 )
-        return Clip.apply(self, lo=min, hi=max)
+        # an int tensor with a float bound clips in the default float, as PyTorch's clamp
+        dt = arith.result_dtype(self, *(b for b in (min, max) if b is not None))
+        return Clip.apply(self if dt == self.dtype else self.to(dt), lo=min, hi=max)
 
     def softmax(self, axis: int = -1, *, dim: int | None = None) -> Tensor:
         return Softmax.apply(self, axis=_axis(axis, dim))
