@@ -143,6 +143,7 @@ METHODS.update(
 
 
 METHODS["__imod__"] = METHODS["remainder_"]
+METHODS["clip_"] = METHODS["clamp_"]  # PyTorch's alias, with clamp_'s dtype rule
 
 
 METHODS["__ifloordiv__"] = METHODS["floor_divide_"]
