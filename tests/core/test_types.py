@@ -53,6 +53,8 @@ def test_a_learners_code_sees_tensors_come_back(tmp_path):
         "y: tg.Tensor = (x * 2).exp().sum().relu().clamp(0, 1) @ x.reshape(2, 1)\n"
         "z: tg.Tensor = tg.exp(x) + tg.sum(x) + x.T + x.pow(2) + x.detach()\n"
         "wrong: int = x.mean()\n"
+        # methods the op packages install in a loop (declared in core/op_methods.pyi)
+        "w: tg.Tensor = x.remainder(2) + x.cumsum(0) + x.div(2) + x.sort().values\n"
     )
     proc = _mypy("--no-incremental", "--follow-imports=silent", str(code))
     lines = [line for line in proc.stdout.splitlines() if ": error:" in line]
@@ -83,3 +85,21 @@ def test_mypy_is_in_the_dev_extra():
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     dev = text.split("\ndev = [", 1)[1].split("\n]", 1)[0]
     assert '"mypy>=' in dev
+
+
+def test_the_installed_op_methods_are_declared_as_the_script_writes_them():
+    """core/op_methods.pyi declares every method of the op packages' METHODS dicts; after a
+    new op it must be rewritten (scripts/op_method_stubs.py), or an IDE would not know it."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "op_method_stubs.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    from tinygrad_edu.core.tensor import TORCH_OP_MODULES
+
+    installed = {name for module in TORCH_OP_MODULES for name in module.METHODS}
+    stub = ast.parse((ROOT / "tinygrad_edu" / "core" / "op_methods.pyi").read_text())
+    (cls,) = [node for node in stub.body if isinstance(node, ast.ClassDef)]
+    assert {f.name for f in cls.body if isinstance(f, ast.FunctionDef)} == installed

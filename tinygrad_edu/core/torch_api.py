@@ -28,7 +28,10 @@ from .ops.search import _order
 from .ops.trig import Cos, Erf, Sin
 
 if TYPE_CHECKING:
+    from .op_methods import OpMethods  # the methods core/ops installs, declared (op_methods.pyi)
     from .tensor import Tensor
+else:
+    OpMethods = object  # at run time tensor.py sets those methods on Tensor itself
 
 # what PyTorch's arithmetic methods take: a tensor, a number or an array
 Operand = Union["Tensor", float, np.ndarray]
@@ -204,7 +207,7 @@ _TYPE_NAMES = {
 }
 
 
-class TorchMethods:
+class TorchMethods(OpMethods):
     """Tensor methods under PyTorch's names and signatures (mixed into `Tensor`)."""
 
     __slots__ = ()
@@ -287,12 +290,6 @@ class TorchMethods:
     def mul(self, other: Operand) -> Tensor:
         return self * other
 
-    def div(self, other: Operand) -> Tensor:
-        return self / other
-
-    def clamp(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 - PyTorch's names
-        return self.clip(min, max)
-
     def clamp_min(self, min: Any) -> Tensor:  # noqa: A002
         return self.clip(min, None)
 
@@ -342,11 +339,6 @@ class TorchMethods:
 
     def pow_(self, exponent: Any) -> Tensor:
         return self._inplace("pow_", lambda t: t**exponent, exponent)
-
-    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 - PyTorch's names
-        return self._inplace("clamp_", lambda t: t.clip(min, max))
-
-    clip_ = clamp_
 
     def masked_fill_(self, mask: Any, value: Any) -> Tensor:
         return self._inplace("masked_fill_", lambda t: t.masked_fill(mask, value), value)
@@ -438,12 +430,6 @@ class TorchMethods:
     ) -> Tensor:
         return self.var(dim, unbiased, keepdim, correction=correction).sqrt()
 
-    def logsumexp(self, dim: Any, keepdim: builtins.bool = False) -> Tensor:
-        """log(sum(exp(x))) over `dim`, shifted by the max so it never overflows."""
-        m: Tensor = self.detach().max(axis=dim, keepdims=True)
-        out = (self - m).exp().sum(dim, keepdims=True).log() + m
-        return out if keepdim else out.squeeze(dim)
-
     def topk(
         self,
         k: int,
@@ -516,19 +502,6 @@ class TorchMethods:
             )
         return out
 
-    def cumsum(self, dim: int) -> Tensor:
-        """Running sums along `dim`: one matmul with a triangle of ones (linear, so exact
-        gradients)."""
-        d = _dim(self, dim, "cumsum")
-        n = self.shape[d] if self.ndim else 1
-        tri = _tensor.Tensor._make(np.triu(np.ones((n, n), dtype=self.dtype)))
-        return (self.movedim(d, -1) @ tri).movedim(-1, d) if self.ndim else self * 1
-
-    def movedim(self, source: int, destination: int) -> Tensor:
-        order = [i for i in range(self.ndim) if i != source % self.ndim]
-        order.insert(destination % self.ndim, source % self.ndim)
-        return self.permute(*order)
-
     def tril(self, diagonal: int = 0) -> Tensor:
         """Keep the lower triangle (on and below `diagonal`), zeros elsewhere."""
         return _triangle(self, np.tril, diagonal)
@@ -571,9 +544,6 @@ class TorchMethods:
         x = self.reshape(tuple(v for n in shape for v in (1, n)))
         x = x.expand(tuple(v for r, n in zip(sizes, shape) for v in (r, n)))
         return x.reshape(tuple(r * n for r, n in zip(sizes, shape)))
-
-    def sign(self) -> Tensor:
-        return _constant_like(self, np.sign(self._data))
 
     def round(self, decimals: int = 0) -> Tensor:
         return _constant_like(self, np.round(self._data, decimals))
