@@ -1,5 +1,6 @@
 """The GraphModel: ids, order, views, new nodes, marks, modules and summaries."""
 
+import html
 import re
 
 import numpy as np
@@ -337,6 +338,19 @@ def test_a_long_unroll_folds_its_middle_steps_into_one_node():
     out_of = {module_of[e.dst] for e in g.edges if e.src == s.id}
     assert "rnncell.t=0" in into and out_of == {"rnncell.t=11"}
     assert "rnncell.t=1 ... t=10\\n\u00d7 10 steps, the same ops" in to_dot(g)
+
+
+def test_a_fold_beside_an_opened_step_says_how_to_open_it_too():
+    """With step 5 open, the folds before and after it (t=0 ... t=4, t=6 ... t=11, the
+    drawing folded to fit the screen) suggest a list that keeps 5 open: naming one step,
+    `expand="rnncell.t=0"`, would close the step the learner opened."""
+    svg = html.unescape(tg.draw(_unrolled(12), expand="rnncell.t=5").svg())
+    hints = sorted(set(re.findall(r"draw (?:this|one) step in full[^\n<]*", svg)))
+    assert hints == [
+        f'draw this step in full too: tg.draw(..., expand=["rnncell.t=5", "rnncell.t={t}"]),'
+        " or expand=True"
+        for t in (0, 6)
+    ]
 
 
 def test_expand_opens_the_steps_asked_for():

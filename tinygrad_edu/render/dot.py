@@ -208,8 +208,9 @@ def to_dot(
     ]
     highlighted = set(highlight)
     across = rankdir in ("LR", "RL")  # record fields side by side
+    opened = tuple(graph.attrs.get("opened", ()))  # steps the learner opened with expand=
     node_lines = {
-        n.id: _node_line(n, show_values, show_grads, n.id in highlighted, across)
+        n.id: _node_line(n, show_values, show_grads, n.id in highlighted, across, opened)
         for n in graph.nodes
     }
     _emit_nodes(graph, node_lines, lines)
@@ -347,7 +348,12 @@ def _classes(n: GraphNode, highlighted: bool) -> str:
 
 
 def _node_line(
-    n: GraphNode, show_values: bool, show_grads: bool, highlighted: bool, across: bool = False
+    n: GraphNode,
+    show_values: bool,
+    show_grads: bool,
+    highlighted: bool,
+    across: bool = False,
+    opened: tuple[str, ...] = (),
 ) -> str:
     attrs = [f'id="node-{n.id}"', f'class="{_classes(n, highlighted)}"']
     attrs += _shape_and_label(n, show_values, show_grads)
@@ -357,7 +363,7 @@ def _node_line(
     attrs += _colours(n, highlighted)
     if n.earlier and n.kind == "tensor":  # made by an earlier cell: a dashed input, not expanded
         attrs.append('style="filled,dashed"')
-    tip = _tooltip(n)
+    tip = _tooltip(n, opened)
     if tip:
         attrs.append(f"tooltip={quote(tip)}")
     return f"{n.id} [{', '.join(attrs)}]"
@@ -480,8 +486,8 @@ def _summary_text(n: GraphNode) -> str:
     return f"{n.name}\n{_num(n.count)} nodes: {n.detail}" if n.detail else n.name
 
 
-def _tooltip(n: GraphNode) -> str:
-    text = node_details(n)
+def _tooltip(n: GraphNode, opened: tuple[str, ...] = ()) -> str:
+    text = node_details(n, opened)
     if n.earlier:
         text += "\nfrom an earlier cell"
     return text
@@ -513,7 +519,7 @@ def _legend(graph: GraphModel, lines: list[str]) -> None:
     lines.append("  }")
 
 
-def node_details(n: GraphNode) -> str:
+def node_details(n: GraphNode, opened: tuple[str, ...] = ()) -> str:
     r"""What a learner asks about one box: what it is, shape and dtype, value, grad, its line.
 
     The same text is the node's hover tooltip in inline SVG and the GraphView's
@@ -533,7 +539,7 @@ def node_details(n: GraphNode) -> str:
         lines = [f"{n.name}  ({n.id}, stands for {n.count} nodes)"]
         if n.detail:
             lines.append(f"folded: {n.detail}")
-        lines.append(_how_to_open(n))
+        lines.append(_how_to_open(n, opened))
     elif n.kind == "tensor":
         lines = [f"{n.display_name()}  ({n.id}, {n.role + ' ' if n.role else ''}tensor)"]
         lines.append(f"shape: {shape_text(n.shape)} {n.dtype}".rstrip())
@@ -567,8 +573,9 @@ def node_details(n: GraphNode) -> str:
     return "\n".join(lines)
 
 
-def _how_to_open(n: GraphNode) -> str:
-    """The tooltip line that says how to draw what a summary box hides."""
+def _how_to_open(n: GraphNode, opened: tuple[str, ...] = ()) -> str:
+    """The tooltip line that says how to draw what a summary box hides (`opened`: the steps
+    already drawn in full, which the suggested `expand=` keeps open)."""
     if n.role == "more":
         return "draw every node: tg.draw(..., max_nodes=None)"
     if n.role == "module":
@@ -579,5 +586,8 @@ def _how_to_open(n: GraphNode) -> str:
         return "draw every box: tg.draw(..., expand=True)"
     if ".t=" in n.name:
         first = n.name.split(" ...")[0]
+        if opened:  # expand= takes a list: naming only this step would close the others
+            steps = ", ".join(f'"{step}"' for step in (*opened, first))
+            return f"draw this step in full too: tg.draw(..., expand=[{steps}]), or expand=True"
         return f'draw one step in full: tg.draw(..., expand="{first}"), or expand=True'
     return "draw every block: tg.draw(..., expand=True)"

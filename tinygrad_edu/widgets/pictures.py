@@ -206,4 +206,4 @@ def node_details(graph: GraphModel | None, node_id: str) -> str:
         return ""
     from ..render.dot import node_details as details
 
-    return details(graph.node(node_id))
+    return details(graph.node(node_id), tuple(graph.attrs.get("opened", ())))
