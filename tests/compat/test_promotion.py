@@ -177,3 +177,77 @@ def test_clamp_with_number_bounds_takes_pytorchs_dtype(default, dtype):
                 return _outcome(lambda: getattr(_tensor(lib, dtype), name)(lo, hi))
 
             _agree(run(torch), run(tg), what)
+
+
+WHOLE = ("int64", "int32", "int16", "uint8", "bool")
+FLOAT_OF_WHOLE = {  # PyTorch computes these of whole numbers in the default float
+    "exp": lambda t: t.exp(),
+    "log": lambda t: t.log(),
+    "sqrt": lambda t: t.sqrt(),
+    "sin": lambda t: t.sin(),
+    "cos": lambda t: t.cos(),
+    "tanh": lambda t: t.tanh(),
+    "sigmoid": lambda t: t.sigmoid(),
+    "erf": lambda t: t.erf(),  # was cast back to the ints: all 0 or +-1
+    "expm1": lambda t: t.expm1(),
+    "log1p": lambda t: t.log1p(),
+    "reciprocal": lambda t: t.reciprocal(),
+}
+
+
+@pytest.mark.parametrize("op", FLOAT_OF_WHOLE)
+@pytest.mark.parametrize("dtype", WHOLE)
+def test_float_functions_of_whole_numbers_give_the_default_float(default, dtype, op):
+    """numpy picks float64 for ints and float16 for uint8 and bool; PyTorch the default."""
+    what = f"t.{op}() with t {dtype}, default {default}"
+    values = [1, 0, 3] if dtype in ("uint8", "bool") else [1, 2, 7]
+
+    def run(lib):
+        return _outcome(lambda: FLOAT_OF_WHOLE[op](_tensor(lib, dtype, values)))
+
+    _agree(run(torch), run(tg), what)
+
+
+WHOLE_RESULTS = {
+    "sum": lambda lib, t: t.sum(),
+    "sum(0)": lambda lib, t: t.sum(0),
+    "prod": lambda lib, t: t.prod(),
+    "masked_fill(2.7)": lambda lib, t: t.masked_fill(t > 0, 2.7),
+    "masked_fill(-2.7)": lambda lib, t: t.masked_fill(t > 0, -2.7),
+    "maximum": lambda lib, t: lib.maximum(t, lib.ones_like(t)),
+    "minimum": lambda lib, t: lib.minimum(t, lib.ones_like(t)),
+    "addcmul(value=1.7)": lambda lib, t: t.addcmul(t, t, value=1.7),
+}
+
+
+@pytest.mark.parametrize("op", WHOLE_RESULTS)
+@pytest.mark.parametrize("dtype", WHOLE + ("float32",))
+def test_whole_number_results_keep_pytorchs_dtype(default, dtype, op):
+    """sum and prod of bool and small ints are int64; a float filled or multiplied into ints
+    is cast to them; maximum of ints stays int (no mean of a tie)."""
+    if dtype == "bool" and op.startswith(("prod", "addcmul", "masked_fill(-")):
+        pytest.skip("PyTorch refuses these for bool, or casts in its own way")
+    what = f"{op} with t {dtype}, default {default}"
+
+    def run(lib):
+        return _outcome(lambda: WHOLE_RESULTS[op](lib, _tensor(lib, dtype, [1, 0, 3])))
+
+    _agree(run(torch), run(tg), what)
+
+
+def test_maximum_of_floats_still_shares_a_tie_gradient():
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    tg.maximum(x, tg.tensor([1.0, 0.0])).sum().backward()
+    assert x.grad.tolist() == [0.5, 1.0]
+
+
+def test_a_fill_value_that_does_not_fit_is_refused_by_name():
+    t = tg.tensor([1, 0, 3], dtype=tg.uint8)
+    with pytest.raises(TypeError) as err:
+        t.masked_fill(t > 0, -2.7)
+    assert str(err.value).splitlines()[0] == (
+        "masked_fill: the value -2.7 cannot be stored in this uint8 tensor (shape (3,)) "
+        "without overflow, as in PyTorch"
+    )
+    with pytest.raises(RuntimeError, match="cannot be converted to type uint8_t without overflow"):
+        torch.tensor([1, 0, 3], dtype=torch.uint8).masked_fill(torch.tensor(True), -2.7)

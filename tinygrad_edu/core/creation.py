@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,6 +14,7 @@ import numpy as np
 from . import source
 from .dtypes import check_device, get_default_dtype
 from .errors import DataError, message
+from .ops.arith.promotion import as_dtype, result_dtype
 from .ops.elementwise import Where
 from .ops.movement import Cat, Stack
 from .tensor import Tensor, _dtype, _operand, _sizes, _to_array
@@ -467,7 +469,20 @@ def where(condition: Any, a: Any, b: Any) -> Tensor:
                 "compare to make a mask: tg.where(x > 0, x, 0.0)",
             )
         )
-    return Where.apply(cond, _operand(a, like), _operand(b, like))
+    return Where.apply(cond, *_in_one_dtype(_operand(a, like), _operand(b, like), a, b))
+
+
+def _in_one_dtype(x: Any, y: Any, a: Any, b: Any) -> tuple[Any, Any]:
+    """`where`'s branches (`x`, `y`: `a`, `b` as operands) in PyTorch's result dtype: an int
+    tensor beside 2.5 gives the default float, where numpy would make float64 of the 0-d
+    array. A tensor is cast in the graph, so its gradient comes back in its own dtype."""
+    # a Python number yields to a tensor's kind, as in PyTorch; an array counts as a tensor
+    given = [
+        o if isinstance(o, (Tensor, numbers.Number)) else Tensor._make(np.asarray(p))
+        for o, p in ((a, x), (b, y))
+    ]
+    dt = result_dtype(*given)
+    return as_dtype(x, dt), as_dtype(y, dt)
 
 
 __all__ = [

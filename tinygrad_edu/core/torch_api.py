@@ -168,6 +168,24 @@ def reduce_with_index(t: Any, op: str, dim: int, keepdim: bool) -> ValuesIndices
     return return_type(op)(values, _tensor.Tensor._make(np.asarray(idx, dtype=np.int64)))
 
 
+def _stored(op: str, value: Any, t: Any) -> np.ndarray:
+    """A number as `t`'s dtype stores it (truncated into ints), refused where it does not fit,
+    as PyTorch refuses -2.7 for a uint8 tensor instead of wrapping it around."""
+    v = np.asarray(value)
+    if t.dtype.kind in "iu" and v.dtype.kind == "f":
+        info, whole = np.iinfo(t.dtype), np.trunc(v)
+        if not (np.isfinite(v).all() and info.min <= whole.min() and whole.max() <= info.max):
+            raise DataError(
+                message(
+                    op,
+                    f"the value {value!r} cannot be stored in this {t.dtype} tensor "
+                    f"(shape {t.shape!r}) without overflow, as in PyTorch",
+                    source.here(),
+                )
+            )
+    return v.astype(t.dtype)
+
+
 def _same_dims(op: str, a: Any, b: Any, n: int, what: str) -> None:
     if a.ndim != n or b.ndim != n:
         raise ShapeError(
@@ -358,8 +376,14 @@ class TorchMethods(OpMethods):
         )
 
     def masked_fill(self, mask: Any, value: Any) -> Tensor:
+        """`value` where `mask` is True. The value is stored in this tensor's dtype, as
+        PyTorch stores it (2.7 into an int tensor is 2, not a float result)."""
         from .creation import where
 
+        if isinstance(value, _tensor.Tensor):
+            value = value if value.dtype == self.dtype else value.to(self.dtype)
+        else:
+            value = _stored("masked_fill", value, self)
         return where(mask, value, self)
 
     # --- products -------------------------------------------------------------------------
@@ -487,7 +511,10 @@ class TorchMethods(OpMethods):
 
     def prod(self, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
         """The product along `dim` (of everything by default), as a tree of multiplications:
-        its gradient is right even where some factors are zero."""
+        its gradient is right even where some factors are zero. Bool and small whole numbers
+        multiply in int64, as in PyTorch."""
+        if self.dtype.kind in "bu" or (self.dtype.kind == "i" and self.dtype.itemsize < 8):
+            self = self.to(np.int64)  # never needs a gradient: the cast costs nothing to learn
         x = self.reshape(-1) if dim is None else self.movedim(_dim(self, dim, "prod"), -1)
         while x.shape[-1] > 1:
             if x.shape[-1] % 2:  # an odd count: pair the last factor with a 1
@@ -765,7 +792,7 @@ def maximum(a: Any, b: Any) -> Tensor:
     from .creation import where
 
     a = a if isinstance(a, _tensor.Tensor) else _tensor.Tensor(a)
-    return where(a > b, a, where(a < b, b, (a + b) * 0.5))
+    return where(a > b, a, where(a < b, b, _tie(a, b)))
 
 
 def minimum(a: Any, b: Any) -> Tensor:
@@ -773,4 +800,11 @@ def minimum(a: Any, b: Any) -> Tensor:
     from .creation import where
 
     a = a if isinstance(a, _tensor.Tensor) else _tensor.Tensor(a)
-    return where(a < b, a, where(a > b, b, (a + b) * 0.5))
+    return where(a < b, a, where(a > b, b, _tie(a, b)))
+
+
+def _tie(a: Any, b: Any) -> Any:
+    """Where a == b: their mean, so each gets half the gradient (floats); whole numbers have
+    no gradient to share, and their mean would turn an int result into a float one."""
+    b_kind = b.dtype.kind if hasattr(b, "dtype") else np.asarray(b).dtype.kind
+    return (a + b) * 0.5 if "f" in (a.dtype.kind, b_kind) else a

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import _default as _default_dtype
+
 
 def is_array(x: Any) -> bool:
     return isinstance(x, np.ndarray)  # NOTE: the hot helpers below inline this check
@@ -120,6 +122,13 @@ def needs(ctx: Any, n: int) -> tuple[Any, ...]:
     """Which of the `n` inputs want a gradient, read in `forward` to save only what backward
     will use (as PyTorch does). A static replay's forward does not know yet: all of them."""
     return getattr(ctx, "needs_input_grad", None) or (True,) * n
+
+
+def floating(a: np.ndarray) -> np.ndarray:
+    """`a` as floats: an int or bool array in the default float dtype, where PyTorch computes
+    exp, log, sqrt, tanh, ... of whole numbers (numpy would pick float64, and float16 for uint8
+    and bool). Such inputs never need a gradient, so the cast is not recorded."""
+    return a if a.dtype.kind in "fc" else a.astype(_default_dtype[0])
 
 
 def log(x: Any) -> Any:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..function import Function
-from .common import data, log, needs, where, zero_slope, zero_where
+from .common import data, floating, log, needs, where, zero_slope, zero_where
 
 
 class Add(Function):
@@ -140,7 +140,7 @@ class Exp(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Any) -> Any:
-        out = np.exp(a)
+        out = np.exp(floating(a))
         ctx.save_for_backward(out)
         return out
 
@@ -155,6 +155,7 @@ class Log(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Any) -> Any:
+        a = floating(a)
         ctx.save_for_backward(a)
         return np.log(a)
 
@@ -169,7 +170,7 @@ class Tanh(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Any) -> Any:
-        out = np.tanh(a)
+        out = np.tanh(floating(a))
         ctx.save_for_backward(out)
         return out
 
@@ -203,7 +204,7 @@ class Sigmoid(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Any) -> Any:
-        out = 1 / (1 + np.exp(-a))
+        out = 1 / (1 + np.exp(-floating(a)))
         ctx.save_for_backward(out)
         return out
 
@@ -235,7 +236,7 @@ class Sqrt(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Any) -> Any:
-        out = np.sqrt(a)
+        out = np.sqrt(floating(a))
         ctx.save_for_backward(out)
         return out
 

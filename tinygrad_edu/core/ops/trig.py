@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..function import Function
-from .common import is_array
+from .common import floating, is_array
 
 _erf = np.frompyfunc(math.erf, 1, 1)  # numpy has no erf; math.erf is exact to 1 ulp
 
@@ -31,6 +31,7 @@ class Sin(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Any) -> Any:
+        a = floating(a)
         ctx.save_for_backward(a)
         return np.sin(a)
 
@@ -45,6 +46,7 @@ class Cos(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Any) -> Any:
+        a = floating(a)
         ctx.save_for_backward(a)
         return np.cos(a)
 
@@ -59,6 +61,7 @@ class Erf(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Any) -> Any:
+        a = floating(a)  # erf of whole numbers was cast back to them: all 0 or +-1
         ctx.save_for_backward(a)
         return np.asarray(_erf(a), dtype=a.dtype)
 

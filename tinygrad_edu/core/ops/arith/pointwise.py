@@ -68,6 +68,11 @@ def lerp(self: Any, end: Any, weight: Any) -> Any:
 
 
 def addcmul(self: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
+    # PyTorch casts `value` to the result's dtype: 1.7 counts as 1 when all three are whole
+    if isinstance(value, float) and not any(
+        _tensor(t) and t.dtype.kind == "f" for t in (self, tensor1, tensor2)
+    ):
+        value = int(value)
     return self + value * (tensor1 * tensor2)
 
 
