@@ -3,8 +3,11 @@
 A `Drawing` holds the GraphModel, its DOT text (made at once, cheap) and the SVG
 (laid out by `dot` on first use, then cached). In Jupyter `_repr_mimebundle_` gives
 `image/svg+xml` plus a deterministic one-line `text/plain`; without Graphviz it gives
-a text tree and the install hint instead of a traceback.
-Render layer: standard library only (matplotlib/IPython never imported here).
+a text tree and the install hint instead of a traceback. As the graphviz package's
+objects, it has `.source`, `.pipe(format)`, `.render(filename, format=...)` and `.view()`,
+laid out by the drawings' own program (`svg.find_dot`).
+Render layer: standard library; the graphviz package only for `view=True`, imported
+there (matplotlib/IPython never imported here).
 """
 
 from __future__ import annotations
