@@ -179,3 +179,22 @@ def test_view_opens_the_rendered_file_with_graphviz(tmp_path, monkeypatch):
     assert d.render("g", tmp_path, format="svg", view=True) == opened[-1]
     assert d.view("v", tmp_path, cleanup=True) == opened[-1] == str(tmp_path / "v.pdf")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g", "g.svg", "v.pdf"]
+
+
+@needs_system_dot
+def test_view_where_no_viewer_can_be_opened_says_the_file_is_written(tmp_path, monkeypatch):
+    graphviz = pytest.importorskip("graphviz")
+
+    def no_xdg_open(path):
+        raise FileNotFoundError(2, "No such file or directory", "xdg-open")
+
+    monkeypatch.setattr(graphviz, "view", no_xdg_open)
+    with pytest.raises(RenderError) as e:
+        tg.draw(expr()).view("g", tmp_path)
+    assert str(e.value) == (
+        f"Drawing.render: {tmp_path / 'g.pdf'} was written, but no viewer could be opened "
+        "here ([Errno 2] No such file or directory: 'xdg-open')\n"
+        "  hint: open the file yourself (on a server: from the file browser), or leave out "
+        "view=True"
+    )
+    assert (tmp_path / "g.pdf").read_bytes().startswith(PDF)

@@ -518,7 +518,18 @@ def _open_in_viewer(path: str) -> None:
                 f"`pip install graphviz`, or open {path} yourself",
             )
         ) from None
-    graphviz.view(path)
+    try:
+        graphviz.view(path)
+    except (OSError, RuntimeError) as e:  # no xdg-open (a server, a container), no viewer
+        raise RenderError(
+            message(
+                "Drawing.render",
+                f"{path} was written, but no viewer could be opened here ({e})",
+                None,
+                "open the file yourself (on a server: from the file browser), "
+                "or leave out view=True",
+            )
+        ) from None
 
 
 def caller_names(frame: Any) -> dict[str, Any]:
