@@ -107,10 +107,12 @@ def test_submodules():
     assert callable(tg.draw)
 
 
-def test_draw_gives_dot_source():
+def test_draw_gives_dot_source_and_graphviz_methods():
     x = tg.tensor(2.0, requires_grad=True, name="x")
     d = tg.draw(x * x)
     assert "digraph" in d.source
+    for method in ("pipe", "render", "view", "save", "svg"):  # tests/render/test_graphviz_api.py
+        assert callable(getattr(d, method))
 
 
 def test_extension_entry_points_and_widgets():

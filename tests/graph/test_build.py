@@ -209,20 +209,38 @@ def test_deep_chain_needs_no_recursion():
     assert g.attrs["total"] == 1 + 3 * 20000 and len(g) < 20
 
 
-def test_objects_that_draw_themselves():
-    class Static:
-        def _to_graph(self, **options):
-            return GraphModel(
-                [GraphNode("op1", "op", name="Placeholder")], [], {"view": options["view"]}
-            )
-
-    assert build_graph(Static()).nodes[0].name == "Placeholder"
-
-    class Other:
+def test_register_converter_is_how_an_object_draws_itself():
+    class Value:
         pass
 
-    register_converter(Other, lambda obj, **o: GraphModel([], [], {"view": "forward", "other": 1}))
-    assert build_graph(Other()).attrs["other"] == 1
+    class Leaf(Value):
+        pass
+
+    def drawn(name):
+        return lambda obj, **options: GraphModel(
+            [GraphNode("v1", "tensor", name=name)], [], {"view": options["view"]}
+        )
+
+    register_converter(Value, drawn("value"))
+    got = build_graph(Value(), view="backward")
+    assert got.nodes[0].name == "value" and got.attrs["view"] == "backward"
+    assert build_graph(Leaf()).nodes[0].name == "value"  # a subclass draws as its base
+    register_converter(Leaf, drawn("leaf"))  # unless it registers its own
+    assert build_graph(Leaf()).nodes[0].name == "leaf"
+    register_converter(Value, drawn("again"))  # a cell run twice replaces, never stacks
+    assert build_graph(Value()).nodes[0].name == "again"
+
+    class Private:  # a method of its own draws nothing: the registry is the one way
+        def _to_graph(self, **options):
+            return GraphModel([], [], {"view": "forward"})
+
+    with pytest.raises(TypeError) as e:
+        build_graph(Private())
+    assert str(e.value) == (
+        "build_graph: expected Tensors (or a list or dict of them), got Private\n"
+        "  hint: pass the tensors whose graph you want to see; an object of your own draws "
+        "once its type is given to tinygrad_edu.graph.register_converter"
+    )
 
 
 def test_summary_and_fingerprint_are_deterministic():

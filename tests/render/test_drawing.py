@@ -10,6 +10,7 @@ import tinygrad_edu as tg
 from tinygrad_edu.render import drawing as svg_fit
 from tinygrad_edu.render import svg as svg_mod
 from tinygrad_edu.render.dot import node_details as render_details
+from tinygrad_edu.render.dot import to_dot
 from tinygrad_edu.render.text import to_text
 
 matplotlib.use("Agg")
@@ -165,17 +166,19 @@ def unrolled(steps):
 
 
 def test_time_steps_are_stacked_one_below_the_other():
-    d = tg.draw(unrolled(12), expand="rnncell.t=5")
-    assert "newrank=true" in d.source
-    fold = next(n for n in d.graph.nodes if n.name == "rnncell.t=1 ... t=4")
+    # the graph as built (`.source` would settle the layout first, which folds more here)
+    graph = tg.draw(unrolled(12), expand="rnncell.t=5").graph
+    source = to_dot(graph)
+    assert "newrank=true" in source
+    fold = next(n for n in graph.nodes if n.name == "rnncell.t=1 ... t=4")
     # the fold hangs below step 0's last node; step 5's first row below the fold
-    last_of_t0 = [n.id for n in d.graph.nodes if n.module == "rnncell.t=0"][-1]
-    assert f"  {last_of_t0} -> {fold.id} [style=invis]" in d.source
-    step5 = {n.id for n in d.graph.nodes if n.module == "rnncell.t=5"}
-    fed = {e.dst for e in d.graph.edges if e.src in step5}
+    last_of_t0 = [n.id for n in graph.nodes if n.module == "rnncell.t=0"][-1]
+    assert f"  {last_of_t0} -> {fold.id} [style=invis]" in source
+    step5 = {n.id for n in graph.nodes if n.module == "rnncell.t=5"}
+    fed = {e.dst for e in graph.edges if e.src in step5}
     firsts = sorted(step5 - fed)  # the transposes and the slice x[5]
     assert len(firsts) == 3
-    assert all(f"  {fold.id} -> {i} [style=invis]" in d.source for i in firsts)
+    assert all(f"  {fold.id} -> {i} [style=invis]" in source for i in firsts)
     assert "style=invis" not in tg.draw(chain(3)).source  # no loop over a module: no help
 
 

@@ -152,20 +152,30 @@ def test_a_first_drawing_says_in_one_line_to_run_the_cell_again_without_jspi(bro
 
 
 @needs_dot
-def test_png_and_pdf_say_in_one_line_that_they_need_a_server(browser, tmp_path):
+def test_png_and_pdf_say_that_they_need_a_server_and_svg_is_made_here(browser, tmp_path):
     browser(FakeBridge())
     drawing = tg.draw(expr())
-    for suffix in ("png", "pdf"):
-        with pytest.raises(RenderError) as e:
-            drawing.save(tmp_path / f"g.{suffix}")
-        assert str(e.value) == (
-            f"save: {suffix.upper()} needs Graphviz's dot program, which cannot run in the "
-            "browser: save as .svg or .dot here, or open the lesson on a server (Binder, or "
-            "`tinygrad-edu lessons` locally)"
-        )
-        assert not (tmp_path / f"g.{suffix}").exists()
+    calls = {
+        "Drawing.save": lambda fmt: drawing.save(tmp_path / f"g.{fmt}"),
+        "Drawing.pipe": lambda fmt: drawing.pipe(fmt),
+        "Drawing.render": lambda fmt: drawing.render("g", tmp_path, format=fmt),
+    }
+    for op, call in calls.items():
+        for fmt in ("png", "pdf"):
+            with pytest.raises(RenderError) as e:
+                call(fmt)
+            assert str(e.value) == (
+                f"{op}: {fmt.upper()} needs Graphviz's dot program, which cannot run in the "
+                "browser (the Graphviz here, in WebAssembly, makes SVG only)\n"
+                '  hint: make an SVG here (format="svg", or a file name ending in .svg), or '
+                "open the lesson on a server (Binder, or `tinygrad-edu lessons` locally)"
+            )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["graphviz_wasm.js"]  # nothing written
     drawing.save(tmp_path / "g.svg")
     assert "<svg" in (tmp_path / "g.svg").read_text()
+    assert drawing.render("g", tmp_path, format="svg") == str(tmp_path / "g.svg")
+    svg = drawing.pipe("svg")
+    assert svg.startswith(b"<?xml") and b">grad [3, 3]</text>" in svg
 
 
 def test_a_wheel_without_the_module_says_which_wheel_draws(browser, tmp_path):

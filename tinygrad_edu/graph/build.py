@@ -39,14 +39,31 @@ from .walk import NEVER, ForwardWalk
 
 VIEWS = ("forward", "backward")
 
-# objects with a `_to_graph(**options)` method, or types registered here, draw themselves
-# (e.g. a static StaticGraph): build_graph hands them over instead of walking tensors
-_CONVERTERS: list[tuple[type, Callable[..., GraphModel]]] = []
+# types registered here draw themselves (a StaticGraph, lesson 12a's `Value`): build_graph
+# hands such an object to its converter instead of walking tensors
+_CONVERTERS: dict[type, Callable[..., GraphModel]] = {}
 
 
 def register_converter(cls: type, fn: Callable[..., GraphModel]) -> None:
-    """Let `build_graph(obj, **options)` call `fn(obj, **options)` for objects of `cls`."""
-    _CONVERTERS.append((cls, fn))
+    r"""Let `build_graph(obj, **options)` (and so `tg.draw(obj)`) call `fn(obj, **options)`.
+
+    Rules: the one way an object that is not a Tensor draws itself. The converter of the
+    nearest class in `type(obj).__mro__` wins, so a subclass may register its own;
+    registering a class again replaces its converter (a notebook cell run twice). `fn`
+    gets `view`, `since`, `collapse` and `max_nodes` as keywords and returns a GraphModel.
+
+    Example:
+        >>> from tinygrad_edu.graph import GraphModel, GraphNode, build_graph
+        >>> class Value:
+        ...     def __init__(self, data):
+        ...         self.data = data
+        >>> def value_graph(v, **options):
+        ...     return GraphModel([GraphNode("v1", "tensor", name=f"data {v.data}")], [], {})
+        >>> register_converter(Value, value_graph)
+        >>> [n.name for n in build_graph(Value(2.0)).nodes]
+        ['data 2.0']
+    """
+    _CONVERTERS[cls] = fn
 
 
 def watermark() -> Watermark:
@@ -161,7 +178,8 @@ def _roots(tensors: tuple) -> list[tuple[Tensor, str]]:
                     "build_graph",
                     f"expected Tensors (or a list or dict of them), got {type(item).__name__}",
                     None,
-                    "pass the tensors whose graph you want to see",
+                    "pass the tensors whose graph you want to see; an object of your own "
+                    "draws once its type is given to tinygrad_edu.graph.register_converter",
                 )
             )
     return out
@@ -191,8 +209,8 @@ def build_graph(
     named in `collapse` (or every top-level module with `collapse=True`) become one
     summary node each. Runs of repeated identical blocks are folded (`fold`), and
     beyond `max_nodes` the nodes farthest from the outputs give way to "N more
-    nodes" markers. Objects with a `_to_graph(**options)` method (a StaticGraph) or a
-    registered converter draw themselves.
+    nodes" markers. An object of a type given to `register_converter` (a StaticGraph)
+    draws itself.
 
     Args:
         *tensors: Tensors, lists/tuples of them, or dicts name -> Tensor.
@@ -244,12 +262,11 @@ def build_graph(
 
 
 def _drawn_by_itself(obj: Any, options: dict) -> GraphModel | None:
-    """The GraphModel of an object that draws itself (a registered type, or `_to_graph`)."""
-    for cls, fn in _CONVERTERS:
-        if isinstance(obj, cls):
+    """The GraphModel of an object whose type (or a base of it) has a registered converter."""
+    for cls in type(obj).__mro__:
+        fn = _CONVERTERS.get(cls)
+        if fn is not None:
             return fn(obj, **options)
-    if hasattr(obj, "_to_graph"):
-        return obj._to_graph(**options)
     return None
 
 

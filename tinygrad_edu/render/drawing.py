@@ -3,12 +3,16 @@
 A `Drawing` holds the GraphModel, its DOT text (made at once, cheap) and the SVG
 (laid out by `dot` on first use, then cached). In Jupyter `_repr_mimebundle_` gives
 `image/svg+xml` plus a deterministic one-line `text/plain`; without Graphviz it gives
-a text tree and the install hint instead of a traceback.
-Render layer: standard library only (matplotlib/IPython never imported here).
+a text tree and the install hint instead of a traceback. As the graphviz package's
+objects, it has `.source`, `.pipe(format)`, `.render(filename, format=...)` and `.view()`,
+laid out by the drawings' own program (`svg.find_dot`).
+Render layer: standard library; the graphviz package only for `view=True`, imported
+there (matplotlib/IPython never imported here).
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 import os
 import re
@@ -19,8 +23,9 @@ from typing import Any
 from ..core.errors import MissingDependencyError, message
 from ..graph import DEFAULT_MAX_NODES, GraphModel, build_graph
 from ..graph.chains import module_levels
+from . import wasm
 from .dot import to_dot
-from .svg import RenderError, dot_to, dot_to_svg
+from .svg import RenderError, cannot_make, dot_to, dot_to_svg, find_dot, missing_message
 from .text import to_text
 
 AREA_PX = 833.0  # JupyterLab's output area at a 1280x800 window with the file browser open
@@ -205,13 +210,15 @@ def lay_out(
 
 
 class Drawing:
-    r"""A graph picture: `.graph` (model), `.source` (DOT), `.svg()`, `.save(path)`.
+    r"""A graph picture: `.graph` (model), `.source` (DOT), `.svg()`, `.pipe`, `.render`.
 
     Rules: displays as SVG in Jupyter, with `text/plain` like
     `<Drawing: forward graph, 4 nodes (3 tensors, 1 op)>` (no memory addresses).
     `.svg()` runs Graphviz once and caches the result; the SVG is never declared wider
     than a notebook's output area (`fit`). Without Graphviz the display
-    falls back to a text tree and the install hint.
+    falls back to a text tree and the install hint. `.source`, `.pipe(format)`,
+    `.render(filename, format=...)` and `.view()` are the graphviz package's names,
+    with its defaults (PDF), for the picture the notebook shows.
 
     Example:
         >>> import tinygrad_edu as tg
@@ -246,7 +253,7 @@ class Drawing:
             show_values=show_values, show_grads=show_grads, highlight=tuple(highlight)
         )
         # the top-to-bottom DOT; svg() may switch to left to right if that reads better
-        self.source = to_dot(graph, rankdir=rankdir or "TB", **self._dot_options)
+        self._source = to_dot(graph, rankdir=rankdir or "TB", **self._dot_options)
         self.timeout = timeout
         self._svg: str | None = None
 
@@ -258,7 +265,7 @@ class Drawing:
                 install it). RenderError: Graphviz failed or timed out.
         """
         if self._svg is None:
-            self.graph, self.source, self._svg = self._fitted()
+            self.graph, self._source, self._svg = self._fitted()
         return self._svg
 
     def _fitted(self) -> tuple[GraphModel, str, str]:
@@ -314,21 +321,122 @@ class Drawing:
         """The graph as an indented text tree (what shows when Graphviz is missing)."""
         return to_text(self.graph, self.options["show_values"], self.options["show_grads"])
 
-    def save(self, path: str | os.PathLike) -> str:
-        """Write the picture; the suffix picks the format: .svg, .png, .pdf or .dot.
+    @property
+    def source(self) -> str:
+        """The DOT text the picture is laid out from (a str), as graphviz's `.source`.
 
-        Returns the path written. Raises ValueError for another suffix.
+        Rules: the drawing's orientation and folds are settled first (Graphviz runs
+        once, as for the display), so `.source` is what `pipe` and `render` lay out;
+        without Graphviz it is the top-to-bottom DOT of the graph as built.
+        """
+        if self._svg is None:
+            with contextlib.suppress(MissingDependencyError, RenderError):
+                self.svg()
+        return self._source
+
+    def pipe(
+        self,
+        format: str = "pdf",  # noqa: A002 - graphviz's argument name
+        encoding: str | None = None,
+    ) -> bytes | str:
+        r"""The picture in `format` ("svg", "png", "pdf", ...), as graphviz's `pipe`.
+
+        Rules: "svg" is the SVG the notebook shows (`svg()`, laid out by the program
+        `find_dot` finds: Graphviz's dot, graphviz-pure, or in the browser Graphviz in
+        WebAssembly), as a file on its own: with its XML declaration. Another format
+        is laid out from `.source` by that program, if it can make it: graphviz-pure
+        makes no PDF, the browser SVG only (the error says what to do).
+
+        Args:
+            format: the output format, graphviz's name for it (default "pdf", as graphviz).
+            encoding: decode the bytes into a str with this encoding (e.g. "utf-8").
+
+        Returns:
+            The file's bytes, or a str with `encoding`.
+
+        Raises:
+            MissingDependencyError: no layout program. RenderError: it cannot make
+                `format`, failed or took longer than the drawing's `timeout`.
+        """
+        data = self._file_bytes(format.lower(), "Drawing.pipe")
+        return data if encoding is None else data.decode(encoding)
+
+    def render(
+        self,
+        filename: str | os.PathLike | None = None,
+        directory: str | os.PathLike | None = None,
+        view: bool = False,
+        cleanup: bool = False,
+        format: str | None = None,  # noqa: A002 - graphviz's argument name
+        *,
+        outfile: str | os.PathLike | None = None,
+    ) -> str:
+        r"""Save the DOT to `filename` and the picture beside it, as graphviz's `render`.
+
+        Rules: graphviz's names and defaults: the DOT goes to `directory/filename`
+        (default "Drawing.gv"), the picture to the same path plus ".<format>" (default
+        PDF), or to `outfile`, whose suffix then gives the format; `cleanup=True`
+        deletes the DOT file afterwards; `view=True` opens the picture in the
+        computer's viewer (`graphviz.view`). A format the layout program cannot make
+        raises before anything is written.
+
+        Returns:
+            The path of the picture, e.g. "my_graph.pdf".
+
+        Raises:
+            MissingDependencyError, RenderError: as `pipe`.
+
+        Example:
+            >>> import os, tempfile
+            >>> import tinygrad_edu as tg
+            >>> d = tg.draw(tg.tensor(2.0, requires_grad=True, name="a") * 3)
+            >>> folder = tempfile.mkdtemp()
+            >>> path = d.render("my_graph", directory=folder, format="svg", cleanup=True)
+            >>> os.path.relpath(path, folder), os.listdir(folder)
+            ('my_graph.svg', ['my_graph.svg'])
+        """
+        fmt = format
+        if outfile is not None:
+            outfile = os.fspath(outfile)
+            fmt = fmt or os.path.splitext(outfile)[1][1:] or "pdf"
+            if filename is None:  # graphviz's rule: the DOT beside it, as <name>.gv
+                filename = os.path.splitext(outfile)[0] + ".gv"
+        fmt = (fmt or "pdf").lower()
+        data = self._file_bytes(fmt, "Drawing.render")
+        source = os.path.join(os.fspath(directory or ""), os.fspath(filename or "Drawing.gv"))
+        rendered = outfile if outfile is not None else f"{source}.{fmt}"
+        for path, content in ((source, self.source.encode("utf-8")), (rendered, data)):
+            if os.path.dirname(path):
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as f:
+                f.write(content)
+        if cleanup:
+            os.remove(source)
+        if view:
+            _open_in_viewer(rendered)
+        return rendered
+
+    def view(
+        self,
+        filename: str | os.PathLike | None = None,
+        directory: str | os.PathLike | None = None,
+        cleanup: bool = False,
+    ) -> str:
+        """`render(filename, directory, view=True, cleanup=cleanup)`, as graphviz's `view`."""
+        return self.render(filename, directory, view=True, cleanup=cleanup)
+
+    def save(self, path: str | os.PathLike) -> str:
+        """Write the picture, one file; the suffix picks the format: .svg, .png, .pdf or .dot.
+
+        Returns the path written. Raises ValueError for another suffix (`render` takes
+        any format the layout program makes), and what `pipe` raises.
         """
         path = os.fspath(path)
         suffix = os.path.splitext(path)[1].lower()
         if suffix == ".dot" or suffix == ".gv":
             data = self.source.encode("utf-8")
-        elif suffix == ".svg":
-            # a file on its own says what it is (notebook outputs go without, see `compact`)
-            data = (_XML_DECLARATION + self.svg()).encode("utf-8")
-        elif suffix in (".png", ".pdf"):
-            self.svg()  # settles the orientation first
-            data = dot_to(self.source, suffix[1:], timeout=self.timeout)
+        elif suffix in (".svg", ".png", ".pdf"):
+            data = self._file_bytes(suffix[1:], "Drawing.save")
         else:
             raise ValueError(
                 message(
@@ -341,6 +449,18 @@ class Drawing:
         with open(path, "wb") as f:
             f.write(data)
         return path
+
+    def _file_bytes(self, fmt: str, op: str) -> bytes:
+        """The picture as a file in `fmt`; `op` names the learner's call in the errors."""
+        program = find_dot()
+        if program is None:
+            raise MissingDependencyError(missing_message(op))
+        if fmt == "svg":
+            # a file on its own says what it is (notebook outputs go without, see `compact`)
+            return (_XML_DECLARATION + self.svg()).encode("utf-8")
+        if program == wasm.PROGRAM:  # said before a layout that could not help
+            raise RenderError(cannot_make(op, fmt, program))
+        return dot_to(self.source, fmt, timeout=self.timeout, op=op)
 
     def __repr__(self) -> str:
         return f"<Drawing: {self.graph.summary()}>"
@@ -383,6 +503,33 @@ def _with_steps(level: list[str], graph: GraphModel) -> list[str]:
         if m:
             out += [f"{m[1]}.t={k}" for k in range(int(m[2]), int(m[3]) + 1)]
     return out
+
+
+def _open_in_viewer(path: str) -> None:
+    """Open a rendered file in the computer's viewer, as graphviz's `view=True` does."""
+    try:
+        import graphviz
+    except ImportError:
+        raise MissingDependencyError(
+            message(
+                "Drawing.render",
+                "view=True opens the file with the graphviz package, which is not installed",
+                None,
+                f"`pip install graphviz`, or open {path} yourself",
+            )
+        ) from None
+    try:
+        graphviz.view(path)
+    except (OSError, RuntimeError) as e:  # no xdg-open (a server, a container), no viewer
+        raise RenderError(
+            message(
+                "Drawing.render",
+                f"{path} was written, but no viewer could be opened here ({e})",
+                None,
+                "open the file yourself (on a server: from the file browser), "
+                "or leave out view=True",
+            )
+        ) from None
 
 
 def caller_names(frame: Any) -> dict[str, Any]:

@@ -29,10 +29,12 @@ PROGRAMS = ("dot", "graphviz-pure")  # tried in this order
 PIN_VARIABLE = "TINYGRAD_EDU_DOT"  # names the one layout program to use
 FAST_FLAGS = ("-Gsplines=line", "-Gmclimit=0.1", "-Gnslimit=1", "-Gnslimit1=1", "-Gnewrank=true")
 FAST_ABOVE = 120  # nodes; dot's layout time grows super-linearly beyond this
-INSTALL_HINT = (
-    "`pip install graphviz-pure` (a dot that pip installs), or Graphviz itself: "
+SYSTEM_INSTALL = (
     "`apt-get install graphviz` (Debian/Ubuntu), `brew install graphviz` (macOS), "
     "`conda install graphviz`"
+)
+INSTALL_HINT = (
+    "`pip install graphviz-pure` (a dot that pip installs), or Graphviz itself: " + SYSTEM_INSTALL
 )
 _FOUND: dict[tuple, str] = {}  # (search path, pinned name) -> the program found (find_dot)
 _CACHE: OrderedDict[tuple, str] = OrderedDict()
@@ -269,13 +271,27 @@ def _too_slow(source: str, timeout: float) -> RenderError:
     )
 
 
-def dot_to(source: str, fmt: str, timeout: float = 10.0) -> bytes:
-    """Lay out DOT text into another format dot knows (`png`, `pdf`); returns the bytes."""
+def dot_to(source: str, fmt: str, timeout: float = 10.0, op: str = "save") -> bytes:
+    """Lay out DOT text into another format the layout program knows (`png`, `pdf`, ...).
+
+    Rules: the same program as `dot_to_svg` (`find_dot`), with the same fast-layout flags
+    for big graphs; a fresh process, not the warm one (a file is saved once, not after
+    every cell). A format the program cannot make is a `RenderError` naming the format,
+    the program and what to do: the browser makes SVG only, graphviz-pure makes no PDF.
+    `op` names what the learner called, in the errors.
+
+    Returns:
+        The file's bytes, as the program wrote them.
+
+    Raises:
+        MissingDependencyError: no layout program. RenderError: the program cannot make
+            `fmt`, failed, or took longer than `timeout`.
+    """
     exe = find_dot()
     if exe is None:
-        raise MissingDependencyError(missing_message("save"))
+        raise MissingDependencyError(missing_message(op))
     if exe == wasm.PROGRAM:
-        raise RenderError("save: " + wasm.NEEDS_SERVER.format(fmt=fmt.upper()))
+        raise RenderError(cannot_make(op, fmt, exe))
     fast = _count_nodes(source) > FAST_ABOVE
     cmd = [exe, f"-T{fmt}", *(FAST_FLAGS if fast else ())]
     try:
@@ -285,7 +301,7 @@ def dot_to(source: str, fmt: str, timeout: float = 10.0) -> bytes:
     except subprocess.TimeoutExpired:
         raise RenderError(
             message(
-                "save",
+                op,
                 f"Graphviz took longer than {timeout:g} s",
                 None,
                 "draw fewer nodes: max_nodes=100 or collapse=True",
@@ -293,15 +309,46 @@ def dot_to(source: str, fmt: str, timeout: float = 10.0) -> bytes:
         ) from None
     if proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        said = "\n".join(err)
+        if f'Format: "{fmt}" not recognized' in said:
+            known = re.search(r"Use one of: ?(.*)", said)  # dot lists the formats it makes
+            raise RenderError(cannot_make(op, fmt, exe, known[1].strip() if known else ""))
         raise RenderError(
             message(
-                "save",
+                op,
                 f"Graphviz could not write {fmt}: {err[-1] if err else 'no output'}",
                 None,
-                "save as .svg or .dot instead",
+                'make an SVG instead (format="svg")',
             )
         )
     return proc.stdout
+
+
+def cannot_make(op: str, fmt: str, exe: str, known: str = "") -> str:
+    """The error text for a format the layout program `exe` cannot make.
+
+    Rules: names the program and how it was chosen (found, or pinned by
+    TINYGRAD_EDU_DOT); the hint is SVG, which every program makes, or a program that
+    makes the format, or (a real Graphviz without it, or a mistyped name) the formats
+    it lists (`known`).
+
+    Example:
+        >>> print(cannot_make("Drawing.pipe", "pdf", "/venv/bin/graphviz-pure"))  # doctest: +ELLIPSIS
+        Drawing.pipe: graphviz-pure, the layout program found, cannot make PDF
+          hint: use format="svg", or install Graphviz: `apt-get install graphviz` (Debian/Ubuntu), ...
+    """
+    if exe == wasm.PROGRAM:
+        return message(op, f"{fmt.upper()} {wasm.NEEDS_SERVER}", None, wasm.IN_THE_BROWSER)
+    name, fmt = os.path.basename(exe), fmt.upper()
+    if os.environ.get(PIN_VARIABLE):
+        found = f"the layout program {PIN_VARIABLE} names"
+        where = f"set {PIN_VARIABLE} to a Graphviz dot that makes {fmt}, or unset it"
+    elif name.startswith("graphviz-pure"):  # (graphviz-pure.exe on Windows)
+        found, where = "the layout program found", f"install Graphviz: {SYSTEM_INSTALL}"
+    else:
+        found = "the layout program found"
+        where = f"one of the formats it makes: {known}" if known else f"a Graphviz that makes {fmt}"
+    return message(op, f"{name}, {found}, cannot make {fmt}", None, f'use format="svg", or {where}')
 
 
 def _env() -> dict[str, str]:

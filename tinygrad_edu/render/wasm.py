@@ -40,10 +40,14 @@ PROGRAM = "graphviz-wasm"  # what `find_dot` answers in the browser
 JS_FILE = Path(__file__).with_name("graphviz_wasm.js")
 # dot's fast-layout flags (svg.FAST_FLAGS) as graph attributes: there is no command line
 FAST_ATTRS = "graph [splines=line, mclimit=0.1, nslimit=1, nslimit1=1, newrank=true]\n"
-# one line: the learner in the browser reads it where the picture would have been
+# a PNG or PDF asked for in the browser: "<op>: PDF needs ...", then this hint
 NEEDS_SERVER = (
-    "{fmt} needs Graphviz's dot program, which cannot run in the browser: save as .svg or "
-    ".dot here, or open the lesson on a server (Binder, or `tinygrad-edu lessons` locally)"
+    "needs Graphviz's dot program, which cannot run in the browser "
+    "(the Graphviz here, in WebAssembly, makes SVG only)"
+)
+IN_THE_BROWSER = (
+    'make an SVG here (format="svg", or a file name ending in .svg), or open the lesson '
+    "on a server (Binder, or `tinygrad-edu lessons` locally)"
 )
 
 # JavaScript: the module's text -> its Graphviz, loaded (the WebAssembly compiled)
