@@ -5,6 +5,7 @@ import re
 import matplotlib
 import numpy as np
 import pytest
+from helpers import named_expression, unrolled_rnn
 
 import tinygrad_edu as tg
 from tinygrad_edu.render import drawing as svg_fit
@@ -17,25 +18,17 @@ matplotlib.use("Agg")
 needs_dot = pytest.mark.skipif(svg_mod.find_dot() is None, reason="no Graphviz dot")
 
 
-def expr():
-    a = tg.tensor(0.5, requires_grad=True, name="a")
-    b = tg.tensor(-1.0, requires_grad=True, name="b")
-    y = (a * b).tanh()
-    y.name = "y"
-    return y
-
-
 def test_repr_is_deterministic_and_addressless():
-    d = tg.draw(expr())
+    d = tg.draw(named_expression())
     assert repr(d) == "<Drawing: forward graph, 6 nodes (4 tensors, 2 ops)>"
-    assert repr(tg.draw(expr(), view="backward")) == (
+    assert repr(tg.draw(named_expression(), view="backward")) == (
         "<Drawing: backward graph, 5 nodes (1 tensor, 2 ops, 2 AccumulateGrad)>"
     )
 
 
 @needs_dot
 def test_mimebundle_has_svg_html_and_text():
-    d = tg.draw(expr())
+    d = tg.draw(named_expression())
     bundle = d._repr_mimebundle_()
     assert sorted(bundle) == ["image/svg+xml", "text/html", "text/plain"]
     assert ">data -0.4621</text>" in bundle["image/svg+xml"]
@@ -98,7 +91,7 @@ def test_fit_shrinks_only_what_is_too_wide():
 
 @needs_dot
 def test_save_by_suffix(tmp_path):
-    d = tg.draw(expr())
+    d = tg.draw(named_expression())
     assert (tmp_path / "g.dot").read_text() if d.save(tmp_path / "g.dot") else False
     assert (tmp_path / "g.dot").read_text() == d.source
     d.save(tmp_path / "g.svg")
@@ -116,7 +109,7 @@ def test_save_by_suffix(tmp_path):
 
 
 def test_text_tree_backward_view():
-    y = expr()
+    y = named_expression()
     y.backward()
     assert to_text(tg.draw(y, view="backward").graph) == (
         "t1 y () data -0.4621\n"
@@ -128,7 +121,7 @@ def test_text_tree_backward_view():
 
 
 def test_draw_options_reach_the_dot():
-    d = tg.draw(expr(), show_values=False, rankdir="TB", highlight=["op1"])
+    d = tg.draw(named_expression(), show_values=False, rankdir="TB", highlight=["op1"])
     assert "data " not in d.source and "rankdir=TB" in d.source and "tg-highlight" in d.source
 
 
@@ -155,19 +148,9 @@ def test_gradient_flow_bars_are_mean_abs_grad():
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["w", "v (no grad)"]
 
 
-def unrolled(steps):
-    np.random.seed(0)
-    cell = tg.nn.RNNCell(1, 4)
-    x = tg.tensor(np.linspace(-1, 1, steps).reshape(steps, 1), name="x")
-    h = None
-    for t in range(steps):
-        h = cell(x[t], h)
-    return h.sum()
-
-
 def test_time_steps_are_stacked_one_below_the_other():
     # the graph as built (`.source` would settle the layout first, which folds more here)
-    graph = tg.draw(unrolled(12), expand="rnncell.t=5").graph
+    graph = tg.draw(unrolled_rnn(12), expand="rnncell.t=5").graph
     source = to_dot(graph)
     assert "newrank=true" in source
     fold = next(n for n in graph.nodes if n.name == "rnncell.t=1 ... t=4")
@@ -185,7 +168,7 @@ def test_time_steps_are_stacked_one_below_the_other():
 @needs_dot
 def test_a_long_unroll_fits_the_output_area_with_legible_text():
     for options in ({}, {"expand": "rnncell.t=5"}):
-        svg = tg.draw(unrolled(12), show_values=False, **options).svg()
+        svg = tg.draw(unrolled_rnn(12), show_values=False, **options).svg()
         assert svg_fit.smallest_text_px(svg) >= svg_fit.MIN_TEXT_PX, options
 
 

@@ -7,8 +7,8 @@ graphviz-pure (pinned with TINYGRAD_EDU_DOT), or none.
 
 import shutil
 
-import numpy as np
 import pytest
+from helpers import named_expression, unrolled_rnn
 
 import tinygrad_edu as tg
 from tinygrad_edu.core.errors import MissingDependencyError
@@ -29,23 +29,6 @@ INSTALL = (
 )
 
 
-def expr():
-    a = tg.tensor(0.5, requires_grad=True, name="a")
-    b = tg.tensor(-1.0, requires_grad=True, name="b")
-    y = (a * b).tanh()
-    y.name = "y"
-    return y
-
-
-def unrolled(steps):
-    cell = tg.nn.RNNCell(1, 4)
-    x = tg.tensor(np.linspace(-1, 1, steps).reshape(steps, 1), name="x")
-    h = None
-    for t in range(steps):
-        h = cell(x[t], h)
-    return h.sum()
-
-
 @pytest.fixture
 def no_layout_program(monkeypatch):
     monkeypatch.delenv(svg_mod.PIN_VARIABLE, raising=False)
@@ -54,12 +37,12 @@ def no_layout_program(monkeypatch):
 
 @needs_system_dot
 def test_source_is_the_dot_the_shown_picture_is_laid_out_from():
-    d = tg.draw(expr(), show_values=False)
+    d = tg.draw(named_expression(), show_values=False)
     assert d.source == to_dot(d.graph, rankdir="TB", show_values=False)
     assert d.svg() == drawing_mod.fit(dot_to_svg(d.source), max_height_px=drawing_mod.SCREEN_PX)
     # 12 steps with one opened do not fit a screen as built: the first and last steps fold
     # too and the rows move closer; `.source` is that picture's DOT, not the one built
-    long = tg.draw(unrolled(12), expand="rnncell.t=5")
+    long = tg.draw(unrolled_rnn(12), expand="rnncell.t=5")
     built = to_dot(long.graph)
     assert "rnncell.t=1 ... t=4" in built
     assert "rnncell.t=0 ... t=4" in long.source and long.source != built
@@ -70,7 +53,7 @@ def test_source_is_the_dot_the_shown_picture_is_laid_out_from():
 
 
 def test_without_a_layout_program_source_is_the_dot_as_built(no_layout_program):
-    d = tg.draw(expr())
+    d = tg.draw(named_expression())
     assert d.source == to_dot(d.graph) and isinstance(d.source, str)
     for call in (lambda: d.pipe("svg"), lambda: d.pipe("png"), lambda: d.render("g")):
         with pytest.raises(MissingDependencyError) as e:
@@ -85,7 +68,7 @@ def test_without_a_layout_program_source_is_the_dot_as_built(no_layout_program):
 
 @needs_system_dot
 def test_pipe_gives_bytes_in_the_format_asked_for():
-    d = tg.draw(expr())
+    d = tg.draw(named_expression())
     svg = d.pipe("svg")
     assert svg == ('<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n' + d.svg()).encode()
     assert all(f">{label}</text>".encode() in svg for label in ("a", "data -0.4621", "tanh"))
@@ -96,7 +79,7 @@ def test_pipe_gives_bytes_in_the_format_asked_for():
 
 @needs_system_dot
 def test_render_writes_the_dot_and_the_picture_and_returns_its_path(tmp_path, monkeypatch):
-    d = tg.draw(expr())
+    d = tg.draw(named_expression())
     path = d.render("my_graph", directory=tmp_path / "out", format="png")
     assert path == str(tmp_path / "out" / "my_graph.png")  # the folder is made
     assert (tmp_path / "out" / "my_graph").read_text() == d.source
@@ -119,7 +102,7 @@ def test_render_writes_the_dot_and_the_picture_and_returns_its_path(tmp_path, mo
 
 @needs_system_dot
 def test_save_is_render_of_one_file(tmp_path):
-    d = tg.draw(expr())
+    d = tg.draw(named_expression())
     assert d.save(tmp_path / "g.pdf") == str(tmp_path / "g.pdf")
     assert (tmp_path / "g.pdf").read_bytes().startswith(PDF)
     assert d.save(tmp_path / "g.svg") == str(tmp_path / "g.svg")
@@ -131,7 +114,7 @@ def test_save_is_render_of_one_file(tmp_path):
 def test_a_format_dot_does_not_know_lists_the_ones_it_does(tmp_path, monkeypatch):
     monkeypatch.delenv(svg_mod.PIN_VARIABLE, raising=False)
     with pytest.raises(RenderError) as e:
-        tg.draw(expr()).render("g", tmp_path, format="jpgx")
+        tg.draw(named_expression()).render("g", tmp_path, format="jpgx")
     first, hint = str(e.value).split("\n")
     assert first == "Drawing.render: dot, the layout program found, cannot make JPGX"
     assert hint.startswith('  hint: use format="svg", or one of the formats it makes: canon ')
@@ -142,7 +125,7 @@ def test_a_format_dot_does_not_know_lists_the_ones_it_does(tmp_path, monkeypatch
 @needs_graphviz_pure
 def test_graphviz_pure_makes_svg_and_png_and_says_what_to_do_for_pdf(tmp_path, monkeypatch):
     monkeypatch.setenv(svg_mod.PIN_VARIABLE, "graphviz-pure")
-    d = tg.draw(expr())
+    d = tg.draw(named_expression())
     assert b">data -0.4621</text>" in d.pipe("svg")
     assert d.pipe("png").startswith(PNG)
     with pytest.raises(RenderError) as e:
@@ -174,7 +157,7 @@ def test_view_opens_the_rendered_file_with_graphviz(tmp_path, monkeypatch):
     graphviz = pytest.importorskip("graphviz")
     opened = []
     monkeypatch.setattr(graphviz, "view", opened.append)
-    d = tg.draw(expr())
+    d = tg.draw(named_expression())
     assert d.render("g", tmp_path, format="svg") == str(tmp_path / "g.svg") and opened == []
     assert d.render("g", tmp_path, format="svg", view=True) == opened[-1]
     assert d.view("v", tmp_path, cleanup=True) == opened[-1] == str(tmp_path / "v.pdf")
@@ -190,7 +173,7 @@ def test_view_where_no_viewer_can_be_opened_says_the_file_is_written(tmp_path, m
 
     monkeypatch.setattr(graphviz, "view", no_xdg_open)
     with pytest.raises(RenderError) as e:
-        tg.draw(expr()).view("g", tmp_path)
+        tg.draw(named_expression()).view("g", tmp_path)
     assert str(e.value) == (
         f"Drawing.render: {tmp_path / 'g.pdf'} was written, but no viewer could be opened "
         "here ([Errno 2] No such file or directory: 'xdg-open')\n"
