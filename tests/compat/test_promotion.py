@@ -251,3 +251,30 @@ def test_a_fill_value_that_does_not_fit_is_refused_by_name():
     )
     with pytest.raises(RuntimeError, match="cannot be converted to type uint8_t without overflow"):
         torch.tensor([1, 0, 3], dtype=torch.uint8).masked_fill(torch.tensor(True), -2.7)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool", "float32", "float64"])
+@pytest.mark.parametrize("op", ["sum", "mean"])
+def test_sum_and_mean_take_pytorchs_dtype_argument(default, dtype, op):
+    for target in ("float32", "float64", "int64"):
+        what = f"t.{op}(dtype={target}) with t {dtype}, default {default}"
+
+        def run(lib, target=target):
+            t = _tensor(lib, dtype, [1, 0, 3])
+            return _outcome(lambda: getattr(t, op)(dtype=getattr(lib, target)))
+
+        _agree(run(torch), run(tg), what)
+    with pytest.raises(TypeError, match=f"^{op}: unknown dtype 'floaty'"):
+        getattr(tg.tensor([1.0]), op)(dtype="floaty")
+
+
+def test_a_mean_in_whole_numbers_is_refused_with_a_hint():
+    with pytest.raises(TypeError) as err:
+        tg.tensor([1.0, 2.0]).mean(dtype=tg.int64)
+    lines = str(err.value).splitlines()
+    assert (
+        lines[0] == "mean: dtype=int64 cannot hold a mean: it must be a float dtype, as in PyTorch"
+    )
+    assert lines[-1] == (
+        "  hint: use mean(dtype=tg.float64), or sum(dtype=...) for a whole-number total"
+    )

@@ -892,15 +892,30 @@ class Tensor(torch_api.TorchMethods):
     # `dim=` is accepted as PyTorch's spelling of numpy's `axis=`, so habits carry over
 
     def sum(
-        self, axis: Any = None, keepdims: bool = False, *, dim: Any = None, keepdim: bool = False
+        self,
+        axis: Any = None,
+        keepdims: bool = False,
+        *,
+        dim: Any = None,
+        keepdim: bool = False,
+        dtype: Any = None,
     ) -> Tensor:
-        return Sum.apply(self, axis=_axis(axis, dim), keepdims=keepdims or keepdim)
+        # PyTorch's dtype=: the values are cast first (sum(dtype=float64) of float32 data)
+        x = self if dtype is None else Cast.apply(self, dtype=_dtype(dtype, "sum"))
+        return Sum.apply(x, axis=_axis(axis, dim), keepdims=keepdims or keepdim)
 
     def mean(
-        self, axis: Any = None, keepdims: bool = False, *, dim: Any = None, keepdim: bool = False
+        self,
+        axis: Any = None,
+        keepdims: bool = False,
+        *,
+        dim: Any = None,
+        keepdim: bool = False,
+        dtype: Any = None,
     ) -> Tensor:
         keepdims = keepdims or keepdim
-        total = self.sum(axis, keepdims, dim=dim)  # a bad axis fails here, in the house format
+        x = self if dtype is None else Cast.apply(self, dtype=_mean_dtype(dtype))
+        total = x.sum(axis, keepdims, dim=dim)  # a bad axis fails here, in the house format
         n = total._data.size
         # NOTE: averaging no numbers gives nan (0 / 0), as in PyTorch and numpy
         return total / (self._data.size // n if n else 1)
@@ -1164,6 +1179,22 @@ _REFLECTED = {
 
 _constants: dict[Any, Any] = {}  # (number, dtype) -> read-only 0-d array
 _INT64 = np.dtype(np.int64)
+
+
+def _mean_dtype(dtype: Any) -> np.dtype:
+    """`mean(dtype=...)`: a float dtype, as PyTorch requires (a mean of whole numbers is not
+    one); read by `_dtype`, which names unknown ones."""
+    dt = _dtype(dtype, "mean")
+    if dt.kind != "f":
+        raise DataError(
+            message(
+                "mean",
+                f"dtype={dt} cannot hold a mean: it must be a float dtype, as in PyTorch",
+                source.here(),
+                "use mean(dtype=tg.float64), or sum(dtype=...) for a whole-number total",
+            )
+        )
+    return dt
 
 
 def _operand(other: Any, like: Tensor) -> Any:
