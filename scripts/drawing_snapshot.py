@@ -158,7 +158,7 @@ def live_cases(svg: bool) -> None:
     y = x * x
     mark = watermark()
     z = (y + 1).sum()
-    graph = pictures.live_graph([z, y], mark, 150, names={"z": z, "y": y})
+    graph = pictures.live_graph([z, y], since=mark, max_nodes=150, names={"z": z, "y": y})
     sys.stdout.write(f"===== live text\n{pictures.live_text(graph, ['missing'])}\n")
     show("live graph", graph)
     show("live this cell", this_cell(graph))

@@ -12,15 +12,12 @@ import pytest
 import tinygrad_edu as tg
 from tinygrad_edu import nn
 from tinygrad_edu.core.engine import AccumulateGrad
+from tinygrad_edu.graph import DrawOptions, build_graph, watermark
 from tinygrad_edu.graph import build as B
-from tinygrad_edu.graph import build_graph, watermark
 
 
-def reference(*tensors, since=None, max_nodes=150, names=None, marks=None):
-    roots = B._roots(tensors)
-    wm = B.Watermark(*since) if since is not None else None
-    extra = B._extra_marks(marks)
-    return B._build(roots, wm, "forward", names, extra, (), max_nodes, True, (), op_level=False)
+def reference(*tensors, **options):
+    return B._build(B._roots(tensors), DrawOptions(**options), op_level=False)
 
 
 def same(*tensors, **options):

@@ -8,14 +8,15 @@ static/program_graph.py). Graph layer: imports the core, numpy and the standard
 library only (never static, debug, render or widgets; no drawing package).
 """
 
-from .build import VIEWS, build_graph, register_converter, watermark
+from .build import build_graph, register_converter, watermark
 from .model import KINDS, MARKS, GraphEdge, GraphModel, GraphNode, Watermark
+from .options import DEFAULT_MAX_NODES, VIEWS, DrawOptions
 from .scope import this_cell
-from .summarise import DEFAULT_MAX_NODES
 from .values import summarise_array
 
 __all__ = [
     "build_graph",
+    "DrawOptions",
     "watermark",
     "register_converter",
     "GraphModel",

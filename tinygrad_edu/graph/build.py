@@ -31,13 +31,11 @@ from ..core.errors import message
 from ..core.function import next_node_number
 from ..core.tensor import Tensor, next_tensor_number
 from .model import MARKS, GraphEdge, GraphModel, GraphNode, Watermark
+from .options import DrawOptions
 from .opwalk import summarise_forward
-from .summarise import DEFAULT_MAX_NODES, Summary, summarise
-from .time_steps import wanted_open
+from .summarise import Summary, summarise
 from .values import dtype_text, shape_text, summarise_array
 from .walk import NEVER, ForwardWalk
-
-VIEWS = ("forward", "backward")
 
 # types registered here draw themselves (a StaticGraph, lesson 12a's `Value`): build_graph
 # hands such an object to its converter instead of walking tensors
@@ -185,18 +183,7 @@ def _roots(tensors: tuple) -> list[tuple[Tensor, str]]:
     return out
 
 
-def build_graph(
-    *tensors: Any,
-    view: str = "forward",
-    since: Watermark | tuple | None = None,
-    collapse: Any = (),
-    max_nodes: int | None = DEFAULT_MAX_NODES,
-    fold: bool = True,
-    expand: Any = (),
-    marks: Mapping[Any, str] | None = None,
-    names: Mapping[str, Any] | None = None,
-    keep_ends: bool = True,
-) -> GraphModel:
+def build_graph(*tensors: Any, options: DrawOptions | None = None, **settings: Any) -> GraphModel:
     r"""Build the GraphModel of everything that produced `tensors`.
 
     Rules: the forward view has tensor nodes and op nodes with data-flow edges
@@ -214,26 +201,19 @@ def build_graph(
 
     Args:
         *tensors: Tensors, lists/tuples of them, or dicts name -> Tensor.
-        view: "forward" or "backward".
-        since: a `watermark()`; nodes created after it are flagged new.
-        collapse: module paths to collapse, or True for all top-level modules.
-        max_nodes: the most nodes to show (None for no limit).
-        fold: fold runs of repeated identical blocks into one node with a count.
-        expand: time steps of a module called in a loop to draw in full even when the
-            steps between the first and the last are folded (`"rnncell.t=5"`), or True
-            to fold nothing (as `fold=False`).
-        marks: extra marks, core object (Tensor or grad_fn node) -> mark kind
-            ("current", "breakpoint", ...), added to the nodes' own `mark`.
-        names: name -> Tensor, used to name unnamed tensors (e.g. a namespace).
-        keep_ends: the first and the last step of a folded loop stay open; False folds
-            them too, each fold a run of adjacent steps around those in `expand` (what
-            `draw` does when an opened step would not fit one screen otherwise).
+        options: a `DrawOptions` value (the defaults when left out).
+        **settings: options to set or change, by name (see `DrawOptions`): view
+            ("forward" or "backward"), since (a `watermark()`), collapse, max_nodes,
+            fold, expand (time steps drawn whole, `"rnncell.t=5"`, or True), marks
+            (core object -> mark kind), names (name -> Tensor), keep_ends (False folds
+            a loop's first and last steps too, around the steps in `expand`).
 
     Returns:
         A GraphModel.
 
     Raises:
-        ValueError: unknown view or mark kind. TypeError: something that is not a Tensor.
+        ValueError: unknown view or mark kind. TypeError: something that is not a
+        Tensor, or an unknown option.
 
     Example:
         >>> import tinygrad_edu as tg
@@ -246,19 +226,16 @@ def build_graph(
         >>> [n.id for n in build_graph(x * x, view="backward").nodes]
         ['acc1', 'op1', 't1']
     """
+    options = DrawOptions.given(options, settings, "build_graph")
     if len(tensors) == 1 and not isinstance(tensors[0], (Tensor, Mapping, list, tuple)):
-        options = dict(view=view, since=since, collapse=collapse, max_nodes=max_nodes)
-        drawn = _drawn_by_itself(tensors[0], options)
+        o = options
+        asked = dict(view=o.view, since=o.since, collapse=o.collapse, max_nodes=o.max_nodes)
+        drawn = _drawn_by_itself(tensors[0], asked)
         if drawn is not None:
             return drawn
-    _check_view(view)
     roots = _roots(tensors)
-    extra = _extra_marks(marks)
-    since_mark = Watermark(*since) if since is not None else None
     with _cyclic_gc_paused():
-        return _build(
-            roots, since_mark, view, names, extra, collapse, max_nodes, fold, expand, keep_ends
-        )
+        return _build(roots, options)
 
 
 def _drawn_by_itself(obj: Any, options: dict) -> GraphModel | None:
@@ -268,18 +245,6 @@ def _drawn_by_itself(obj: Any, options: dict) -> GraphModel | None:
         if fn is not None:
             return fn(obj, **options)
     return None
-
-
-def _check_view(view: str) -> None:
-    if view not in VIEWS:
-        raise ValueError(
-            message(
-                "build_graph",
-                f"unknown view {view!r}",
-                None,
-                'use view="forward" (tensors and ops) or view="backward" (grad_fn nodes)',
-            )
-        )
 
 
 @contextlib.contextmanager
@@ -295,24 +260,12 @@ def _cyclic_gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _build(
-    roots: list,
-    since: Watermark | None,
-    view: str,
-    names: Any,
-    extra: dict[int, str],
-    collapse: Any,
-    max_nodes: int | None,
-    fold: bool,
-    expand_steps: Any,
-    keep_ends: bool = True,
-    op_level: bool = True,
-) -> GraphModel:
+def _build(roots: list, options: DrawOptions, op_level: bool = True) -> GraphModel:
     """Phase 1 picks the nodes to show (no text made); phase 2 labels only those."""
-    raw, (kept, kept_edges, hidden) = _pick_nodes(
-        roots, since, view, collapse, max_nodes, fold, expand_steps, op_level, keep_ends
-    )
-    name_of = _names_of(names, roots)
+    raw, (kept, kept_edges, hidden) = _pick_nodes(roots, options, op_level)
+    view = options.view
+    name_of = _names_of(options.names, roots)
+    extra = {id(obj): kind for obj, kind in options.marks}
     nodes = [
         (_summary_node(k) if isinstance(k, Summary) else _label(raw, k, view, name_of, extra))
         for k in kept
@@ -321,7 +274,7 @@ def _build(
     graph_edges = [GraphEdge(ids[s], ids[d], slot) for s, d, slot in kept_edges]
     root_ids = [ids[j] for j, k in enumerate(kept) if not isinstance(k, Summary) and raw.root[k]]
     attrs = {"view": view, "roots": root_ids, "hidden": hidden, "total": len(raw)}
-    opened = wanted_open(expand_steps)
+    opened = options.expand
     if opened and opened is not True:  # steps the learner opened: no later fold hides them
         attrs["opened"] = sorted(opened)
     graph = GraphModel(nodes, graph_edges, attrs)
@@ -335,36 +288,21 @@ def _build(
 
 
 def _pick_nodes(
-    roots: list,
-    since: Watermark | None,
-    view: str,
-    collapse: Any,
-    max_nodes: int | None,
-    fold: bool,
-    expand_steps: Any,
-    op_level: bool,
-    keep_ends: bool = True,
+    roots: list, options: DrawOptions, op_level: bool
 ) -> tuple[RawGraph, tuple[list, list[tuple[int, int, int]], int]]:
     """The RawGraph and `(kept, edges between them, hidden count)` (see `summarise`)."""
-    if view == "backward":
-        raw = _walk_backward(roots, since)
+    if options.view == "backward":
+        raw = _walk_backward(roots, options.since)
     else:
-        walk = ForwardWalk(roots, since)  # the one walk every forward consumer reads
-        if op_level and fold and not collapse and expand_steps is not True:
+        walk = ForwardWalk(roots, options.since)  # the one walk every forward consumer reads
+        if op_level and options.fold and not options.collapse and options.expand is not True:
             # the default view decides folds and the cap on ops alone (opwalk.py)
             raw = RawGraph.sparse()
-            picked = summarise_forward(walk, max_nodes, raw)  # None: it cannot decide
+            picked = summarise_forward(walk, options.max_nodes, raw)  # None: it cannot decide
             if picked is not None:
                 return raw, picked
         raw = full_raw_graph(walk)
-    return raw, summarise(
-        raw,
-        collapse=collapse,
-        max_nodes=max_nodes,
-        fold=fold,
-        expand=expand_steps,
-        keep_ends=keep_ends,
-    )
+    return raw, summarise(raw, options)
 
 
 def _names_of(names: Mapping[str, Any] | None, roots: list) -> dict[int, str]:
@@ -374,17 +312,6 @@ def _names_of(names: Mapping[str, Any] | None, roots: list) -> dict[int, str]:
         if n:  # a dict key the learner gave it wins over a namespace's name
             name_of[id(t)] = n
     return name_of
-
-
-def _extra_marks(marks: Mapping[Any, str] | None) -> dict[int, str]:
-    out: dict[int, str] = {}
-    for obj, kind in (marks or {}).items() if not isinstance(marks, list) else marks:
-        if kind not in MARKS:
-            raise ValueError(
-                message("build_graph", f"unknown mark {kind!r}", None, f"use one of {MARKS!r}")
-            )
-        out[id(obj)] = kind
-    return out
 
 
 # --- phase 1: lean walks -------------------------------------------------------------------

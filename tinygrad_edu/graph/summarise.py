@@ -12,7 +12,7 @@ text is made, so hidden nodes cost almost nothing):
 3. cap: beyond `max_nodes`, the nodes farthest from the outputs are replaced by
    "N more nodes" markers, one per place where the cut was made.
 
-Graph layer: the standard library and time_steps.py only.
+Graph layer: the standard library, options.py and time_steps.py only.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ import itertools
 import operator
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-from .time_steps import STEP, step_of, wanted_open
+from .options import DrawOptions
+from .time_steps import STEP, step_of
 
-DEFAULT_MAX_NODES = 150  # dot lays out ~150 nodes in well under 100 ms
 MIN_REPEATS = 4  # a block must repeat this often before it is folded
 MAX_PERIOD = 8  # longest repeated op sequence looked for in chains (an MLP layer pair)
 _DIVISORS = {p: tuple(q for q in range(1, p) if p % q == 0) for p in range(1, MAX_PERIOD + 1)}
@@ -47,45 +47,33 @@ class Summary:
     members: list[int] = field(default_factory=list, repr=False)
 
 
-def _prefixes(raw: Any, collapse: Any) -> list[tuple]:
+def _prefixes(raw: Any, collapse: Literal[True] | tuple[str, ...]) -> list[tuple]:
     if collapse is True:
         return list(dict.fromkeys(m[:1] for m in raw.module if m))
-    if not collapse:
-        return []
-    if isinstance(collapse, str):
-        collapse = (collapse,)
-    return sorted({tuple(str(c).split(".")) for c in collapse}, key=len)
+    return sorted({tuple(c.split(".")) for c in collapse}, key=len)
 
 
-def summarise(
-    raw: Any,
-    collapse: Any = (),
-    max_nodes: int | None = DEFAULT_MAX_NODES,
-    fold: bool = True,
-    expand: Any = (),
-    keep_ends: bool = True,
-) -> tuple[list, list[tuple[int, int, int]], int]:
+def summarise(raw: Any, options: DrawOptions) -> tuple[list, list[tuple[int, int, int]], int]:
     """Pick the nodes to show: returns (kept, edges between them, hidden count).
 
     `raw` is build.py's RawGraph. Kept entries are raw node indices (int) or `Summary`
     objects, in drawing order; edges are `(src, dst, slot)` positions in that list.
-    `expand` names time steps to keep open, `keep_ends=False` folds a loop's first and
-    last steps too (build_graph's arguments).
+    Of `options`: `collapse`, `fold`, `max_nodes`; `expand` names time steps to keep
+    open, `keep_ends=False` folds a loop's first and last steps too.
     """
     n = len(raw)
-    opened = wanted_open(expand)
-    if opened is True:
-        fold = False  # everything open: no folded steps, blocks or chains
+    opened = options.expand
+    fold = options.fold and opened is not True  # everything open: no folded steps, blocks or chains
     unit = list(range(n))  # raw index -> unit: itself, or n + index of its summary
     summaries: list[Summary] = []
-    prefixes = _prefixes(raw, collapse)
+    prefixes = _prefixes(raw, options.collapse)
     if prefixes:
         _collapse_modules(raw, prefixes, unit, summaries, n)
         if fold:
             _fold_modules(raw, summaries, unit, n)
     if fold and raw.forward:
-        shut = opened if isinstance(opened, set) else set()
-        _fold_steps(raw, unit, summaries, n, shut, keep_ends)
+        shut = opened if isinstance(opened, frozenset) else frozenset()
+        _fold_steps(raw, unit, summaries, n, shut, options.keep_ends)
     if fold and raw.link:
         _fold_chains(raw, unit, summaries, n)
     if not summaries:
@@ -100,6 +88,7 @@ def summarise(
             if us != ud
         )
     roots = [unit[i] for i in itertools.compress(range(n), raw.root)]
+    max_nodes = options.max_nodes
     return finish(n, units, unit_edges, roots, raw.new, summaries, raw.forward, max_nodes)
 
 
@@ -230,7 +219,7 @@ def _fold_steps(
     unit: list[int],
     summaries: list[Summary],
     n: int,
-    opened: set[str],
+    opened: frozenset[str],
     keep_ends: bool = True,
 ) -> None:
     """Fold the middle steps of a long unroll into one node, keeping the steps asked for.

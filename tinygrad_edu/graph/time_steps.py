@@ -58,14 +58,3 @@ def step_of(module: tuple) -> int | None:
     if len(module) > 1 and module[1].startswith(STEP):
         return int(module[1][len(STEP) :])
     return None
-
-
-def wanted_open(expand: Any) -> set[str] | bool:
-    """`expand` as build_graph takes it: True (every step open) or a set of step paths."""
-    if expand is True:
-        return True
-    if not expand:
-        return set()
-    if isinstance(expand, str):
-        expand = (expand,)
-    return {str(p) for p in expand}

@@ -18,10 +18,11 @@ import os
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from ..core.errors import MissingDependencyError, message
-from ..graph import DEFAULT_MAX_NODES, GraphModel, build_graph
+from ..graph import DEFAULT_MAX_NODES, DrawOptions, GraphModel, build_graph
 from ..graph.chains import module_levels
 from . import wasm
 from .dot import to_dot
@@ -233,28 +234,20 @@ class Drawing:
     def __init__(
         self,
         graph: GraphModel,
-        rankdir: str | None = None,
-        show_values: bool = True,
-        show_grads: bool = True,
-        highlight: Any = (),
-        timeout: float = 10.0,
-        fold: bool = True,
+        options: DrawOptions | None = None,
         rebuild: Callable[[int | None, list[str], bool], GraphModel] | None = None,
-        cap: bool = True,
     ) -> None:
         self.graph = graph
-        self._fold = fold  # long chains may be folded to fit a screen (not with expand=True)
+        self.options = options = options or DrawOptions(caller="Drawing")
+        # long chains may be folded, and the graph capped, to fit a screen; not when the
+        # learner opened steps (`expand=`), and neither with expand=True
+        self._fold = options.expand is not True
+        self._cap = not options.expand
         self._rebuild = rebuild  # max_nodes -> a smaller GraphModel (not with max_nodes=None)
-        self._cap = cap
-        self.options: dict[str, Any] = dict(
-            rankdir=rankdir, show_values=show_values, show_grads=show_grads
-        )
-        self._dot_options: dict[str, Any] = dict(
-            show_values=show_values, show_grads=show_grads, highlight=tuple(highlight)
-        )
+        self._dot_options: dict[str, Any] = options.dot_options()
         # the top-to-bottom DOT; svg() may switch to left to right if that reads better
-        self._source = to_dot(graph, rankdir=rankdir or "TB", **self._dot_options)
-        self.timeout = timeout
+        self._source = to_dot(graph, rankdir=options.rankdir or "TB", **self._dot_options)
+        self.timeout = options.timeout
         self._svg: str | None = None
 
     def svg(self) -> str:
@@ -280,7 +273,7 @@ class Drawing:
         opened steps stay whole and nothing is capped: the loop's first and last steps
         fold as well, then the rows move closer together (`to_dot(compact=True)`).
         """
-        rankdir = self.options["rankdir"]
+        rankdir = self.options.rankdir
         rankdirs = (rankdir,) if rankdir else ("TB", "LR")
         args = ((AREA_PX, SCREEN_PX), self._fold, self.timeout, rankdirs)
         best = lay_out_in_box(self.graph, *args, **self._dot_options)
@@ -319,7 +312,7 @@ class Drawing:
 
     def text(self) -> str:
         """The graph as an indented text tree (what shows when Graphviz is missing)."""
-        return to_text(self.graph, self.options["show_values"], self.options["show_grads"])
+        return to_text(self.graph, self.options.show_values, self.options.show_grads)
 
     @property
     def source(self) -> str:
@@ -619,35 +612,39 @@ def draw(
     """
     if names is None:
         names = caller_names(sys._getframe(1))
-    options = dict(
-        view=view, since=since, collapse=collapse, expand=expand, marks=marks, names=names
+    options = DrawOptions(
+        view=view,
+        since=since,
+        collapse=collapse,
+        expand=expand,
+        max_nodes=max_nodes,
+        marks=marks,
+        names=names,
+        rankdir=rankdir,
+        show_values=show_values,
+        show_grads=show_grads,
+        highlight=highlight,
+        timeout=timeout,
+        caller="draw",
     )
-    graph = build_graph(*tensors, max_nodes=max_nodes, **options)
+    graph = build_graph(*tensors, options=options)
 
     def rebuild(cap: int | None, modules: list[str], keep_ends: bool = True) -> GraphModel:
         """The graph again with more folded: `modules` as one box each, or `cap` nodes.
 
         `keep_ends=False` folds a loop's first and last steps too (see `build_graph`).
         """
-        more = dict(options)
-        opened = {expand} if isinstance(expand, str) else set(expand or ())
+        opened = options.expand if options.expand is not True else frozenset()
         # the steps the learner opened stay open, and so do the modules around them
         modules = [m for m in modules if not any(o == m or o.startswith(m + ".") for o in opened)]
+        collapse = options.collapse
         if modules and collapse is not True:
-            asked = [collapse] if isinstance(collapse, str) else list(collapse or ())
-            more["collapse"] = [*asked, *modules]
+            collapse = (*collapse, *modules)
         assert max_nodes is not None  # Drawing is given `rebuild` only when max_nodes is set
         most = min(cap or max_nodes, max_nodes)
-        return build_graph(*tensors, max_nodes=most, keep_ends=keep_ends, **more)
+        smaller = replace(
+            options, max_nodes=most, keep_ends=keep_ends, collapse=collapse, caller="draw"
+        )
+        return build_graph(*tensors, options=smaller)
 
-    return Drawing(
-        graph,
-        rankdir=rankdir,
-        show_values=show_values,
-        show_grads=show_grads,
-        highlight=highlight,
-        timeout=timeout,
-        fold=expand is not True,
-        rebuild=None if max_nodes is None else rebuild,
-        cap=not expand,
-    )
+    return Drawing(graph, options, rebuild=None if max_nodes is None else rebuild)

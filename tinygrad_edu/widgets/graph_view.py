@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..graph import DrawOptions
 from . import pictures
 from .state import GraphViewState
 
@@ -67,16 +68,17 @@ class _ViewLogic(GraphViewState):
 
     def redraw(self) -> None:
         """Lay the graph out again with the current options (view, values, grads, collapse)."""
-        out = pictures.render_view(
-            self._tensors,
+        options = DrawOptions(
             view=self.view,
             show_values=self.show_values,
             show_grads=self.show_grads,
-            collapse=self.collapse,
+            collapse=True if self.collapse else (),  # the toggle collapses every module
             since=self._since,
             names=self._names,
-            cell_only=self._cell_only,
-            fold_to_fit=self.fold_to_fit,
+            caller="GraphView",
+        )
+        out = pictures.render_view(
+            self._tensors, options, cell_only=self._cell_only, fold_to_fit=self.fold_to_fit
         )
         self._graph = out.graph
         with self.hold_trait_notifications():

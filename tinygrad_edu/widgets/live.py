@@ -161,10 +161,14 @@ class _Live:
         if not roots:
             self.shown = None
             return
+        from ..graph import DrawOptions
         from . import pictures
 
         names = {**_tensor_names(self.ip.user_ns), **names}  # earlier tensors keep their names
-        graph = pictures.live_graph(roots, since=self.mark, max_nodes=MAX_NODES, names=names)
+        options = DrawOptions(
+            since=self.mark, max_nodes=MAX_NODES, names=names, caller="live graph"
+        )
+        graph = pictures.live_graph(roots, options)
         # a cell that ran backward changed grads all along its graph: then show all of it
         cut = self.scope == "cell" and not grads_changed
         if cut:

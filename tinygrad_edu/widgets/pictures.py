@@ -8,10 +8,10 @@ deterministic texts the widgets show (live summaries, node details).
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..graph import GraphModel, build_graph, this_cell
+from ..graph import DrawOptions, GraphModel, build_graph, this_cell
 from ..graph.chains import module_levels
 
 MAX_LISTED = 12  # new nodes named in a live summary before "... and N more"
@@ -30,57 +30,51 @@ class Rendered:
     folded: tuple[str, ...] = ()  # modules drawn as one box each so that it fits
 
 
-def graph_svg(
-    graph: GraphModel, rankdir: str | None = None, fold: bool = False, **options: Any
-) -> str:
+def graph_svg(graph: GraphModel, options: DrawOptions | None = None, fold: bool = False) -> str:
     """DOT through the render layer to SVG (the only way widgets get a picture).
 
-    Same orientation choice and fitting as `tg.draw` (`render.drawing.lay_out`); long
+    Same orientation choice and fitting as `tg.draw` (`render.drawing.lay_out`), with
+    the render options of `options` (rankdir, values, grads, highlight, timeout); long
     chains are folded only with `fold` (the stepper walks every node, so it never is).
     """
     from ..render.drawing import lay_out
 
-    return lay_out(graph, rankdir, fold=fold, **options)[1]
+    o = options or DrawOptions()
+    return lay_out(graph, o.rankdir, o.timeout, fold, **o.dot_options())[1]
 
 
 def render_view(
     tensors: Any,
-    view: str = "forward",
-    show_values: bool = True,
-    show_grads: bool = True,
-    collapse: bool = False,
-    since: Any = None,
-    names: dict | None = None,
-    max_nodes: int | None = None,
+    options: DrawOptions | None = None,
     cell_only: bool = False,
     fold_to_fit: bool = False,
+    **settings: Any,
 ) -> Rendered:
     """Build and draw the graph of `tensors` with the given options (for GraphView).
 
-    Rules: the whole drawing is made to fit the panel's box with text of PANEL_TEXT_PX
-    or more (`render.drawing.lay_out_in_box`: the orientation, then long straight
-    chains folded). With `fold_to_fit`, a graph that still does not fit draws its
-    modules as one box each, the innermost level first, until it fits
+    Rules: `options` (changed by any `settings`, see `DrawOptions`) says what to
+    build and draw. The whole drawing is made to fit the panel's box with text of
+    PANEL_TEXT_PX or more (`render.drawing.lay_out_in_box`: the orientation, then long
+    straight chains folded). With `fold_to_fit`, a graph that still does not fit draws
+    its modules as one box each, the innermost level first, until it fits
     (`Rendered.folded` names them); without it, every box is drawn.
     `cell_only` keeps only the nodes made after `since` and the inputs they read
     (`graph.this_cell`), as the live graph's "cell" scope draws.
     """
     from ..render.drawing import PANEL_TEXT_PX
 
-    kwargs: dict[str, Any] = {} if max_nodes is None else {"max_nodes": max_nodes}
-    options: dict[str, Any] = dict(view=view, since=since, names=names, **kwargs)
-    graph = build_graph(*tensors, collapse=collapse, **options)
+    options = DrawOptions.given(options, settings, "render_view")
+    graph = build_graph(*tensors, options=options)
     if cell_only:
         graph = this_cell(graph)
-    draw = dict(show_values=show_values, show_grads=show_grads)
-    graph, svg, text_px = _in_box(graph, dict(draw, fold=fold_to_fit))
+    graph, svg, text_px = _in_box(graph, options, fold_to_fit)
     folded: tuple[str, ...] = ()
-    if fold_to_fit and not collapse and text_px < PANEL_TEXT_PX:
+    if fold_to_fit and not options.collapse and text_px < PANEL_TEXT_PX:
         for level in module_levels(graph):
-            smaller = build_graph(*tensors, collapse=level, **options)
+            smaller = build_graph(*tensors, options=replace(options, collapse=tuple(level)))
             if cell_only:
                 smaller = this_cell(smaller)
-            smaller, svg_s, text_s = _in_box(smaller, dict(draw, fold=True))
+            smaller, svg_s, text_s = _in_box(smaller, options, True)
             if text_s > text_px:  # keep the fold only when it makes the text larger
                 graph, svg, text_px, folded = smaller, svg_s, text_s, tuple(level)
             if text_px >= PANEL_TEXT_PX:
@@ -92,13 +86,16 @@ def render_view(
     return Rendered(graph, svg, summary, graph.new_ids(), fingerprint(graph), text_px, folded)
 
 
-def _in_box(graph: GraphModel, options: dict) -> tuple[GraphModel, str, float]:
+def _in_box(graph: GraphModel, options: DrawOptions, fold: bool) -> tuple[GraphModel, str, float]:
     """The graph as drawn in the panel's box (long chains may be folded), its SVG, text px."""
-    from ..render.drawing import lay_out_in_box
+    from ..render.drawing import PANEL_BOX_PX, lay_out_in_box
 
     if not graph.nodes:
         return graph, "", 0.0
-    drawn, _, svg, text_px = lay_out_in_box(graph, **options)
+    rankdirs = (options.rankdir,) if options.rankdir else ("TB", "LR")
+    drawn, _, svg, text_px = lay_out_in_box(
+        graph, PANEL_BOX_PX, fold, options.timeout, rankdirs, **options.dot_options()
+    )
     return drawn, svg, text_px
 
 
@@ -106,9 +103,9 @@ def _fold_note(paths: tuple[str, ...]) -> str:
     return paths[0] if len(paths) == 1 else f"{paths[0]} ... {paths[-1]}"
 
 
-def live_graph(roots: list, since: Any, max_nodes: int, names: dict | None = None) -> GraphModel:
+def live_graph(roots: list, options: DrawOptions | None = None, **settings: Any) -> GraphModel:
     """The live graph's model: the graphs of `roots`, nodes made after `since` flagged new."""
-    return build_graph(*roots, since=since, max_nodes=max_nodes, names=names)
+    return build_graph(*roots, options=DrawOptions.given(options, settings, "live_graph"))
 
 
 def live_bundle(graph: GraphModel, missing: Any = ()) -> dict[str, str]:

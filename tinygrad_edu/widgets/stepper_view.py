@@ -25,7 +25,7 @@ import traitlets as t
 from ..core.engine import toposort
 from ..debug.describe import values
 from ..debug.stepping import Step, backward_steps
-from ..graph import build_graph
+from ..graph import DrawOptions, build_graph
 from .pictures import graph_svg
 
 
@@ -93,8 +93,9 @@ class StepperState(t.HasTraits):
         """SVG of the backward graph at this step: the node that just ran marked
         "current", and each gradient sent so far written on its edge."""
         done = self.steps[: self.step]
-        marks = {done[-1].node: "current"} if done else None
-        graph = build_graph(self.loss, view="backward", marks=marks)
+        marks = ((done[-1].node, "current"),) if done else ()
+        options = DrawOptions(view="backward", marks=marks, rankdir="TB")  # one orientation for all
+        graph = build_graph(self.loss, options=options)
         sent = {}
         for step in done:
             src = graph.id_of(step.node)
@@ -103,7 +104,7 @@ class StepperState(t.HasTraits):
                     sent[(src, graph.id_of(nxt))] = values(grad_in, 3, limit=3)
         for e in graph.edges:
             e.label = sent.get((e.src, e.dst), "")
-        return graph_svg(graph, rankdir="TB")  # one orientation for every step
+        return graph_svg(graph, options)
 
 
 class BackwardStepper:
