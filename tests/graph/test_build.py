@@ -473,3 +473,45 @@ def test_a_slice_of_named_data_is_named_in_the_drawing():
     assert tg.tensor(np.zeros(3))[0].name is None  # unnamed data stays unnamed
     w = tg.tensor([1.0, 2.0], requires_grad=True, name="w")
     assert w[0].name is None  # a slice on the graph is drawn with its op instead
+
+
+def test_backward_view_reads_the_forward_walks_traversal(monkeypatch):
+    # one traversal for both views (walk._walk): the backward view adds the AccumulateGrad
+    # nodes of leaves asked for themselves (w, used by an earlier graph only), in creation
+    # order, and draws a tensor outside any graph (c) with no edge
+    from tinygrad_edu.graph import walk
+
+    calls = []
+    real = walk._walk
+    monkeypatch.setattr(walk, "_walk", lambda roots: calls.append(len(roots)) or real(roots))
+    a = tg.tensor(1.0, requires_grad=True, name="a")
+    b = tg.tensor(2.0, requires_grad=True, name="b")
+    c = tg.tensor(3.0, name="c")
+    y = (a * b).exp()
+    w = tg.tensor(4.0, requires_grad=True, name="w")
+    w.sum().backward()
+    g = build_graph(y, a, b, c, a, w, view="backward")
+    assert calls == [6]
+    assert [(n.id, n.name) for n in g.nodes] == [
+        ("acc1", "AccumulateGrad"),
+        ("acc2", "AccumulateGrad"),
+        ("op1", "MulBackward"),
+        ("op2", "ExpBackward"),
+        ("acc3", "AccumulateGrad"),
+        ("t1", ""),
+        ("t2", "a"),
+        ("t3", "b"),
+        ("t4", "c"),
+        ("t5", "a"),
+        ("t6", "w"),
+    ]
+    assert [(e.src, e.dst, e.slot) for e in g.edges] == [
+        ("op1", "acc1", 0),
+        ("op1", "acc2", 1),
+        ("op2", "op1", 0),
+        ("t1", "op2", 0),
+        ("t2", "acc1", 0),
+        ("t3", "acc2", 0),
+        ("t5", "acc1", 0),
+        ("t6", "acc3", 0),
+    ]

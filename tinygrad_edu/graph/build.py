@@ -5,9 +5,9 @@ view, one walk over the core objects (walk.py) reads each op once and decides or
 positions, modules and time steps; the default view (folding on, no collapsed module)
 then folds and caps on ops (opwalk.py) and makes entries only for the nodes shown,
 while the other forward views lay out the full RawGraph from the same walk
-(`full_raw_graph`) and summarise it (summarise.py). The backward view has its own
-small walk over grad_fn nodes. Phase 2: only the shown nodes get their labels (value
-summaries, creation sites). Everything is iterative and linear: 100,000 ops are fine.
+(`full_raw_graph`) and summarise it (summarise.py). The backward view reads the same
+walk's nodes in creation order (`walk.BackwardWalk`, laid out by `backward_raw_graph`).
+Phase 2: only the shown nodes get their labels (value summaries, creation sites). Everything is iterative and linear: 100,000 ops are fine.
 
 Ids: ops are numbered `op1, op2, ...` by their creation counter, tensors `t1, t2, ...`
 in the order the forward pass made or first used them, AccumulateGrad nodes `acc1, ...`
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -35,7 +34,7 @@ from .options import DrawOptions
 from .opwalk import summarise_forward
 from .summarise import Summary, summarise
 from .values import dtype_text, shape_text, summarise_array
-from .walk import NEVER, ForwardWalk
+from .walk import BackwardWalk, ForwardWalk
 
 # types registered here draw themselves (a StaticGraph, lesson 12a's `Value`): build_graph
 # hands such an object to its converter instead of walking tensors
@@ -292,7 +291,7 @@ def _pick_nodes(
 ) -> tuple[RawGraph, tuple[list, list[tuple[int, int, int]], int]]:
     """The RawGraph and `(kept, edges between them, hidden count)` (see `summarise`)."""
     if options.view == "backward":
-        raw = _walk_backward(roots, options.since)
+        raw = backward_raw_graph(BackwardWalk(roots, options.since), roots)
     else:
         walk = ForwardWalk(roots, options.since)  # the one walk every forward consumer reads
         if op_level and options.fold and not options.collapse and options.expand is not True:
@@ -315,28 +314,6 @@ def _names_of(names: Mapping[str, Any] | None, roots: list) -> dict[int, str]:
 
 
 # --- phase 1: lean walks -------------------------------------------------------------------
-
-
-def _collect(starts: list[Node]) -> list[Node]:
-    """Every node reachable through `next_functions`, in creation order (iterative)."""
-    seen: set[int] = set()
-    out: list[Node] = []
-    stack = list(starts)
-    while stack:
-        node = stack.pop()
-        nid = id(node)
-        if nid in seen:
-            continue
-        seen.add(nid)
-        out.append(node)
-        for nxt, _ in node.next_functions:
-            if nxt is not None and id(nxt) not in seen:
-                stack.append(nxt)
-    out.sort(key=_by_creation)
-    return out
-
-
-_by_creation = operator.attrgetter("creation_number")
 
 
 def full_raw_graph(walk: ForwardWalk) -> RawGraph:
@@ -422,35 +399,29 @@ def _link_chains(raw: RawGraph, walk: ForwardWalk) -> None:
             joined.add(user[k])
 
 
-def _walk_backward(roots: list[tuple[Tensor, str]], since: Watermark | None) -> RawGraph:
-    """All grad_fn nodes behind `roots` in creation order, then the root tensors."""
+def backward_raw_graph(walk: BackwardWalk, roots: list[tuple[Tensor, str]]) -> RawGraph:
+    """The backward RawGraph: the walk's grad_fn nodes in creation order, then the root tensors."""
     raw = RawGraph(forward=False)
-    starts = [t.grad_node for t, _ in roots]
-    nodes = _collect([s for s in starts if s is not None])
-    # without a watermark nothing is new: NEVER is a creation number no node reaches
-    first_new_node = since.node if since is not None else NEVER
-    first_new_tensor = since.tensor if since is not None else NEVER
-    index: dict[int, int] = {}  # id(node) -> raw position
+    first_new_node = walk.first_new_node
+    index: dict[Node, int] = {}  # node -> raw position
     counts = {"op": 0, "accumulate": 0}
-    for node in nodes:
+    for node, scope, number in zip(walk.nodes, walk.scope, walk.number):
         kind = "accumulate" if type(node) is AccumulateGrad else "op"
         counts[kind] += 1
-        new = node.creation_number >= first_new_node
-        index[id(node)] = raw.add(kind, node, None, 0, node.module_path, new, counts[kind])
+        index[node] = raw.add(kind, node, None, 0, scope, number >= first_new_node, counts[kind])
     incoming: dict[int, list[int]] = {}  # raw position -> the positions sending to it
-    for node in nodes:
-        a = index[id(node)]
-        for slot, (nxt, _) in enumerate(node.next_functions):
+    for a, edges in enumerate(walk.edges):
+        for slot, nxt in enumerate(edges):
             if nxt is not None:
-                b = index[id(nxt)]
+                b = index[nxt]
                 raw.edges.append((a, b, slot))
                 incoming.setdefault(b, []).append(a)
-    for n, ((t, _), start) in enumerate(zip(roots, starts), 1):
-        new = t.creation_number >= first_new_tensor
+    for n, ((t, _), start) in enumerate(zip(roots, walk.starts), 1):
+        new = t.creation_number >= walk.first_new_tensor
         i = raw.add("tensor", t, None, -1, (), new, n)
         raw.root[i] = True
         if start is not None:
-            b = index[id(start)]
+            b = index[start]
             raw.edges.append((i, b, 0))
             incoming.setdefault(b, []).append(i)
     _link_backward(raw, incoming)

@@ -1,6 +1,10 @@
-"""One forward walk: the ops behind some tensors, read from the core objects once.
+"""The one walk over the core objects behind some tensors, for both views, read once.
 
-Every forward consumer works from what this walk records. The op-level summary
+`_walk` reads each op's node view once, breadth first. `ForwardWalk` orders what it
+read for the forward view (tensors and ops); `BackwardWalk` lists the same nodes with
+the AccumulateGrad nodes, in creation order, for the backward view (what backward()
+runs): one traversal, two readings. Every forward consumer works from what the
+forward walk records. The op-level summary
 (opwalk.py) decides folds and the cap on its per-op lists; the full RawGraph, one entry
 per tensor and op (build.py's `full_raw_graph`), is laid out from the same lists; the time
 steps of a module called in a loop are numbered here, once (time_steps.py).
@@ -54,9 +58,7 @@ class ForwardWalk:
     """
 
     def __init__(self, roots: list, since: Any) -> None:
-        # nodes made after the `since` watermark are flagged new (the live view's cell)
-        self.first_new_node = since.node if since is not None else NEVER
-        self.first_new_tensor = since.tensor if since is not None else NEVER
+        self.first_new_node, self.first_new_tensor = first_new(since)
         met = _walk(roots)
         self._code = met.code
         self._lay_out(met)
@@ -209,6 +211,44 @@ class ForwardWalk:
     def start(self, k: int) -> int:
         """Raw position of the first node of op k's group."""
         return self.pos[k - 1] + 2 if k else 0
+
+
+class BackwardWalk:
+    """The graph behind `roots` as backward() runs it: every grad_fn node, in creation order.
+
+    The same `_walk` reads it as for the forward view (each node's view once), so the
+    two views never disagree on what is reachable. Per node i (creation order):
+    `nodes[i]` (an op's grad_fn or an AccumulateGrad node), `edges[i]` (its
+    `input_nodes`, slot by slot; () for an AccumulateGrad), `scope[i]` (module path)
+    and `number[i]` (creation number). `starts[r]` is root r's `grad_node`: its
+    grad_fn, a leaf's AccumulateGrad node, or None for a tensor outside any graph.
+    """
+
+    def __init__(self, roots: list, since: Any) -> None:
+        self.first_new_node, self.first_new_tensor = first_new(since)
+        met = _walk(roots)
+        self.starts = [t.grad_node for t, _ in roots]
+        leaves = list(met.leaves)
+        for node in self.starts:  # a leaf asked for itself: its node, unless an op reads it
+            if node is not None and node not in met.code:
+                met.code[node] = 0
+                leaves.append(node)
+        nodes = [*met.ops, *leaves]
+        numbers = [*met.numbers, *(a.creation_number for a in leaves)]
+        order = sorted(range(len(nodes)), key=numbers.__getitem__)  # numbers are unique
+        n_ops = len(met.ops)
+        self.nodes = [nodes[i] for i in order]
+        self.number = [numbers[i] for i in order]
+        self.edges = [met.edges[i] if i < n_ops else () for i in order]
+        self.scope = [met.scopes[i] if i < n_ops else nodes[i].module_path for i in order]
+
+
+def first_new(since: Any) -> tuple[int, int]:
+    """The first node and tensor creation numbers flagged new (the live view's cell).
+
+    Without a watermark nothing is new: NEVER is a creation number no node reaches.
+    """
+    return (since.node, since.tensor) if since is not None else (NEVER, NEVER)
 
 
 class _Met:
