@@ -628,6 +628,15 @@ def draw(
         caller="draw",
     )
     graph = build_graph(*tensors, options=options)
+    # (Drawing is given a way to rebuild only when max_nodes is set: nothing is capped else)
+    rebuild = None if max_nodes is None else _rebuilder(tensors, options)
+    return Drawing(graph, options, rebuild=rebuild)
+
+
+def _rebuilder(tensors: tuple, options: DrawOptions) -> Callable[..., GraphModel]:
+    """`rebuild(cap, modules, keep_ends)`: the graph of `tensors` again with more folded."""
+    max_nodes = options.max_nodes
+    assert max_nodes is not None  # draw makes one only when max_nodes is set
 
     def rebuild(cap: int | None, modules: list[str], keep_ends: bool = True) -> GraphModel:
         """The graph again with more folded: `modules` as one box each, or `cap` nodes.
@@ -640,11 +649,10 @@ def draw(
         collapse = options.collapse
         if modules and collapse is not True:
             collapse = (*collapse, *modules)
-        assert max_nodes is not None  # Drawing is given `rebuild` only when max_nodes is set
         most = min(cap or max_nodes, max_nodes)
         smaller = replace(
             options, max_nodes=most, keep_ends=keep_ends, collapse=collapse, caller="draw"
         )
         return build_graph(*tensors, options=smaller)
 
-    return Drawing(graph, options, rebuild=None if max_nodes is None else rebuild)
+    return rebuild
