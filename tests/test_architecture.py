@@ -22,8 +22,42 @@ def test_import_contracts_hold():
     assert "0 broken" in proc.stdout
 
 
+def documented_imports() -> dict[str, set[str]]:
+    """docs/architecture.md's `package -> imports` block, as a dict."""
+    text = (Path(__file__).parents[1] / "docs" / "architecture.md").read_text()
+    block = text.split("## Layers", 1)[1].split("```", 2)[1]
+    out = {}
+    for line in block.strip().splitlines():
+        package, _, imports = line.partition("->")
+        out[package.strip()] = {p.strip() for p in imports.split(",") if p.strip()}
+    return out
+
+
+def real_imports() -> dict[str, set[str]]:
+    """Which top-level package or module of tinygrad_edu imports which (runtime imports)."""
+    grimp = pytest.importorskip("grimp")  # import-linter's own import graph (the dev extra)
+    graph = grimp.build_graph("tinygrad_edu", exclude_type_checking_imports=True)
+    out: dict[str, set[str]] = {}
+    for module in graph.modules:
+        parts = module.split(".")
+        if len(parts) < 2 or parts[1] == "__main__":  # the package's own door, `python -m`
+            continue
+        out.setdefault(parts[1], set())
+        for imported in graph.find_modules_directly_imported_by(module):
+            other = imported.split(".")
+            if len(other) > 1 and other[1] != parts[1]:
+                out[parts[1]].add(other[1])
+    return out
+
+
+def test_the_documented_layers_are_the_real_imports():
+    # the drawing in docs/architecture.md is the import graph, not a wish: a new import
+    # between packages fails here until the drawing (and pyproject's contract) says it
+    assert documented_imports() == real_imports()
+
+
 def test_graph_loads_nothing_from_the_layers_above_it():
-    # graph sits below static and the debug views: static's drawing lives in static/
+    # graph sits beside debug, below static: static's drawing lives in static/
     # (program_graph.py) and registers itself with build_graph, so drawing tensors
     # never loads the static compiler
     code = (
