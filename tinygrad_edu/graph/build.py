@@ -31,8 +31,8 @@ from ..core.function import next_node_number
 from ..core.tensor import Tensor, next_tensor_number
 from .model import MARKS, GraphEdge, GraphModel, GraphNode, Watermark
 from .options import DrawOptions
-from .opwalk import summarise_forward
-from .summarise import Summary, summarise
+from .opwalk import op_links, summarise_forward
+from .summarise import Summary, chain_links, summarise
 from .values import dtype_text, shape_text, summarise_array
 from .walk import BackwardWalk, ForwardWalk
 
@@ -388,15 +388,9 @@ def _lay_out_op_groups(raw: RawGraph, walk: ForwardWalk) -> None:
 
 def _link_chains(raw: RawGraph, walk: ForwardWalk) -> None:
     """Link each op whose output only one op reads to that op: the chains folding follows."""
-    # chains must not merge (`h @ w.T`: h's op and the transpose both feed one matmul,
-    # and folding both chains would count the matmul twice): the earliest input's op,
-    # the data path, keeps the link
-    joined: set[int] = set()
-    pos, uses, user, root_out = walk.pos, walk.uses.tolist(), walk.user.tolist(), walk.root_out
-    for k in range(len(walk.ops)):
-        if uses[k] == 1 and k not in root_out and user[k] not in joined:
-            raw.link[pos[k]] = pos[user[k]]
-            joined.add(user[k])
+    ops, readers = op_links(walk)  # the op-level pass's links (opwalk.py), in raw positions
+    pos = walk.pos_array
+    raw.link = dict(zip(pos[ops].tolist(), pos[readers].tolist()))
 
 
 def backward_raw_graph(walk: BackwardWalk, roots: list[tuple[Tensor, str]]) -> RawGraph:
@@ -431,11 +425,17 @@ def backward_raw_graph(walk: BackwardWalk, roots: list[tuple[Tensor, str]]) -> R
 def _link_backward(raw: RawGraph, incoming: dict[int, list[int]]) -> None:
     """The users of each leaf, and the straight chains folding follows, in data order."""
     kinds = raw.kind
+    single: list[tuple[int, int]] = []  # (op b, the op a that alone reads b's output)
     for b, srcs in incoming.items():
         if kinds[b] == "accumulate":
             raw.leaf_ops[b] = srcs
         if len(srcs) == 1 and kinds[b] == "op" and kinds[srcs[0]] == "op":
-            raw.link[b] = srcs[0]  # b made a's only input: b comes first in data order
+            single.append((b, srcs[0]))  # a sends b its whole gradient: b comes first in data order
+    if not single:
+        return
+    single.sort()  # raw positions are creation order: the earliest b first
+    ops, readers = chain_links(*np.array(single).T)  # one link into each op, as forward
+    raw.link = dict(zip(ops.tolist(), readers.tolist()))
 
 
 # --- phase 2: labels for the nodes that are shown --------------------------------------------

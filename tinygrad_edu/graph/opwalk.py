@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..core.engine import AccumulateGrad
-from .summarise import MIN_REPEATS, Summary, finish, repeats
+from .summarise import MIN_REPEATS, Summary, chain_links, finish, repeats
 from .walk import NEVER, ForwardWalk
 
 
@@ -106,23 +106,12 @@ def _fold(walk: ForwardWalk, n: int) -> tuple[np.ndarray, list[Summary]] | None:
 def _chains(walk: ForwardWalk) -> list[np.ndarray]:
     """Straight chains of at least MIN_REPEATS ops, each op's output read only by the next.
 
-    Chains never merge: where several ops feed one op (`x @ w.T`: the previous layer and
-    the transpose), only the earliest links to it, as in the full walk (build.py). Each
-    chain is an array of its ops in order; chains come in the order of their first ops.
+    Chains never merge (`op_links`). Each chain is an array of its ops in order; chains
+    come in the order of their first ops.
     """
     n_ops = len(walk.ops)
+    linked, targets = op_links(walk)  # one pass over the links in Python (~15 ms at 100,000)
     # numpy for the per-op steps: 100,000 ops are a few array operations
-    # an output used once (and not a root) links its op to the op using it
-    single = walk.uses == 1
-    if walk.root_out:
-        single[list(walk.root_out)] = False
-    user = walk.user
-    # of the ops linking to one op, the earliest keeps its link
-    sources = np.flatnonzero(single)
-    _, first = np.unique(user[sources], return_index=True)
-    single[:] = False
-    single[sources[first]] = True
-    linked, targets = np.flatnonzero(single), user[single]
     # each op's chain is named by its first op: start from the op linking to it (or itself)
     # and jump twice as far each round (17 rounds of array operations for 100,000 ops)
     head = np.arange(n_ops)
@@ -132,13 +121,27 @@ def _chains(walk: ForwardWalk) -> list[np.ndarray]:
         if (further == head).all():
             break
         head = further
-    in_chain = single.copy()  # linked to another op, or linked from one
+    in_chain = np.zeros(n_ops, dtype=bool)  # linked to another op, or linked from one
+    in_chain[linked] = True
     in_chain[targets] = True
     length = np.bincount(head[in_chain], minlength=n_ops)
     members = np.flatnonzero(in_chain & (length[head] >= MIN_REPEATS))
     # a link goes to a later op, so a chain's ops in creation order are the chain in order
     members = members[np.argsort(head[members], kind="stable")]
     return np.split(members, np.flatnonzero(np.diff(head[members])) + 1) if len(members) else []
+
+
+def op_links(walk: ForwardWalk) -> tuple[np.ndarray, np.ndarray]:
+    """The forward view's chain links `(ops, readers)`: op k -> the one op reading its output.
+
+    A root's output is drawn, so it ends its chain. Of several ops feeding one op, only
+    one links to it (`chain_links`). The full RawGraph (build.py) links the same.
+    """
+    single = walk.uses == 1
+    if walk.root_out:
+        single[list(walk.root_out)] = False
+    ops = np.flatnonzero(single)
+    return chain_links(ops, walk.user[ops])
 
 
 def _group_sizes(walk: ForwardWalk) -> np.ndarray:

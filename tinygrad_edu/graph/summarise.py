@@ -12,7 +12,7 @@ text is made, so hidden nodes cost almost nothing):
 3. cap: beyond `max_nodes`, the nodes farthest from the outputs are replaced by
    "N more nodes" markers, one per place where the cut was made.
 
-Graph layer: the standard library, options.py and time_steps.py only.
+Graph layer: numpy, the standard library, options.py and time_steps.py only.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ import operator
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+import numpy as np
 
 from .options import DrawOptions
 from .time_steps import STEP, step_of
@@ -267,8 +269,40 @@ def _fold_steps(
             run = []
 
 
+def chain_links(ops: np.ndarray, readers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The links `ops[i] -> readers[i]` that chains follow: one into each reader.
+
+    `readers[i]` is the one op that reads op `ops[i]`'s output; `ops` are in creation
+    order, and an op is read only by later ops. Where several such ops feed one op, only
+    one links to it, so chains never merge: merged chains would share their end, a fold
+    of each would claim the same ops (overlapping boxes), and following every chain to
+    its end would walk the shared part once per chain (quadratic in a long loop). The
+    longest chain keeps the link, the path the data came along: `h @ w.T` continues
+    the previous layer, not the transpose; `x @ w_ih.T + h @ w_hh.T` continues `h`'s
+    chain through the time steps, not this step's `x` (on a tie, the earliest op).
+    Both views use this one rule. Returns the kept `(ops, readers)`, in the order given.
+    """
+    size = max(int(ops.max()), int(readers.max())) + 1 if len(ops) else 0
+    length = [1] * size  # ops in the chain that ends at op k (k alone: 1)
+    kept = [False] * len(ops)
+    into = [-1] * size  # reader -> the index of its kept link
+    # one pass in creation order: every link into op b comes before b's own link
+    for i, (b, a) in enumerate(zip(ops.tolist(), readers.tolist())):
+        if length[b] >= length[a]:  # longer than the chain a has (or a has none yet)
+            length[a] = length[b] + 1
+            if into[a] >= 0:
+                kept[into[a]] = False
+            into[a] = i
+            kept[i] = True
+    mask = np.array(kept, dtype=bool)
+    return ops[mask], readers[mask]
+
+
 def _fold_chains(raw: Any, unit: list[int], summaries: list[Summary], n: int) -> None:
-    """Fold long straight chains of one repeated op sequence (a Python loop) into one node."""
+    """Fold long straight chains of one repeated op sequence (a Python loop) into one node.
+
+    `raw.link` never joins two chains (`chain_links`), so each op is walked once.
+    """
     link = {a: b for a, b in raw.link.items() if unit[a] == a and unit[b] == b}
     has_pred = set(link.values())
     before = len(summaries)
