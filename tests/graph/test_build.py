@@ -2,12 +2,14 @@
 
 import html
 import re
+import time
 
 import numpy as np
 import pytest
 
 import tinygrad_edu as tg
 from tinygrad_edu.graph import GraphModel, GraphNode, build_graph, register_converter, watermark
+from tinygrad_edu.graph.summarise import chain_links
 from tinygrad_edu.render.dot import node_details, to_dot
 
 
@@ -199,6 +201,72 @@ def test_backward_view_cap_and_fold():
     g = build_graph(z, view="backward", fold=False, max_nodes=10)
     (m,) = [n for n in g.nodes if n.kind == "summary"]
     assert m.count == 62 - 9 and len(g) == 10
+
+
+def mlp_loop(calls):
+    """An MLP applied in a Python loop: 7 ops a call (two Linears of 3 ops, a ReLU)."""
+    tg.manual_seed(0)
+    net = tg.nn.Sequential(tg.nn.Linear(4, 4), tg.nn.ReLU(), tg.nn.Linear(4, 4))
+    h = tg.randn(3, 4, name="x")
+    for _ in range(calls):
+        h = net(h)
+    return h.pow(2).mean()
+
+
+def counted_once(g):
+    """Whether every node of the graph is drawn, or counted by exactly one summary."""
+    shown = sum(n.count if n.kind == "summary" else 1 for n in g.nodes)
+    return shown == g.attrs["total"]
+
+
+def test_backward_view_of_a_long_loop_builds_in_linear_time():
+    # every layer's transpose feeds the chain of the layers before: when each of those
+    # chains linked into it, folding walked the shared rest once per layer (17 s here)
+    loss = mlp_loop(2860)  # 20,020 ops
+    t0 = time.perf_counter()
+    g = build_graph(loss, view="backward")
+    took = time.perf_counter() - t0
+    assert took < 3, f"backward view of 20,020 ops took {took:.1f} s"
+    assert g.attrs["total"] == 20_028 and counted_once(g)  # 20,020 ops, 7 leaves, loss
+
+
+def test_backward_folds_never_overlap_and_follow_the_data_path():
+    tg.manual_seed(0)
+    layers = []
+    for _ in range(8):
+        layers += [tg.nn.Linear(4, 4), tg.nn.ReLU()]
+    net = tg.nn.Sequential(*layers, tg.nn.Linear(4, 1))
+    g = build_graph(net(tg.randn(3, 4)).pow(2).mean(), view="backward")
+    (s,) = [n for n in g.nodes if n.kind == "summary"]
+    # layers 1 and 7 stay open, the 6 between fold: 3 ops and a bias each
+    assert (s.detail, s.blocks, s.count) == ("MatMul -> Add -> ReLU", 6, 24)
+    assert counted_once(g) and len(g) == 34
+    # the transposes stay visible, one per folded layer, each feeding the fold
+    into_fold = [g.node(e.dst).name for e in g.edges if e.src == s.id]
+    assert into_fold == ["ReLUBackward"] + ["TransposeBackward"] * 6
+
+
+def test_backward_fold_of_an_rnn_follows_the_hidden_state():
+    # `x @ w_ih.T + b_ih` is made before `h @ w_hh.T + b_hh`: the earlier input is not
+    # the long chain; the fold runs along h through the time steps
+    tg.manual_seed(0)
+    cell = tg.nn.RNNCell(3, 4)
+    h = tg.zeros(1, 4)
+    for _ in range(9):
+        h = cell(tg.randn(1, 3), h)
+    g = build_graph(h.sum(), view="backward")
+    (s,) = [n for n in g.nodes if n.kind == "summary"]
+    assert (s.detail, s.blocks) == ("MatMul -> Add -> Add -> Tanh", 7)
+    assert counted_once(g)
+
+
+def test_chain_links_keep_the_longest_chain_into_each_op():
+    # op 3 reads ops 1 and 2, and op 2 continues op 0: op 2's chain is the longer, though
+    # op 1 is earlier; op 5 reads op 3 (chain 0, 2, 3) and op 4; ops 6 and 7, equally
+    # long, both feed op 8: the earlier keeps the link
+    ops, readers = np.array([0, 1, 2, 3, 4, 6, 7]), np.array([2, 3, 3, 5, 5, 8, 8])
+    kept_ops, kept_readers = chain_links(ops, readers)
+    assert list(zip(kept_ops.tolist(), kept_readers.tolist())) == [(0, 2), (2, 3), (3, 5), (6, 8)]
 
 
 def test_deep_chain_needs_no_recursion():
