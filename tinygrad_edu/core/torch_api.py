@@ -359,6 +359,8 @@ class TorchMethods(OpMethods):
     def pow_(self, exponent: Any) -> Tensor:
         return self._inplace("pow_", lambda t: t**exponent, exponent)
 
+    __ipow__ = pow_  # `x **= 2` changes x in place (and keeps its dtype), as in PyTorch
+
     def masked_fill_(self, mask: Any, value: Any) -> Tensor:
         return self._inplace("masked_fill_", lambda t: t.masked_fill(mask, value), value)
 
