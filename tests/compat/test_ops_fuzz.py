@@ -191,3 +191,43 @@ def test_augmented_assignment_changes_the_tensor_in_place(kind):
                 if not _close(t, o, 1e-6):
                     bad.append(f"{op} {kind}{shape} {kind2}: torch {t!r}, ours {o!r}")
     assert not bad, "\n".join(bad[:10])
+
+
+DTYPED = {  # results whose dtype PyTorch picks by its own rule, not numpy's
+    "all": lambda lib, x, d: x.all(),
+    "any": lambda lib, x, d: x.any(),
+    "all(d)": lambda lib, x, d: x.all(d),
+    "any(d, keepdim)": lambda lib, x, d: x.any(d, keepdim=True),
+    "max(d)": lambda lib, x, d: x.max(d),
+    "min(d)": lambda lib, x, d: x.min(d, keepdim=True),
+    "mode(d)": lambda lib, x, d: x.mode(d),
+    "logsumexp(d)": lambda lib, x, d: x.logsumexp(d),
+    "square": lambda lib, x, d: x.square(),
+    "pow(2, x)": lambda lib, x, d: lib.pow(2, x.abs() if x.dtype in (lib.int64, lib.int32) else x),
+    "pow(0.5, x)": lambda lib, x, d: lib.pow(0.5, x),
+}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_result_dtypes_agree_with_pytorch(default, kind):
+    """all/any of uint8 answer in uint8 (and take a dim), max/min/mode of a 0-d bool stay
+    bool, logsumexp of uint8 no longer wraps around, square of bool is int64, and
+    tg.pow(2, x) has x's dtype (it was float64)."""
+    rng = np.random.default_rng(30 + KINDS.index(kind))
+    rtol = 1e-6 if "float32" in (default, kind) else 1e-12
+    bad = []
+    for shape in SHAPES:
+        x = _draw_kind(rng, kind, shape)
+        for d in range(-max(len(shape), 1), max(len(shape), 1)):
+            for name, fn in DTYPED.items():
+                t, o = _run(fn, torch, x, d), _run(fn, tg, x, d)
+                t, o = (tuple(t), tuple(o)) if isinstance(o, tuple) else (t, o)
+                if not _close_all(t, o, rtol):
+                    bad.append(f"{name} {kind}{shape} dim {d}: torch {t!r}, ours {o!r}")
+    assert not bad, "\n".join(bad[:10])
+
+
+def _close_all(t, o, rtol: float) -> bool:
+    if isinstance(t, tuple) and isinstance(o, tuple):
+        return len(t) == len(o) and all(_close(a, b, rtol) for a, b in zip(t, o))
+    return _close(t, o, rtol)

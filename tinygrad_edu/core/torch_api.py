@@ -160,7 +160,7 @@ def reduce_with_index(t: Any, op: str, dim: int, keepdim: bool) -> ValuesIndices
     arg = np.argmax if op == "max" else np.argmin
     _tensor._notify_concrete(t, op)  # numpy finds the index: no node a tracer could replay
     if t.ndim == 0:
-        return return_type(op)(t * 1, _tensor.Tensor._make(np.asarray(0)))
+        return return_type(op)(t.clone(), _tensor.Tensor._make(np.asarray(0)))  # bool stays bool
     idx = arg(t._data, axis=d, keepdims=True)
     values = gather(t, d, idx)
     if not keepdim:
@@ -292,7 +292,8 @@ class TorchMethods(OpMethods):
         return Erf.apply(self)
 
     def square(self) -> Tensor:
-        return self * self
+        x = self.long() if self.dtype == np.bool_ else self  # PyTorch squares bools as int64
+        return x * x
 
     def neg(self) -> Tensor:
         return -self

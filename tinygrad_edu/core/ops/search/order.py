@@ -58,7 +58,7 @@ def _pick(self: Any, op: str, dim: int, keepdim: bool, choose: Any) -> Any:
         )  # fmt: skip
     values_read(self, op)
     if self.ndim == 0:
-        return pair(self * 1, _t()._make(np.asarray(0, dtype=np.int64)))
+        return pair(self.clone(), _t()._make(np.asarray(0, dtype=np.int64)))  # bool stays bool
     d = _axis(self, dim, op)
     if self.shape[d] == 0:
         raise ShapeError(
