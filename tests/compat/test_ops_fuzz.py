@@ -231,3 +231,44 @@ def _close_all(t, o, rtol: float) -> bool:
     if isinstance(t, tuple) and isinstance(o, tuple):
         return len(t) == len(o) and all(_close(a, b, rtol) for a, b in zip(t, o))
     return _close(t, o, rtol)
+
+
+GRADIENTS = {  # x.grad after f(x).sum().backward()
+    "norm": lambda lib, x: x.norm(),
+    "norm(dim)": lambda lib, x: x.norm(dim=-1),
+    "norm(p=3, dim)": lambda lib, x: x.norm(3, dim=0, keepdim=True),
+    "norm(inf)": lambda lib, x: x.norm(float("inf")),
+    "median": lambda lib, x: x.median(),
+    "median(dim)": lambda lib, x: x.median(-1).values,
+    "amax": lambda lib, x: x.amax(),
+    "std(dim)": lambda lib, x: x.std(0),
+    "prod": lambda lib, x: x.prod(),
+}
+
+
+def _grad(fn, lib, a):
+    x = lib.tensor(a.copy(), requires_grad=True)
+    try:
+        fn(lib, x).sum().backward()
+    except Exception as e:  # noqa: BLE001 - an error is an answer to compare
+        return e
+    return x.grad
+
+
+@pytest.mark.parametrize("kind", ["float32", "float64"])
+def test_gradients_of_ties_and_zero_rows_agree_with_pytorch(kind):
+    """The norm of a zero row (or of a number) has gradient 0, as PyTorch's, not nan (sqrt of
+    a sum of squares); a median over all elements shares its gradient between the elements
+    equal to it. Inputs repeat values and hold zero rows on purpose."""
+    rng = np.random.default_rng(40 + (kind == "float64"))
+    bad = []
+    for shape in [(), (4,), (2, 3), (3, 1, 2)]:
+        for _ in range(4):
+            x = np.asarray(rng.integers(-2, 3, shape) / 2, dtype=kind)  # ties and zeros
+            if x.ndim == 2:
+                x[0] = 0  # a zero row
+            for name, fn in GRADIENTS.items():
+                t, o = _grad(fn, torch, x), _grad(fn, tg, x)
+                if not _close(t, o, 1e-6):
+                    bad.append(f"{name} {kind}{shape} {x.ravel()}: torch {t!r}, ours {o!r}")
+    assert not bad, "\n".join(bad[:10])

@@ -420,15 +420,13 @@ class TorchMethods(OpMethods):
             >>> tg.tensor([3.0, 4.0]).norm()
             tensor(5.)
         """
-        if p in ("fro", 2, 2.0):
-            return (self * self).sum(dim, keepdims=keepdim).sqrt()
-        if p in (1, 1.0):
-            return self.abs().sum(dim, keepdims=keepdim)
-        if p in (math.inf, float("inf"), "inf"):
-            largest: Tensor = self.abs().max(axis=dim, keepdims=keepdim)
-            return largest
-        if isinstance(p, numbers.Real) and float(p) > 0:
-            return (self.abs() ** p).sum(dim, keepdims=keepdim) ** (1.0 / p)
+        from .ops.products.norms import vector_norm
+
+        # one primitive, whose gradient is 0 where the norm is 0 (as PyTorch's; sqrt of a
+        # sum of squares gave nan for a zero row)
+        p = {"fro": 2, "inf": math.inf}.get(p, p) if isinstance(p, str) else p
+        if isinstance(p, numbers.Real) and not isinstance(p, builtins.bool):
+            return cast("Tensor", vector_norm(self, p, dim, keepdim))
         raise ValueError(
             message("norm", f"p must be a positive number, 'fro' or inf, got {p!r}", source.here())
         )
@@ -456,7 +454,13 @@ class TorchMethods(OpMethods):
         *,
         correction: Any = None,
     ) -> Tensor:
-        return self.var(dim, unbiased, keepdim, correction=correction).sqrt()
+        from .creation import where
+
+        v = self.var(dim, unbiased, keepdim, correction=correction)
+        # where the spread is 0 the gradient is 0, as PyTorch's (sqrt's 1 / (2 * 0) times
+        # var's 0 was nan); sqrt sees 1 there, so its own gradient stays finite
+        flat = v == 0
+        return where(flat, v, where(flat, 1.0, v).sqrt())
 
     def topk(
         self,

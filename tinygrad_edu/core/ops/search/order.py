@@ -94,7 +94,12 @@ def median(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
         flat = self.reshape(-1)
         if flat.shape[0] == 0:
             raise ShapeError(message("median", "a tensor with no elements", source.here()))
-        return _pick(flat, "median", 0, False, _middle).values
+        picked = _pick(flat, "median", 0, False, _middle).values
+        if flat.dtype.kind != "f" or np.isnan(picked._data):
+            return picked
+        # PyTorch shares this median's gradient between the elements equal to it (as amax
+        # shares between ties); with `dim`, the one picked element gets it
+        return flat.masked_fill(flat != picked, -np.inf).amax()
     return _pick(self, "median", dim, keepdim, _middle)
 
 
