@@ -255,6 +255,7 @@ def _grad(fn, lib, a):
     return x.grad
 
 
+@pytest.mark.filterwarnings("ignore:std\\(\\). degrees of freedom")  # torch's, for one number
 @pytest.mark.parametrize("kind", ["float32", "float64"])
 def test_gradients_of_ties_and_zero_rows_agree_with_pytorch(kind):
     """The norm of a zero row (or of a number) has gradient 0, as PyTorch's, not nan (sqrt of
@@ -271,4 +272,29 @@ def test_gradients_of_ties_and_zero_rows_agree_with_pytorch(kind):
                 t, o = _grad(fn, torch, x), _grad(fn, tg, x)
                 if not _close(t, o, 1e-6):
                     bad.append(f"{name} {kind}{shape} {x.ravel()}: torch {t!r}, ours {o!r}")
+    assert not bad, "\n".join(bad[:10])
+
+
+@pytest.mark.parametrize("kind", ["int64", "int32", "uint8", "bool"])
+def test_whole_number_powers_agree_with_pytorch(kind):
+    """A tensor of negative whole powers gives 0, 1 or -1 as PyTorch's kernel (numpy refused:
+    'Integers to negative integer powers'); a negative number as the power is refused on
+    both sides, in the house format here."""
+    rng = np.random.default_rng(50 + ["int64", "int32", "uint8", "bool"].index(kind))
+    bad = []
+    for shape in [(), (0,), (5,), (2, 3)]:
+        x = _draw_kind(rng, kind, shape)
+        for ekind in ["int64", "int32"]:
+            e = _draw_kind(rng, ekind, shape[1:])
+            cases = {
+                "x ** e": lambda lib, x, e: x**e,
+                "pow(x, e)": lambda lib, x, e: lib.pow(x, e),
+                "x ** -2": lambda lib, x, e: x**-2,
+                "pow_(-1)": lambda lib, x, e: x.pow_(-1),
+                "3 ** e": lambda lib, x, e: 3**e,
+            }
+            for name, fn in cases.items():
+                t, o = _run(fn, torch, x, e), _run(fn, tg, x, e)
+                if not _same(t, o):
+                    bad.append(f"{name} {kind}{shape} {ekind}: torch {t!r}, ours {o!r}")
     assert not bad, "\n".join(bad[:10])

@@ -778,6 +778,7 @@ class Tensor(torch_api.TorchMethods):
         return Mul.apply(Reciprocal.apply(a), b)
 
     def __pow__(self, other: Any) -> Tensor:
+        arith.refuse_negative_power(self, other)  # int_tensor ** -1, as PyTorch
         return Pow.apply(*_operands(self, other, "**"))
 
     def __rpow__(self, other: Any) -> Tensor:

@@ -40,7 +40,19 @@ from .division import (
     rfloordiv,
     rremainder,
 )
-from .pointwise import Frac, Sign, Trunc, addcdiv, addcmul, clamp, frac, lerp, sign, trunc
+from .pointwise import (
+    Frac,
+    Sign,
+    Trunc,
+    addcdiv,
+    addcmul,
+    clamp,
+    frac,
+    lerp,
+    refuse_negative_power,
+    sign,
+    trunc,
+)
 from .promotion import as_dtype, promote, result_dtype
 
 __all__ = [
@@ -57,6 +69,7 @@ __all__ = [
     "Trunc",
     "as_dtype",
     "promote",
+    "refuse_negative_power",
     "result_dtype",
 ]
 
