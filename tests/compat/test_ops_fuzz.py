@@ -298,3 +298,34 @@ def test_whole_number_powers_agree_with_pytorch(kind):
                 if not _same(t, o):
                     bad.append(f"{name} {kind}{shape} {ekind}: torch {t!r}, ours {o!r}")
     assert not bad, "\n".join(bad[:10])
+
+
+PIECES = {  # shapes and dtypes of what sort / topk / split / chunk give back
+    "sort": lambda lib, x: tuple(x.sort(stable=True)),
+    # one element per row (which of tied elements PyTorch's topk picks is not promised);
+    # PyTorch refuses bool, which we accept
+    "topk": lambda lib, x: (
+        () if x.dtype == lib.bool else tuple((x[..., :1] if x.ndim else x).topk(1))
+    ),
+    "split(1)": lambda lib, x: x.split(1),
+    "split(2, -1)": lambda lib, x: x.split(2, -1),
+    "chunk(2)": lambda lib, x: x.chunk(2),
+    "chunk(3, -1)": lambda lib, x: x.chunk(3, -1),
+    "unbind": lambda lib, x: x.unbind(),
+}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_pieces_of_numbers_and_empty_tensors_agree_with_pytorch(kind):
+    """sort of a 0-d bool stays bool (was int64); topk of a 0-d tensor gives a 0-d index (was
+    shape (1,)); an empty dim splits into one empty piece (was none) and chunks into
+    `chunks` empty pieces (was ZeroDivisionError)."""
+    rng = np.random.default_rng(60 + KINDS.index(kind))
+    bad = []
+    for shape in [(), (0,), (2, 0), (0, 3), (5,), (2, 3)]:
+        x = _draw_kind(rng, kind, shape)
+        for name, fn in PIECES.items():
+            t, o = _run(fn, torch, x), _run(fn, tg, x)
+            if not _same(t, o):
+                bad.append(f"{name} {kind}{shape}: torch {t!r}, ours {o!r}")
+    assert not bad, "\n".join(bad[:10])

@@ -485,9 +485,10 @@ class TorchMethods(OpMethods):
                 message("topk", f"k={k} is out of range for a dimension of size {n}", source.here())
             )
         _tensor._notify_concrete(cast("Tensor", self), "topk")  # numpy orders them: no node
+        if self.ndim == 0:  # the number and index 0, both 0-d, as PyTorch's
+            return return_type("topk")(self.clone(), _tensor.Tensor._make(np.asarray(0)))
         # sort's order (ops/search/order.py): stable, nan counts as the largest, as PyTorch's
-        order = _order(self._data, d, largest) if self.ndim else np.zeros(1, np.int64)
-        idx = np.take(order, np.arange(k), axis=d) if self.ndim else order[:k]
+        idx = np.take(_order(self._data, d, largest), np.arange(k), axis=d)
         return return_type("topk")(gather(self, d, idx), _tensor.Tensor._make(idx.astype(np.int64)))
 
     def gather(self, dim: int, index: Any) -> Tensor:
@@ -554,7 +555,7 @@ class TorchMethods(OpMethods):
             + ([n % int(split_size)] if n % int(split_size) else [])
             if isinstance(split_size, numbers.Integral)
             else list(split_size)
-        )
+        ) or [0]  # an empty dim splits into one empty piece, as PyTorch's
         cuts = np.cumsum([0, *sizes])
         index = (slice(None),) * d
         parts = tuple(self[index + (slice(int(a), int(b)),)] for a, b in zip(cuts[:-1], cuts[1:]))
@@ -562,6 +563,8 @@ class TorchMethods(OpMethods):
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple[Any, ...]:
         n = self.shape[_dim(self, dim, "chunk")]
+        if n == 0:  # PyTorch gives `chunks` empty pieces (a size of 0 would divide by 0)
+            return self.split([0] * chunks, dim)
         return self.split(-(-n // chunks), dim)
 
     def unbind(self, dim: int = 0) -> tuple[Any, ...]:

@@ -41,7 +41,7 @@ def sort(self: Any, dim: int = -1, descending: bool = False, *, stable: bool = F
 
     idx = argsort(self, dim, descending)
     if self.ndim == 0:
-        return return_type("sort")(self * 1, idx)
+        return return_type("sort")(self.clone(), idx)  # bool stays bool
     return return_type("sort")(gather(self, _axis(self, dim, "sort"), idx._data), idx)
 
 
