@@ -329,3 +329,16 @@ def test_pieces_of_numbers_and_empty_tensors_agree_with_pytorch(kind):
             if not _same(t, o):
                 bad.append(f"{name} {kind}{shape}: torch {t!r}, ours {o!r}")
     assert not bad, "\n".join(bad[:10])
+
+
+def test_where_with_the_condition_alone_gives_the_indices_as_pytorch():
+    rng = np.random.default_rng(70)
+    for shape in [(), (0,), (5,), (2, 3)]:
+        x = np.asarray(_draw(rng, "float", shape))
+        t, o = (
+            _run(lambda lib, x: lib.where(x > 0), torch, x),
+            _run(lambda lib, x: lib.where(x > 0), tg, x),
+        )
+        assert _same(t, o), (shape, t, o)
+    with pytest.raises(TypeError, match="two values, or the condition alone"):
+        tg.where(tg.tensor([True]), tg.tensor([1.0]))
