@@ -205,6 +205,8 @@ DTYPED = {  # results whose dtype PyTorch picks by its own rule, not numpy's
     "square": lambda lib, x, d: x.square(),
     "pow(2, x)": lambda lib, x, d: lib.pow(2, x.abs() if x.dtype in (lib.int64, lib.int32) else x),
     "pow(0.5, x)": lambda lib, x, d: lib.pow(0.5, x),
+    "prod(d, keepdim)": lambda lib, x, d: x.prod(d, keepdim=True),  # of a 0-d: its dim 0 / -1
+    "count_nonzero(d)": lambda lib, x, d: x.count_nonzero(d),
 }
 
 

@@ -524,6 +524,9 @@ class TorchMethods(OpMethods):
         multiply in int64, as in PyTorch."""
         if self.dtype.kind in "bu" or (self.dtype.kind == "i" and self.dtype.itemsize < 8):
             self = self.to(np.int64)  # never needs a gradient: the cast costs nothing to learn
+        if dim is not None and self.ndim == 0:  # a number over its dim 0 (or -1): itself
+            _dim(self.reshape(1), dim, "prod")  # any other dim is refused
+            return self * 1
         x = self.reshape(-1) if dim is None else self.movedim(_dim(self, dim, "prod"), -1)
         while x.shape[-1] > 1:
             if x.shape[-1] % 2:  # an odd count: pair the last factor with a 1
