@@ -5,6 +5,8 @@ check chosen inputs and gradients; this sweeps the inputs a course's code might 
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -146,3 +148,199 @@ def _close(t, o, rtol: float) -> bool:
         and a.shape == b.shape
         and np.allclose(a, b, rtol=rtol, atol=rtol, equal_nan=True)
     )
+
+
+def _after(op: str):
+    """`x op= y` through another name for x: PyTorch changes x itself (Python without
+    __iand__ & co. rebinds the name to a new tensor, and x keeps its old numbers)."""
+    code = f"def f(lib, x, y):\n    alias = x\n    alias {op} y\n    return x\n"
+    scope: dict = {}
+    exec(code, scope)  # noqa: S102 - the augmented assignment itself is what is tested
+    return scope["f"]
+
+
+IN_PLACE = {op: _after(op) for op in ("&=", "|=", "^=", "**=", "+=", "*=", "//=", "%=")}
+KINDS = ["float32", "float64", "int64", "int32", "uint8", "bool"]
+SHAPES = [(), (0,), (3,), (2, 3)]
+
+
+def _draw_kind(rng, kind, shape):
+    if kind == "uint8":
+        return np.asarray(rng.integers(0, 7, shape), dtype=np.uint8)
+    if kind == "float32":
+        return np.asarray(_draw(rng, "float", shape), dtype=np.float32)
+    return np.asarray(_draw(rng, "float" if kind == "float64" else kind, shape))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_augmented_assignment_changes_the_tensor_in_place(kind):
+    """`x &= y`, `x |= y`, `x ^= y` and `x **= y` rebound the name (aliases and views kept
+    the old numbers) and `**=` could turn a float32 tensor into float64; an int64 result
+    into a uint8 tensor is stored (wrapping around, as PyTorch's), not refused; an empty
+    tensor divided by zero is empty, not an error."""
+    rng = np.random.default_rng(20 + KINDS.index(kind))
+    bad = []
+    for shape, kind2 in itertools.product(SHAPES, KINDS):
+        x = _draw_kind(rng, kind, shape)
+        y = _draw_kind(rng, kind2, shape[1:])
+        if kind2 in ("int64", "int32"):  # whole numbers to negative powers: not this test's
+            y = np.where(y == 0, 2, np.abs(y)).astype(y.dtype)
+        for op, fn in IN_PLACE.items():
+            for other in (y, 2):
+                t, o = _run(fn, torch, x, other), _run(fn, tg, x, other)
+                if not _close(t, o, 1e-6):
+                    bad.append(f"{op} {kind}{shape} {kind2}: torch {t!r}, ours {o!r}")
+    assert not bad, "\n".join(bad[:10])
+
+
+DTYPED = {  # results whose dtype PyTorch picks by its own rule, not numpy's
+    "all": lambda lib, x, d: x.all(),
+    "any": lambda lib, x, d: x.any(),
+    "all(d)": lambda lib, x, d: x.all(d),
+    "any(d, keepdim)": lambda lib, x, d: x.any(d, keepdim=True),
+    "max(d)": lambda lib, x, d: x.max(d),
+    "min(d)": lambda lib, x, d: x.min(d, keepdim=True),
+    "mode(d)": lambda lib, x, d: x.mode(d),
+    "logsumexp(d)": lambda lib, x, d: x.logsumexp(d),
+    "square": lambda lib, x, d: x.square(),
+    "pow(2, x)": lambda lib, x, d: lib.pow(2, x.abs() if x.dtype in (lib.int64, lib.int32) else x),
+    "pow(0.5, x)": lambda lib, x, d: lib.pow(0.5, x),
+    "prod(d, keepdim)": lambda lib, x, d: x.prod(d, keepdim=True),  # of a 0-d: its dim 0 / -1
+    "count_nonzero(d)": lambda lib, x, d: x.count_nonzero(d),
+}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_result_dtypes_agree_with_pytorch(default, kind):
+    """all/any of uint8 answer in uint8 (and take a dim), max/min/mode of a 0-d bool stay
+    bool, logsumexp of uint8 no longer wraps around, square of bool is int64, and
+    tg.pow(2, x) has x's dtype (it was float64)."""
+    rng = np.random.default_rng(30 + KINDS.index(kind))
+    rtol = 1e-6 if "float32" in (default, kind) else 1e-12
+    bad = []
+    for shape in SHAPES:
+        x = _draw_kind(rng, kind, shape)
+        for d in range(-max(len(shape), 1), max(len(shape), 1)):
+            for name, fn in DTYPED.items():
+                t, o = _run(fn, torch, x, d), _run(fn, tg, x, d)
+                t, o = (tuple(t), tuple(o)) if isinstance(o, tuple) else (t, o)
+                if not _close_all(t, o, rtol):
+                    bad.append(f"{name} {kind}{shape} dim {d}: torch {t!r}, ours {o!r}")
+    assert not bad, "\n".join(bad[:10])
+
+
+def _close_all(t, o, rtol: float) -> bool:
+    if isinstance(t, tuple) and isinstance(o, tuple):
+        return len(t) == len(o) and all(_close(a, b, rtol) for a, b in zip(t, o))
+    return _close(t, o, rtol)
+
+
+GRADIENTS = {  # x.grad after f(x).sum().backward()
+    "norm": lambda lib, x: x.norm(),
+    "norm(dim)": lambda lib, x: x.norm(dim=-1),
+    "norm(p=3, dim)": lambda lib, x: x.norm(3, dim=0, keepdim=True),
+    "norm(inf)": lambda lib, x: x.norm(float("inf")),
+    "median": lambda lib, x: x.median(),
+    "median(dim)": lambda lib, x: x.median(-1).values,
+    "amax": lambda lib, x: x.amax(),
+    "std(dim)": lambda lib, x: x.std(0),
+    "prod": lambda lib, x: x.prod(),
+}
+
+
+def _grad(fn, lib, a):
+    x = lib.tensor(a.copy(), requires_grad=True)
+    try:
+        fn(lib, x).sum().backward()
+    except Exception as e:  # noqa: BLE001 - an error is an answer to compare
+        return e
+    return x.grad
+
+
+@pytest.mark.filterwarnings("ignore:std\\(\\). degrees of freedom")  # torch's, for one number
+@pytest.mark.parametrize("kind", ["float32", "float64"])
+def test_gradients_of_ties_and_zero_rows_agree_with_pytorch(kind):
+    """The norm of a zero row (or of a number) has gradient 0, as PyTorch's, not nan (sqrt of
+    a sum of squares); a median over all elements shares its gradient between the elements
+    equal to it. Inputs repeat values and hold zero rows on purpose."""
+    rng = np.random.default_rng(40 + (kind == "float64"))
+    bad = []
+    for shape in [(), (4,), (2, 3), (3, 1, 2)]:
+        for _ in range(4):
+            x = np.asarray(rng.integers(-2, 3, shape) / 2, dtype=kind)  # ties and zeros
+            if x.ndim == 2:
+                x[0] = 0  # a zero row
+            for name, fn in GRADIENTS.items():
+                t, o = _grad(fn, torch, x), _grad(fn, tg, x)
+                if not _close(t, o, 1e-6):
+                    bad.append(f"{name} {kind}{shape} {x.ravel()}: torch {t!r}, ours {o!r}")
+    assert not bad, "\n".join(bad[:10])
+
+
+@pytest.mark.parametrize("kind", ["int64", "int32", "uint8", "bool"])
+def test_whole_number_powers_agree_with_pytorch(kind):
+    """A tensor of negative whole powers gives 0, 1 or -1 as PyTorch's kernel (numpy refused:
+    'Integers to negative integer powers'); a negative number as the power is refused on
+    both sides, in the house format here."""
+    rng = np.random.default_rng(50 + ["int64", "int32", "uint8", "bool"].index(kind))
+    bad = []
+    for shape in [(), (0,), (5,), (2, 3)]:
+        x = _draw_kind(rng, kind, shape)
+        for ekind in ["int64", "int32"]:
+            e = _draw_kind(rng, ekind, shape[1:])
+            cases = {
+                "x ** e": lambda lib, x, e: x**e,
+                "pow(x, e)": lambda lib, x, e: lib.pow(x, e),
+                "x ** -2": lambda lib, x, e: x**-2,
+                "pow_(-1)": lambda lib, x, e: x.pow_(-1),
+                "3 ** e": lambda lib, x, e: 3**e,
+            }
+            for name, fn in cases.items():
+                t, o = _run(fn, torch, x, e), _run(fn, tg, x, e)
+                if not _same(t, o):
+                    bad.append(f"{name} {kind}{shape} {ekind}: torch {t!r}, ours {o!r}")
+    assert not bad, "\n".join(bad[:10])
+
+
+PIECES = {  # shapes and dtypes of what sort / topk / split / chunk give back
+    "sort": lambda lib, x: tuple(x.sort(stable=True)),
+    # one element per row (which of tied elements PyTorch's topk picks is not promised);
+    # PyTorch refuses bool, which we accept
+    "topk": lambda lib, x: (
+        () if x.dtype == lib.bool else tuple((x[..., :1] if x.ndim else x).topk(1))
+    ),
+    "split(1)": lambda lib, x: x.split(1),
+    "split(2, -1)": lambda lib, x: x.split(2, -1),
+    "chunk(2)": lambda lib, x: x.chunk(2),
+    "chunk(3, -1)": lambda lib, x: x.chunk(3, -1),
+    "unbind": lambda lib, x: x.unbind(),
+}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_pieces_of_numbers_and_empty_tensors_agree_with_pytorch(kind):
+    """sort of a 0-d bool stays bool (was int64); topk of a 0-d tensor gives a 0-d index (was
+    shape (1,)); an empty dim splits into one empty piece (was none) and chunks into
+    `chunks` empty pieces (was ZeroDivisionError)."""
+    rng = np.random.default_rng(60 + KINDS.index(kind))
+    bad = []
+    for shape in [(), (0,), (2, 0), (0, 3), (5,), (2, 3)]:
+        x = _draw_kind(rng, kind, shape)
+        for name, fn in PIECES.items():
+            t, o = _run(fn, torch, x), _run(fn, tg, x)
+            if not _same(t, o):
+                bad.append(f"{name} {kind}{shape}: torch {t!r}, ours {o!r}")
+    assert not bad, "\n".join(bad[:10])
+
+
+def test_where_with_the_condition_alone_gives_the_indices_as_pytorch():
+    rng = np.random.default_rng(70)
+    for shape in [(), (0,), (5,), (2, 3)]:
+        x = np.asarray(_draw(rng, "float", shape))
+        t, o = (
+            _run(lambda lib, x: lib.where(x > 0), torch, x),
+            _run(lambda lib, x: lib.where(x > 0), tg, x),
+        )
+        assert _same(t, o), (shape, t, o)
+    with pytest.raises(TypeError, match="two values, or the condition alone"):
+        tg.where(tg.tensor([True]), tg.tensor([1.0]))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -448,7 +448,14 @@ def stack(tensors: Sequence[Tensor], axis: int = 0, *, dim: int | None = None) -
     return Stack.apply(*_tensors("stack", tensors), axis=axis if dim is None else dim)
 
 
-def where(condition: Any, a: Any, b: Any) -> Tensor:
+_NOT_GIVEN: Any = object()
+
+
+@overload
+def where(condition: Any) -> tuple[Tensor, ...]: ...
+@overload
+def where(condition: Any, a: Any, b: Any) -> Tensor: ...
+def where(condition: Any, a: Any = _NOT_GIVEN, b: Any = _NOT_GIVEN) -> Any:
     r"""Pick from `a` where `condition` holds, else from `b` (with broadcasting).
 
     Example:
@@ -457,6 +464,15 @@ def where(condition: Any, a: Any, b: Any) -> Tensor:
         >>> tg.where(x > 0, x, 0.0)
         tensor([0., 2.])
     """
+    if a is _NOT_GIVEN and b is _NOT_GIVEN:  # PyTorch's where(condition): where it holds
+        return (condition if isinstance(condition, Tensor) else Tensor(condition)).nonzero(
+            as_tuple=True
+        )
+    if a is _NOT_GIVEN or b is _NOT_GIVEN:
+        raise TypeError(
+            message("where", "takes a condition and two values, or the condition alone",
+                    source.here(), "tg.where(mask, x, 0.0), or tg.where(mask) for the indices")
+        )  # fmt: skip
     like = a if isinstance(a, Tensor) else b if isinstance(b, Tensor) else Tensor(0.0)
     # a Tensor condition is passed as is, so a static trace sees where it came from
     cond = condition if isinstance(condition, Tensor) else np.asarray(condition)

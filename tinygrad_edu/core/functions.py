@@ -26,7 +26,6 @@ _METHODS = [
     "neg",
     "square",
     "reciprocal",
-    "pow",
     "clamp",
     "clip",
     "matmul",
@@ -107,6 +106,17 @@ def _method(name: str) -> Callable[..., Any]:
 
 for _name in _METHODS:
     globals()[_name] = _method(_name)
+
+
+def pow(input: Any, exponent: Any, *, out: Any = None) -> Any:  # noqa: A001, A002
+    """`tg.pow(x, e)` is `x.pow(e)`; `tg.pow(2, x)` is `2 ** x`, as in PyTorch: the number
+    takes x's dtype (made into a tensor first, 2 would be float64 and make the result so)."""
+    if isinstance(exponent, Tensor) and isinstance(input, (int, float)):
+        result = input**exponent
+        return result if out is None else out.copy_(result)
+    return _method("pow")(input, exponent, out=out)
+
+
 # torch.<name> with no Tensor method (issue 30)
 _FUNCTIONS = {k: f for m in TORCH_OP_MODULES for k, f in getattr(m, "FUNCTIONS", {}).items()}
 globals().update(_FUNCTIONS)
@@ -121,7 +131,7 @@ if TYPE_CHECKING:  # the loop above, as type checkers and IDEs see it (tests/cor
     permute = reshape = softmax = log_softmax = masked_fill = add = sub = mul = div = _typed
     clone = detach = t = prod = cumsum = sort = argsort = unique = tril = triu = split = _typed
     chunk = unbind = sign = floor = ceil = log1p = expm1 = movedim = gather = repeat = _typed
-    sum = max = min = abs = pow = round = _typed  # noqa: A001 - see SHADOWING
+    sum = max = min = abs = round = _typed  # noqa: A001 - see SHADOWING (pow: above)
 
 
 def is_tensor(obj: Any) -> bool:

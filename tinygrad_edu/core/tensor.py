@@ -778,6 +778,7 @@ class Tensor(torch_api.TorchMethods):
         return Mul.apply(Reciprocal.apply(a), b)
 
     def __pow__(self, other: Any) -> Tensor:
+        arith.refuse_negative_power(self, other)  # int_tensor ** -1, as PyTorch
         return Pow.apply(*_operands(self, other, "**"))
 
     def __rpow__(self, other: Any) -> Tensor:
@@ -978,14 +979,14 @@ class Tensor(torch_api.TorchMethods):
             np.asarray(find(self._data, axis=axis, keepdims=keepdims and axis is not None))
         )
 
-    def all(self) -> Tensor:
-        """True when no element is zero (a bool tensor): ops a tracer records, so
+    def all(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        """True when no element is zero (over `dim`, if given): ops a tracer records, so
         `tg.static.trace(lambda x: (x > 0).all(), x)` answers for every input."""
-        return (self == 0).sum() == 0
+        return _truth((self == 0).sum(dim, keepdim=keepdim) == 0, self)
 
-    def any(self) -> Tensor:
-        """True when some element is not zero (a bool tensor), through recorded ops."""
-        return (self != 0).sum() > 0
+    def any(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        """True when some element is not zero (over `dim`, if given), through recorded ops."""
+        return _truth((self != 0).sum(dim, keepdim=keepdim) > 0, self)
 
     # --- movement -----------------------------------------------------------------------
 
@@ -1238,6 +1239,11 @@ def _operands(t: Tensor, other: Any, op: str) -> tuple[Any, Any]:
     ):
         return t, b  # the common case: one dtype already
     return arith.promote(t, other, b, op)
+
+
+def _truth(out: Tensor, of: Tensor) -> Tensor:
+    # PyTorch's all/any of a uint8 tensor answer in uint8 (1 or 0), of any other dtype in bool
+    return out.astype(np.uint8) if of.dtype == np.uint8 else out
 
 
 def _array_of(other: Any, like: Tensor) -> np.ndarray:

@@ -160,7 +160,7 @@ def reduce_with_index(t: Any, op: str, dim: int, keepdim: bool) -> ValuesIndices
     arg = np.argmax if op == "max" else np.argmin
     _tensor._notify_concrete(t, op)  # numpy finds the index: no node a tracer could replay
     if t.ndim == 0:
-        return return_type(op)(t * 1, _tensor.Tensor._make(np.asarray(0)))
+        return return_type(op)(t.clone(), _tensor.Tensor._make(np.asarray(0)))  # bool stays bool
     idx = arg(t._data, axis=d, keepdims=True)
     values = gather(t, d, idx)
     if not keepdim:
@@ -292,7 +292,8 @@ class TorchMethods(OpMethods):
         return Erf.apply(self)
 
     def square(self) -> Tensor:
-        return self * self
+        x = self.long() if self.dtype == np.bool_ else self  # PyTorch squares bools as int64
+        return x * x
 
     def neg(self) -> Tensor:
         return -self
@@ -359,6 +360,8 @@ class TorchMethods(OpMethods):
     def pow_(self, exponent: Any) -> Tensor:
         return self._inplace("pow_", lambda t: t**exponent, exponent)
 
+    __ipow__ = pow_  # `x **= 2` changes x in place (and keeps its dtype), as in PyTorch
+
     def masked_fill_(self, mask: Any, value: Any) -> Tensor:
         return self._inplace("masked_fill_", lambda t: t.masked_fill(mask, value), value)
 
@@ -417,15 +420,13 @@ class TorchMethods(OpMethods):
             >>> tg.tensor([3.0, 4.0]).norm()
             tensor(5.)
         """
-        if p in ("fro", 2, 2.0):
-            return (self * self).sum(dim, keepdims=keepdim).sqrt()
-        if p in (1, 1.0):
-            return self.abs().sum(dim, keepdims=keepdim)
-        if p in (math.inf, float("inf"), "inf"):
-            largest: Tensor = self.abs().max(axis=dim, keepdims=keepdim)
-            return largest
-        if isinstance(p, numbers.Real) and float(p) > 0:
-            return (self.abs() ** p).sum(dim, keepdims=keepdim) ** (1.0 / p)
+        from .ops.products.norms import vector_norm
+
+        # one primitive, whose gradient is 0 where the norm is 0 (as PyTorch's; sqrt of a
+        # sum of squares gave nan for a zero row)
+        p = {"fro": 2, "inf": math.inf}.get(p, p) if isinstance(p, str) else p
+        if isinstance(p, numbers.Real) and not isinstance(p, builtins.bool):
+            return cast("Tensor", vector_norm(self, p, dim, keepdim))
         raise ValueError(
             message("norm", f"p must be a positive number, 'fro' or inf, got {p!r}", source.here())
         )
@@ -453,7 +454,13 @@ class TorchMethods(OpMethods):
         *,
         correction: Any = None,
     ) -> Tensor:
-        return self.var(dim, unbiased, keepdim, correction=correction).sqrt()
+        from .creation import where
+
+        v = self.var(dim, unbiased, keepdim, correction=correction)
+        # where the spread is 0 the gradient is 0, as PyTorch's (sqrt's 1 / (2 * 0) times
+        # var's 0 was nan); sqrt sees 1 there, so its own gradient stays finite
+        flat = v == 0
+        return where(flat, v, where(flat, 1.0, v).sqrt())
 
     def topk(
         self,
@@ -478,9 +485,10 @@ class TorchMethods(OpMethods):
                 message("topk", f"k={k} is out of range for a dimension of size {n}", source.here())
             )
         _tensor._notify_concrete(cast("Tensor", self), "topk")  # numpy orders them: no node
+        if self.ndim == 0:  # the number and index 0, both 0-d, as PyTorch's
+            return return_type("topk")(self.clone(), _tensor.Tensor._make(np.asarray(0)))
         # sort's order (ops/search/order.py): stable, nan counts as the largest, as PyTorch's
-        order = _order(self._data, d, largest) if self.ndim else np.zeros(1, np.int64)
-        idx = np.take(order, np.arange(k), axis=d) if self.ndim else order[:k]
+        idx = np.take(_order(self._data, d, largest), np.arange(k), axis=d)
         return return_type("topk")(gather(self, d, idx), _tensor.Tensor._make(idx.astype(np.int64)))
 
     def gather(self, dim: int, index: Any) -> Tensor:
@@ -516,6 +524,9 @@ class TorchMethods(OpMethods):
         multiply in int64, as in PyTorch."""
         if self.dtype.kind in "bu" or (self.dtype.kind == "i" and self.dtype.itemsize < 8):
             self = self.to(np.int64)  # never needs a gradient: the cast costs nothing to learn
+        if dim is not None and self.ndim == 0:  # a number over its dim 0 (or -1): itself
+            _dim(self.reshape(1), dim, "prod")  # any other dim is refused
+            return self * 1
         x = self.reshape(-1) if dim is None else self.movedim(_dim(self, dim, "prod"), -1)
         while x.shape[-1] > 1:
             if x.shape[-1] % 2:  # an odd count: pair the last factor with a 1
@@ -547,7 +558,7 @@ class TorchMethods(OpMethods):
             + ([n % int(split_size)] if n % int(split_size) else [])
             if isinstance(split_size, numbers.Integral)
             else list(split_size)
-        )
+        ) or [0]  # an empty dim splits into one empty piece, as PyTorch's
         cuts = np.cumsum([0, *sizes])
         index = (slice(None),) * d
         parts = tuple(self[index + (slice(int(a), int(b)),)] for a, b in zip(cuts[:-1], cuts[1:]))
@@ -555,6 +566,8 @@ class TorchMethods(OpMethods):
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple[Any, ...]:
         n = self.shape[_dim(self, dim, "chunk")]
+        if n == 0:  # PyTorch gives `chunks` empty pieces (a size of 0 would divide by 0)
+            return self.split([0] * chunks, dim)
         return self.split(-(-n // chunks), dim)
 
     def unbind(self, dim: int = 0) -> tuple[Any, ...]:

@@ -111,11 +111,23 @@ def compute_into(ufunc: Any, out: np.ndarray, operand: Any) -> None:
     ufunc(out, operand, out=out)
 
 
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}  # PyTorch's bool < integer < float
+
+
+def storable(result: np.dtype, into: np.dtype) -> bool:
+    """PyTorch's in-place rule: a result is stored in a tensor of its category or above (an
+    int64 result into uint8 wraps around as PyTorch's does; a float into an int is refused)."""
+    return _CATEGORY[result.kind] <= _CATEGORY[into.kind]
+
+
 def store_into(out: np.ndarray, values: np.ndarray) -> None:
-    """`out[...] = values`, cast to out's dtype within its kind (a float64 result into a
-    float16 tensor): numpy's warning when a number overflows the cast is silenced here, as
-    for every op (the number becomes inf, as in PyTorch, which prints nothing)."""
-    np.copyto(out, values, casting="same_kind")
+    """`out[...] = values`, cast to out's dtype (a float64 result into a float16 tensor, an
+    int64 one into uint8); TypeError where PyTorch refuses the cast (`storable`). numpy's
+    warning when a number overflows the cast is silenced here, as for every op (the number
+    becomes inf, as in PyTorch, which prints nothing)."""
+    if not storable(values.dtype, out.dtype):
+        raise TypeError(f"cannot store {values.dtype} in {out.dtype}")
+    np.copyto(out, values, casting="unsafe")
 
 
 def needs(ctx: Any, n: int) -> tuple[Any, ...]:

@@ -103,7 +103,7 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Any:
-        out = a**b
+        out = _whole_power(a, b) if a.dtype.kind in "iub" and b.dtype.kind in "iu" else a**b
         ctx.save_for_backward(a, b, out if needs(ctx, 2)[1] else None)  # out only for d/db
         # a number as exponent (PyTorch's Tensor ** Scalar) takes PyTorch's simpler rule
         ctx.number_power = np.ndim(b) == 0
@@ -125,6 +125,17 @@ class Pow(Function):
         # and g outside the selection, as there: a nan from above stays nan
         gb = g * where((data(a) == 0) & (data(b) >= 0), 0.0, out * log(a)) if nb else None
         return ga, gb
+
+
+def _whole_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Whole numbers to whole powers, as PyTorch's kernel: a negative power of 1 is 1, of -1
+    is 1 or -1, of any other number 0 (the fraction's whole part); numpy refuses them."""
+    negative = b < 0
+    if not np.any(negative):
+        return np.asarray(a**b)
+    out = a ** np.where(negative, 0, b).astype(b.dtype)
+    unit = np.where(b % 2 == 0, 1, a)  # (+-1) ** b for the |a| == 1 elements
+    return np.where(negative, np.where(np.abs(a) == 1, unit, 0), out).astype(out.dtype)
 
 
 def _power(a: Any, b: Any) -> Any:

@@ -26,6 +26,8 @@ def _kept_shape(
     if keepdims:
         return g_shape
     given = axis if isinstance(axis, tuple) else (axis,)
+    if not shape:  # a number's dim 0 (or -1) is the number itself: nothing to re-insert
+        return shape
     axes = {a % len(shape) for a in given}
     return tuple(1 if i in axes else n for i, n in enumerate(shape))
 

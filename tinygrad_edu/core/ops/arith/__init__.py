@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ... import source
 from ...errors import DataError, message
+from ..common import storable
 from .bitwise import (
     Bitwise,
     BitwiseNot,
@@ -41,7 +40,19 @@ from .division import (
     rfloordiv,
     rremainder,
 )
-from .pointwise import Frac, Sign, Trunc, addcdiv, addcmul, clamp, frac, lerp, sign, trunc
+from .pointwise import (
+    Frac,
+    Sign,
+    Trunc,
+    addcdiv,
+    addcmul,
+    clamp,
+    frac,
+    lerp,
+    refuse_negative_power,
+    sign,
+    trunc,
+)
 from .promotion import as_dtype, promote, result_dtype
 
 __all__ = [
@@ -58,6 +69,7 @@ __all__ = [
     "Trunc",
     "as_dtype",
     "promote",
+    "refuse_negative_power",
     "result_dtype",
 ]
 
@@ -68,7 +80,7 @@ def _inplace(name: str, fn: Any) -> Any:
             out = fn(t, *args, **kwargs)
             # PyTorch stores a result only in a dtype of its kind or above (float into an
             # int tensor is refused, not rounded)
-            if not np.can_cast(out.dtype, self.dtype, "same_kind"):
+            if not storable(out.dtype, self.dtype):
                 raise DataError(
                     message(
                         name,
@@ -147,3 +159,8 @@ METHODS["clip_"] = METHODS["clamp_"]  # PyTorch's alias, with clamp_'s dtype rul
 
 
 METHODS["__ifloordiv__"] = METHODS["floor_divide_"]
+# `x &= m` changes x in place, as in PyTorch (without these Python rebinds x to `x & m`,
+# and every other name for x, a view or an alias, keeps the old numbers)
+METHODS["__iand__"] = METHODS["bitwise_and_"]
+METHODS["__ior__"] = METHODS["bitwise_or_"]
+METHODS["__ixor__"] = METHODS["bitwise_xor_"]

@@ -19,7 +19,7 @@ from .promotion import _pair
 
 def _refuse_zero(op: str, a: np.ndarray, b: np.ndarray) -> None:
     """Integer division by zero has no answer; PyTorch raises, numpy would give 0."""
-    if b.dtype.kind in "iub" and not np.all(b):
+    if b.dtype.kind in "iub" and a.size and not np.all(b):  # an empty result divides nothing
         raise IntegerDivisionError(
             message(
                 op,

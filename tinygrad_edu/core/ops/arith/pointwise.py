@@ -36,6 +36,21 @@ class Frac(Function):
         return (g,)  # x - trunc(x): slope 1 between the steps
 
 
+def refuse_negative_power(self: Any, exponent: Any) -> None:
+    """`int_tensor ** -1` is refused, as PyTorch refuses a negative number as the power of
+    whole numbers (with a tensor of powers it gives 0, 1 or -1: elementwise.Pow)."""
+    if type(exponent) is int and exponent < 0 and self.dtype.kind in "iub":
+        raise ValueError(
+            message(
+                "pow",
+                f"whole numbers ({self.dtype}, shape {self.shape!r}) to the negative power "
+                f"{exponent} are not allowed, as in PyTorch",
+                source.here(),
+                f"use a float power ({exponent}.0) or convert the tensor with .float()",
+            )
+        )
+
+
 def trunc(self: Any) -> Any:
     if self.dtype == np.bool_:
         raise DataError(

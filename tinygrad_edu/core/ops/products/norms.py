@@ -88,6 +88,9 @@ def vector_norm(
                 ".float()",
             )
         )
+    if x.ndim == 0:  # a number is a vector of one (numpy's reductions over no axis fail)
+        _dims(x.reshape(1), 0 if dim is None else dim, "vector_norm")  # dim 0 or -1 only
+        return vector_norm(x.reshape(1), ord, None, False).reshape(())
     axes = tuple(range(x.ndim)) if dim is None else _dims(x, dim, "vector_norm")
     p = float(ord) if not isinstance(ord, str) else ord
     if isinstance(p, str):

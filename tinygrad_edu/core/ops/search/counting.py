@@ -56,9 +56,11 @@ def std_mean(
 
 
 def count_nonzero(self: Any, dim: Any = None) -> Any:
-    axis = None if dim is None else _dims(self, dim, "count_nonzero")
+    # a number counts as a vector of one, so its dim 0 (or -1) is accepted, as in PyTorch
+    x = self if self.ndim else self.reshape(1)
+    axis = None if dim is None else _dims(x, dim, "count_nonzero")
     values_read(self, "count_nonzero")
-    return _t()._make(np.asarray(np.count_nonzero(self._data, axis=axis), dtype=np.int64))
+    return _t()._make(np.asarray(np.count_nonzero(x._data, axis=axis), dtype=np.int64))
 
 
 def bincount(self: Any, weights: Any = None, minlength: int = 0) -> Any:

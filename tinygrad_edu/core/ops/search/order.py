@@ -41,7 +41,7 @@ def sort(self: Any, dim: int = -1, descending: bool = False, *, stable: bool = F
 
     idx = argsort(self, dim, descending)
     if self.ndim == 0:
-        return return_type("sort")(self * 1, idx)
+        return return_type("sort")(self.clone(), idx)  # bool stays bool
     return return_type("sort")(gather(self, _axis(self, dim, "sort"), idx._data), idx)
 
 
@@ -58,7 +58,7 @@ def _pick(self: Any, op: str, dim: int, keepdim: bool, choose: Any) -> Any:
         )  # fmt: skip
     values_read(self, op)
     if self.ndim == 0:
-        return pair(self * 1, _t()._make(np.asarray(0, dtype=np.int64)))
+        return pair(self.clone(), _t()._make(np.asarray(0, dtype=np.int64)))  # bool stays bool
     d = _axis(self, dim, op)
     if self.shape[d] == 0:
         raise ShapeError(
@@ -94,7 +94,12 @@ def median(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
         flat = self.reshape(-1)
         if flat.shape[0] == 0:
             raise ShapeError(message("median", "a tensor with no elements", source.here()))
-        return _pick(flat, "median", 0, False, _middle).values
+        picked = _pick(flat, "median", 0, False, _middle).values
+        if flat.dtype.kind != "f" or np.isnan(picked._data):
+            return picked
+        # PyTorch shares this median's gradient between the elements equal to it (as amax
+        # shares between ties); with `dim`, the one picked element gets it
+        return flat.masked_fill(flat != picked, -np.inf).amax()
     return _pick(self, "median", dim, keepdim, _middle)
 
 

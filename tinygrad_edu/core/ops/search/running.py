@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ... import source
+from ...dtypes import get_default_dtype
 from ...errors import message
 from ...function import Function
 from ..common import is_array
@@ -106,6 +107,8 @@ def cumprod(self: Any, dim: Any = None, *, dtype: Any = None, axis: Any = None) 
 def logsumexp(self: Any, dim: Any, keepdim: bool = False) -> Any:
     """log(sum(exp(x))) over `dim` (an int or a tuple), shifted by the max so it does not
     overflow; a row of -inf gives -inf, as PyTorch."""
+    if self.dtype.kind != "f":  # whole numbers give the default float, as PyTorch's (and
+        self = self.astype(get_default_dtype())  # uint8 - max would wrap around)
     dims = _dims(self, dim, "logsumexp") if self.ndim else ()
     if not dims:
         return self * 1
