@@ -713,6 +713,8 @@ class Tensor(torch_api.TorchMethods):
     ) -> Tensor:
         """`self = fn(self)` in place; `ufunc`, numpy's form of fn, lets a step that records
         no graph (an optimizer's) write straight into `self`'s storage (core/views.py)."""
+        if ufunc is not None and views.step_into(self, other, ufunc):
+            return self  # an optimizer's step, done in one pass
         views.check_overlap(self, other, op_name)
         # above: this frame and the public method's (`add_`) are the package's
         return views.inplace(self, op_name, fn, ufunc=ufunc, operand=other, above=2)

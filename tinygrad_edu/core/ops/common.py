@@ -106,7 +106,8 @@ def zero_slope(g: Any, x: Any) -> Any:
 def compute_into(ufunc: Any, out: np.ndarray, operand: Any) -> None:
     """`out = ufunc(out, operand)` in out's own memory (an in-place op that records no graph).
     Here, among the ops, so numpy's warnings about nan and inf are silenced as for every op."""
-    ufunc(out, operand, out=out)
+    # `out` positional, as numpy's own `a -= b` passes it: no keywords to parse
+    ufunc(out, operand, out)
 
 
 def store_into(out: np.ndarray, values: np.ndarray) -> None:
