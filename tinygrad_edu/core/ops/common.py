@@ -23,6 +23,8 @@ def sum_to(x: Any, shape: tuple[Any, ...]) -> Any:
     if x.shape == shape:
         return x
     lead = x.ndim - len(shape)
+    if lead > 0 and x.shape[lead:] == shape:  # a bias's gradient: only leading axes to add
+        return x.sum(axis=tuple(range(lead)))
     axes = tuple(range(lead)) + tuple(
         i + lead for i, n in enumerate(shape) if n == 1 and x.shape[i + lead] != 1
     )
