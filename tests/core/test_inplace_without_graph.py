@@ -124,3 +124,26 @@ def test_a_float64_result_stored_in_a_float16_tensor_overflows_to_inf_without_a_
         t.mul_(tg.tensor(np.array([10.0, 1.0])))  # computed in float64, stored as float16
     np.testing.assert_array_equal(t.numpy(), np.array([np.inf, 1.0], dtype=np.float16))
     assert not [str(w.message) for w in seen if issubclass(w.category, RuntimeWarning)]
+
+
+def test_the_one_pass_step_leaves_shared_and_read_only_memory_to_the_full_checks():
+    # `views.step_into` takes only a tensor and an operand that each own their memory: an
+    # operand overlapping the tensor, a read-only array or a broadcast view is refused as
+    # before, and `x -= x` (the very same numbers) still runs
+    x = tg.tensor([1.0, 2.0, 3.0])
+    with tg.no_grad():
+        x -= x
+    np.testing.assert_array_equal(x.numpy(), [0.0, 0.0, 0.0])
+    assert x._version == 1
+    y = tg.arange(4.0)
+    frozen = np.ones(3)
+    frozen.flags.writeable = False
+    cases = [
+        (lambda: y[1:].sub_(y[:3]), "shares some of its numbers"),
+        (lambda: tg.from_numpy(frozen).sub_(1.0), "read-only"),
+        (lambda: tg.ones(1).expand(3).sub_(1.0), "broadcast view"),
+    ]
+    for step, why in cases:
+        with tg.no_grad(), pytest.raises(tg.InplaceError, match=why):
+            step()
+    assert y._version == 0

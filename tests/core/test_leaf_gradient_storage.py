@@ -83,3 +83,24 @@ def test_the_stepper_shows_each_leaf_gradient_as_it_arrived():
     w.grad.zero_()  # changing .grad afterwards does not change what the steps showed
     x.grad.zero_()
     assert len(shown) == 2 and all(np.abs(g).sum() > 0 and np.abs(k).sum() > 0 for g, k in shown)
+
+
+def test_one_new_array_sent_to_two_leaves_by_a_package_rule_is_copied_for_one_of_them():
+    class Twice(tg.Function):  # a rule of the package's kind, sending one new array twice
+        __module__ = "tinygrad_edu.core.ops.test_twice"  # trusted as the package's own
+
+        @staticmethod
+        def forward(ctx, x, y):
+            return x + y
+
+        @staticmethod
+        def backward(ctx, g):
+            h = g * 2.0  # new, not a view: a leaf may keep it, but only one leaf
+            return h, h
+
+    assert Twice._own_rule
+    a, b = _leaves((3,), (3,))
+    Twice.apply(a, b).sum().backward()
+    a.grad.add_(1.0)
+    np.testing.assert_array_equal(b.grad.numpy(), 2 * np.ones(3))
+    tg.core.function.OPS.pop("Twice", None)

@@ -192,8 +192,10 @@ class Node:
             grads_in = tuple(grads_in) if isinstance(grads_in, list) else (grads_in,)
         if len(grads_in) != len(self._next):
             raise count_error(self.name, self.site, len(grads_in), len(self._next))
-        if p.here.observers or self._to_leaf:
-            grads_in = _shown(self, g, grads_in, p)  # observers, and leaves, look at them first
+        if p.here.observers:
+            grads_in = _shown(self, g, grads_in, p)  # observers look at them first
+        # a leaf may keep a gradient no one else holds as its `.grad`, without a copy
+        to_leaf = self._to_leaf and _unshared_ok(self, g, grads_in, p)
         grads = p.grads
         for nxt, gi, (shape, dtype) in zip(self._next, grads_in, self._inputs_meta):
             if nxt is None or gi is None:
@@ -202,6 +204,8 @@ class Node:
                 gi = _fit(gi, shape, dtype, self, p.create_graph)  # broadcast, a number, a Tensor
             # where paths meet, the gradients add up: why `a + a` gives 2
             grads[nxt] = grads[nxt] + gi if nxt in grads else gi
+            if to_leaf and type(nxt) is AccumulateGrad and gi is not g and gi.base is None:
+                nxt._unshared = gi  # new, not a view, and sent nowhere else
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -336,10 +340,8 @@ def _fit(gi: Any, shape: tuple[Any, ...], dtype: Any, node: Node, create_graph: 
 
 def _shown(node: Node, g: Any, grads_in: tuple[Any, ...], p: Pass) -> list[Any]:
     """The gradients a node sends, each fitted to its input (None where none is needed),
-    for those who look at them before they are added up: observers (anomaly mode,
-    breakpoints, the stepper, tracing), and leaves, which may keep one as their `.grad`."""
-    # NOTE: apart from `run`'s loop, which adds each gradient as it is fitted: a list of
-    # them costs every node of a long chain ~3k instructions, and only these need one
+    for the observers who look at them before they are added up (anomaly mode,
+    breakpoints, the stepper, tracing)."""
     fitted = []
     for nxt, gi, (shape, dtype) in zip(node._next, grads_in, node._inputs_meta):
         if nxt is None or gi is None:
@@ -347,23 +349,21 @@ def _shown(node: Node, g: Any, grads_in: tuple[Any, ...], p: Pass) -> list[Any]:
         elif type(gi) is not np.ndarray or gi.shape != shape or gi.dtype is not dtype:
             gi = _fit(gi, shape, dtype, node, p.create_graph)
         fitted.append(gi)
-    if p.here.observers:
-        _tell(p.here.observers, node, g, fitted)
-    elif node._own_rule and not p.create_graph:
-        _mark_unshared(node, g, fitted)
+    _tell(p.here.observers, node, g, fitted)
     return fitted
 
 
-def _mark_unshared(node: Node, g: Any, fitted: list[Any]) -> None:
-    """Tell each leaf which gradient on its way to it no one else holds: one this rule made
-    new (not its `g` itself, not a view, not sent to two inputs). The leaf keeps that one as
-    its `.grad` without a copy, as PyTorch's AccumulateGrad does with a gradient no one else
-    refers to: copying a big weight's gradient into fresh memory costs as much as a matmul's
-    share of a step (150 us for a 784x128 float32 gradient)."""
-    for nxt, gi in zip(node._next, fitted):
-        if type(nxt) is AccumulateGrad and gi is not None and gi is not g and gi.base is None:
-            if sum(other is gi for other in fitted) == 1:
-                nxt._unshared = gi
+def _unshared_ok(node: Node, g: Any, grads_in: tuple[Any, ...], p: Pass) -> bool:
+    """May a leaf keep what this node sends it as its `.grad` without a copy? `Node.run`
+    checks each gradient is new (not `g`, which others may hold) and no view; here: from
+    the package's own rules (a learner's may return an array it keeps), without observers
+    or create_graph, and no array but `g` sent to two inputs. As PyTorch's AccumulateGrad
+    keeps a gradient no one else refers to: copying a big weight's gradient into fresh
+    memory costs as much as a matmul's share of a step (150 us for 784x128 float32)."""
+    if not node._own_rule or p.create_graph or p.here.observers:
+        return False
+    ids = [id(gi) for gi in grads_in if gi is not None and gi is not g]
+    return len(ids) < 2 or len(set(ids)) == len(ids)
 
 
 def _accumulate(t: Any, g: Any, create_graph: bool, unshared: bool = False) -> None:

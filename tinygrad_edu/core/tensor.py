@@ -713,6 +713,8 @@ class Tensor(torch_api.TorchMethods):
     ) -> Tensor:
         """`self = fn(self)` in place; `ufunc`, numpy's form of fn, lets a step that records
         no graph (an optimizer's) write straight into `self`'s storage (core/views.py)."""
+        if ufunc is not None and views.step_into(self, other, ufunc):
+            return self  # an optimizer's step, done in one pass
         views.check_overlap(self, other, op_name)
         # above: this frame and the public method's (`add_`) are the package's
         return views.inplace(self, op_name, fn, ufunc=ufunc, operand=other, above=2)
@@ -1207,17 +1209,7 @@ def _operand(other: Any, like: Tensor) -> Any:
         dt = like._data.dtype
         if dt.kind != "f":  # int or bool tensors: ints stay whole, floats take the default
             dt = (dt if dt.kind in "iu" else _INT64) if type(other) is int else _default_dtype[0]
-        # NOTE: 0.0 == -0.0, yet 1 / -0.0 is -inf: zeros are keyed by their text as well.
-        # Keyed by the dtype's id (hashing a dtype costs more than the op), checked on a hit
-        key = (other, id(dt)) if other else (other, id(dt), str(other))
-        const = _constants.get(key)
-        if const is None or const.dtype is not dt:  # np.asarray costs as much as the op
-            if len(_constants) > 1000:
-                _constants.clear()
-            const = np.asarray(other, dtype=dt)
-            const.flags.writeable = False  # shared by every op that used this number
-            _constants[key] = const
-        return const
+        return _constant(other, dt)
     if isinstance(other, (bool, np.bool_)):  # the lowest kind: it takes the tensor's dtype
         return np.asarray(other, dtype=like._data.dtype)
     if isinstance(other, numbers.Number) and not isinstance(other, np.ndarray):
@@ -1228,10 +1220,27 @@ def _operand(other: Any, like: Tensor) -> Any:
     return _to_array(other, None, "operand")
 
 
+def _constant(number: float, dt: np.dtype[Any]) -> np.ndarray:
+    """`number` as a read-only 0-d array of dtype `dt`, one per number and dtype."""
+    # NOTE: 0.0 == -0.0, yet 1 / -0.0 is -inf: zeros are keyed by their text as well.
+    # Keyed by the dtype's id (hashing a dtype costs more than the op), checked on a hit
+    key = (number, id(dt)) if number else (number, id(dt), str(number))
+    const = _constants.get(key)
+    if const is None or const.dtype is not dt:  # np.asarray costs as much as the op
+        if len(_constants) > 1000:
+            _constants.clear()
+        const = np.asarray(number, dtype=dt)
+        const.flags.writeable = False  # shared by every op that used this number
+        _constants[key] = const
+    return const
+
+
 def _operands(t: Tensor, other: Any, op: str) -> tuple[Any, Any]:
     """`t` and `other` as `t <op> other` uses them: in PyTorch's dtype (ops/arith/promotion.py)."""
-    b = _operand(other, t)
     dt = t._data.dtype
+    if (type(other) is float or type(other) is int) and dt.kind == "f":
+        return t, _constant(other, dt)  # the commonest case, `x * 0.9`, settled first
+    b = _operand(other, t)
     if (
         (b._data.dtype if isinstance(b, Tensor) else b.dtype) == dt
         and (dt.kind == "f" or (dt.kind != "b" and op != "/"))

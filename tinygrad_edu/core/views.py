@@ -170,6 +170,34 @@ def inplace(
     return t
 
 
+def step_into(t: Any, operand: Any, ufunc: Any) -> bool:
+    """`t op= operand` straight into t's storage when no graph is recorded, in the one form
+    an optimizer's step takes (`p -= lr * p.grad` under no_grad): a float tensor that owns
+    its writable memory, and a Python float or a distinct array of t's shape and dtype that
+    owns its own. True if done; False leaves every other case to `inplace`'s checks."""
+    # PERF: `check_overlap`, `check_writable`, `inplace` and `_into_storage` settle this case
+    # in one pass here: their calls and their repeated reads (the thread's state, numpy's
+    # flags) cost an optimizer's step more than the subtraction of a small weight
+    state = _thread.state
+    arr = t._data
+    if state.enabled or state.observers or arr.dtype.kind != "f" or 0 in arr.strides:
+        return False
+    src = operand._data if type(operand) is _tensor.Tensor else operand
+    flags = arr.flags
+    if not (flags.writeable and flags.owndata):
+        return False
+    if type(src) is not float:
+        if type(src) is not np.ndarray or src is arr or not src.flags.owndata:
+            return False  # (sharing memory with t, or of no array type: checked in full)
+        if src.dtype is not arr.dtype or src.shape != arr.shape:
+            return False
+    compute_into(ufunc, arr, src)
+    counter = t._counter if t._counter is not None else t._vc  # `_vc` makes it if need be
+    counter[0] += 1
+    counter[1] = source.caller_site(4)  # the learner's line: past _inplace and add_ (`bump`)
+    return True
+
+
 def _into_storage(t: Any, operand: Any, observers: list[Any]) -> Any:
     """The operand's numbers, if `t op= operand` written straight into t's storage gives the
     numbers the op would: a float tensor, and a Python float or an array of t's dtype that

@@ -25,6 +25,8 @@ def sum_to(x: Any, shape: tuple[Any, ...]) -> Any:
     if x.shape == shape:
         return x
     lead = x.ndim - len(shape)
+    if lead > 0 and x.shape[lead:] == shape:  # a bias's gradient: only leading axes to add
+        return x.sum(axis=tuple(range(lead)))
     axes = tuple(range(lead)) + tuple(
         i + lead for i, n in enumerate(shape) if n == 1 and x.shape[i + lead] != 1
     )
@@ -108,7 +110,8 @@ def zero_slope(g: Any, x: Any) -> Any:
 def compute_into(ufunc: Any, out: np.ndarray, operand: Any) -> None:
     """`out = ufunc(out, operand)` in out's own memory (an in-place op that records no graph).
     Here, among the ops, so numpy's warnings about nan and inf are silenced as for every op."""
-    ufunc(out, operand, out=out)
+    # `out` positional, as numpy's own `a -= b` passes it: no keywords to parse
+    ufunc(out, operand, out)
 
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}  # PyTorch's bool < integer < float

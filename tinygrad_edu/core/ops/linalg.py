@@ -28,14 +28,15 @@ class MatMul(Function):
     def forward(ctx: Any, a: Any, b: Any, saves_copies: bool = True) -> Any:
         na, nb = needs(ctx, 2)
         saved_a, saved_b = a if nb else None, b if na else None  # d/da needs b, d/db a
-        if saves_copies and (np.ndim(a) > 2 or np.ndim(b) > 2):  # PyTorch may keep a copy
+        ndims = np.ndim(a), np.ndim(b)  # (once: `np.ndim` is a dispatched numpy call)
+        if saves_copies and (ndims[0] > 2 or ndims[1] > 2):  # PyTorch may keep a copy
             a_copied, b_copied = _saved_as_copies(a, b, na, nb)
             if a_copied and nb:
                 saved_a = InputCopy(a.copy(), 0)
             if b_copied and na:
                 saved_b = InputCopy(b.copy(), 1)
         ctx.save_for_backward(saved_a, saved_b)
-        ctx.ndims = (np.ndim(a), np.ndim(b))
+        ctx.ndims = ndims
         return np.matmul(a, b)
 
     @staticmethod
