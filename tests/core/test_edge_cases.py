@@ -648,3 +648,25 @@ def test_a_second_order_gradient_through_fills_of_a_number_is_computed():
         )
 
     assert all(r in (None, [0.0, 0.0, 0.0]) for r in _both(program))
+
+
+def test_bincount_and_histc_count_where_numpy_is_32_bit(monkeypatch):
+    """The browser's numpy (Pyodide) is 32-bit: np.bincount takes its int32 index integer
+    and refuses int64, tg's default integer. Simulated here: np.intp as int32, and a
+    np.bincount that refuses what Pyodide's refuses."""
+    real = np.bincount
+
+    def bincount_32(x, weights=None, minlength=0):
+        if np.asarray(x).dtype != np.int32:
+            raise TypeError(f"Cannot cast array data from dtype('{np.asarray(x).dtype}') to int32")
+        return real(x, weights=weights, minlength=minlength)
+
+    monkeypatch.setattr(np, "intp", np.int32)
+    monkeypatch.setattr(np, "bincount", bincount_32)
+    labels = tg.tensor([0, 1, 1, 3])
+    assert labels.dtype == tg.int64
+    assert labels.bincount().tolist() == [1, 2, 0, 1]
+    assert labels.bincount(minlength=6).tolist() == [1, 2, 0, 1, 0, 0]
+    assert tg.tensor([1.0, 2, 1, 4, 2.5]).histc(bins=4, min=0, max=4).tolist() == [0, 2, 2, 1]
+    with pytest.raises(tg.DataError, match="bincount.*too large"):
+        tg.tensor([0, 2**31]).bincount()

@@ -145,6 +145,7 @@ def test_the_site_keeps_pypi_off_and_exposes_the_app_for_the_browser_tests():
     # all of them in the site's lock (a name it lacks would stop every kernel's start)
     started = kernel["loadPyodideOptions"]["packages"]
     in_lock = {*site.PINS["pyodide"]["roots"], *site.PINS["kernel_wheels"], *site.KERNEL_OWN}
+    in_lock.add(site.BYTECODE_KERNEL)  # the kernel's bytecode, added by the build
     assert {site._key(n) for n in started} <= {site._key(n) for n in in_lock}
     # each under the name the kernel looks for before it installs it itself
     assert {"ipython", "comm", "jedi", "piplite", "pyodide_kernel"} <= set(started)
@@ -210,3 +211,35 @@ def test_package_files_come_from_a_base_url_too(tmp_path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_bytecode_wheel_holds_checked_hash_pycs_at_their_paths_and_lists_them(tmp_path):
+    """The bytecode wheels (site_bytecode.py): each .pyc where Python looks for it beside
+    its module, checked against the source's hash at import (a stale one is not run)."""
+    import importlib.util
+    import py_compile
+
+    from tinygrad_edu.lesson import site_bytecode
+
+    source = tmp_path / "site" / "pkg" / "mod.py"
+    source.parent.mkdir(parents=True)
+    source.write_text("x = 1\n")
+    out = tmp_path / "out"
+    pyc = out / Path(importlib.util.cache_from_source(str(source))).relative_to(tmp_path / "site")
+    mode = py_compile.PycInvalidationMode.CHECKED_HASH
+    py_compile.compile(str(source), cfile=str(pyc), doraise=True, invalidation_mode=mode)
+    (tmp_path / "dest").mkdir()
+    wheel = site_bytecode.bytecode_wheel(out, "tg-pyc", "0.1.0", tmp_path / "dest")
+    assert wheel.name == "tg_pyc-0.1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel) as z:
+        name = pyc.relative_to(out).as_posix()
+        assert name.startswith("pkg/__pycache__/mod.") and name.endswith(".pyc")
+        data = z.read(name)
+        assert int.from_bytes(data[4:8], "little") == 0b11  # hash-based, checked
+        record = z.read("tg_pyc-0.1.0.dist-info/RECORD").decode()
+        hashed = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        assert f"{name},sha256={hashed},{len(data)}" in record.splitlines()
+        assert z.getinfo(name).compress_type == zipfile.ZIP_DEFLATED
+    # the same bytecode gives the same wheel, byte for byte
+    again = site_bytecode.bytecode_wheel(out, "tg-pyc", "0.1.0", tmp_path)
+    assert again.read_bytes() == wheel.read_bytes()

@@ -57,6 +57,10 @@ STARTUP_PACKAGES = (
     *("micropip", "ssl", "sqlite3", "jedi", "ipython", "comm"),
     *("piplite", "ipykernel", "pyodide_kernel"),  # the kernel's own (KERNEL_OWN)
 )
+# the bytecode wheels (site_bytecode.py): the kernel's, loaded at its start, and the
+# lessons', loaded with the toolkit
+BYTECODE_KERNEL = "tinygrad-edu-kernel-pyc"
+BYTECODE_LESSONS = "tinygrad-edu-lessons-pyc"
 # the kernel's own wheels, which jupyterlite-pyodide-kernel ships beside its page code,
 # given lock entries so that Pyodide's start loads them too; name -> what each needs
 KERNEL_OWN = {
@@ -309,7 +313,8 @@ def lite_config() -> dict:
                     "disablePyPIFallback": True,
                     # the packages the kernel installs at every start, one after another,
                     # loaded together by Pyodide's start instead (all in the site's lock)
-                    "loadPyodideOptions": {"packages": list(STARTUP_PACKAGES)},
+                    # (with the bytecode of what the start imports)
+                    "loadPyodideOptions": {"packages": [*STARTUP_PACKAGES, BYTECODE_KERNEL]},
                 }
             },
             "exposeAppInBrowser": True,  # `window.jupyterapp`, which the browser tests drive
@@ -381,6 +386,31 @@ def pyodide_folder(
     for name, (wheel, depends) in kernel_own_wheels().items():
         shutil.copyfile(wheel, folder / wheel.name)
         site_lock["packages"][name] = lock_entry(name, folder / wheel.name, depends)
+    (folder / "pyodide-lock.json").write_text(json.dumps(site_lock, indent=1))
+    say("bytecode: the site's Pyodide, in Node, compiles what the kernel's start imports")
+    add_bytecode(folder, site_lock)
+
+
+def add_bytecode(folder: Path, site_lock: dict) -> None:
+    """The kernel's and the lessons' bytecode wheels (site_bytecode.py), in the folder and
+    its lock: the first loaded at the kernel's start, the second with the toolkit."""
+    from . import site_bytecode as bc
+
+    version = site_lock["packages"]["tinygrad-edu"]["version"]
+    phases = [
+        (BYTECODE_KERNEL, list(STARTUP_PACKAGES), bc.KERNEL_IMPORTS),
+        (BYTECODE_LESSONS, ["tinygrad-edu"], bc.LESSON_IMPORTS),
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            bc.compile_in_pyodide(folder, phases, Path(tmp))
+        except (bc.BytecodeError, subprocess.TimeoutExpired) as e:
+            raise SiteError(str(e)) from None
+        for name, _, _ in phases:
+            wheel = bc.bytecode_wheel(Path(tmp) / name, name, version, folder)
+            site_lock["packages"][name] = lock_entry(name, wheel, [])
+    toolkit = site_lock["packages"]["tinygrad-edu"]
+    toolkit["depends"] = [*toolkit["depends"], BYTECODE_LESSONS]
     (folder / "pyodide-lock.json").write_text(json.dumps(site_lock, indent=1))
 
 

@@ -76,7 +76,15 @@ def bincount(self: Any, weights: Any = None, minlength: int = 0) -> Any:
             )
         )
     w = None if weights is None else np.asarray(getattr(weights, "_data", weights))
-    out = np.bincount(x, weights=w, minlength=minlength)
+    # numpy counts in its own index integer (np.intp): int32 where numpy is 32-bit (the
+    # browser's Pyodide), which refuses int64 labels; a label past it could not be counted
+    if x.size and int(x.max()) > np.iinfo(np.intp).max:
+        raise DataError(
+            message(
+                "bincount", f"a label of {int(x.max())} is too large to count here", source.here()
+            )
+        )
+    out = np.bincount(x.astype(np.intp, copy=False), weights=w, minlength=minlength)
     dt = np.int64 if w is None else (w.dtype if w.dtype.kind == "f" else np.float64)
     return _t()._make(out.astype(dt))
 
@@ -95,7 +103,7 @@ def histc(self: Any, bins: int = 100, min: float = 0, max: float = 0) -> Any:  #
         lo, hi = lo - 1, hi + 1
     inside = x[(x >= lo) & (x <= hi)]
     # PyTorch's bin: (x - min) * bins / (max - min), rounded down; max goes to the last bin
-    where = ((inside - lo) * bins / (hi - lo)).astype(np.int64)
+    where = ((inside - lo) * bins / (hi - lo)).astype(np.intp)  # np.bincount's own integer
     where = np.minimum(where, bins - 1)
     return _t()._make(np.bincount(where, minlength=bins).astype(x.dtype))
 
