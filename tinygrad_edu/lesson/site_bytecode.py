@@ -117,7 +117,7 @@ def bytecode_wheel(files: Path, name: str, version: str, dest: Path) -> Path:
     target = dest / f"{dist}-py3-none-any.whl"
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
         for path in sorted(entries):
-            info = zipfile.ZipInfo(path, date_time=(2020, 2, 2, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED  # a ZipInfo's own default is stored
-            z.writestr(info, entries[path])
+            entry = zipfile.ZipInfo(path, date_time=(2020, 2, 2, 0, 0, 0))
+            entry.compress_type = zipfile.ZIP_DEFLATED  # a ZipInfo's own default is stored
+            z.writestr(entry, entries[path])
     return target
