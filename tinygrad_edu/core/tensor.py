@@ -780,7 +780,8 @@ class Tensor(torch_api.TorchMethods):
         return Mul.apply(Reciprocal.apply(a), b)
 
     def __pow__(self, other: Any) -> Tensor:
-        arith.refuse_negative_power(self, other)  # int_tensor ** -1, as PyTorch
+        if type(other) is int and other < 0:  # int_tensor ** -1 is refused, as PyTorch
+            arith.refuse_negative_power(self, other)
         return Pow.apply(*_operands(self, other, "**"))
 
     def __rpow__(self, other: Any) -> Tensor:

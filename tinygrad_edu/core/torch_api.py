@@ -24,6 +24,7 @@ from .dtypes import check_device, device
 from .errors import DataError, ShapeError, message
 from .ops.elementwise import Fill
 from .ops.movement import Index
+from .ops.reduce import whole_total_dtype
 from .ops.search import _order
 from .ops.trig import Cos, Erf, Sin
 
@@ -522,8 +523,9 @@ class TorchMethods(OpMethods):
         """The product along `dim` (of everything by default), as a tree of multiplications:
         its gradient is right even where some factors are zero. Bool and small whole numbers
         multiply in int64, as in PyTorch."""
-        if self.dtype.kind in "bu" or (self.dtype.kind == "i" and self.dtype.itemsize < 8):
-            self = self.to(np.int64)  # never needs a gradient: the cast costs nothing to learn
+        wide = whole_total_dtype(self.dtype)  # sum's rule; whole numbers need no gradient
+        if wide is not None and self.dtype != wide:
+            self = self.to(wide)
         if dim is not None and self.ndim == 0:  # a number over its dim 0 (or -1): itself
             _dim(self.reshape(1), dim, "prod")  # any other dim is refused
             return self * 1

@@ -32,7 +32,7 @@ def _kept_shape(
     return tuple(1 if i in axes else n for i, n in enumerate(shape))
 
 
-def _whole_sum_dtype(dt: np.dtype) -> Any:
+def whole_total_dtype(dt: np.dtype) -> Any:
     """int64 for bool and integers below 64 bits (PyTorch's sum and prod); else the dtype's own."""
     return np.int64 if dt.kind in "bui" and (dt.kind != "u" or dt.itemsize < 8) else None
 
@@ -43,7 +43,7 @@ class Sum(Function):
         ctx.a_shape, ctx.axis, ctx.keepdims = a.shape, axis, keepdims
         # np.add.reduce is what a.sum() calls, minus numpy's Python wrapper; bool and small
         # whole numbers add up in int64, as in PyTorch (numpy sums uint8 in uint64)
-        wide = None if a.dtype.kind == "f" else _whole_sum_dtype(a.dtype)
+        wide = None if a.dtype.kind == "f" else whole_total_dtype(a.dtype)
         return np.asarray(np.add.reduce(a, axis=axis, keepdims=keepdims, dtype=wide))  # type: ignore[call-overload]
 
     @staticmethod

@@ -38,8 +38,9 @@ class Frac(Function):
 
 def refuse_negative_power(self: Any, exponent: Any) -> None:
     """`int_tensor ** -1` is refused, as PyTorch refuses a negative number as the power of
-    whole numbers (with a tensor of powers it gives 0, 1 or -1: elementwise.Pow)."""
-    if type(exponent) is int and exponent < 0 and self.dtype.kind in "iub":
+    whole numbers (with a tensor of powers it gives 0, 1 or -1: elementwise.Pow).
+    `Tensor.__pow__` calls it for a negative Python int only, off the common path."""
+    if self.dtype.kind in "iub":
         raise ValueError(
             message(
                 "pow",
