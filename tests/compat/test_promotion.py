@@ -278,3 +278,71 @@ def test_a_mean_in_whole_numbers_is_refused_with_a_hint():
     assert lines[-1] == (
         "  hint: use mean(dtype=tg.float64), or sum(dtype=...) for a whole-number total"
     )
+
+
+SMALL_INTS = ("uint8", "int8", "int16", "int32")
+OUT_OF_RANGE = (-1, -3, 200, 300, 70000, 2**40, 2**63, 2**64 - 1, -(2**63))
+
+
+@pytest.mark.parametrize("op", ["+", "-", "*", "/", "//", "%", "&", "|", "^"])
+@pytest.mark.parametrize("dtype", SMALL_INTS)
+def test_a_number_the_dtype_cannot_hold_wraps_around_as_in_pytorch(default, dtype, op):
+    """`uint8 + -1` counts down modulo 256 (PyTorch stores -1 as 255); numpy raised a bare
+    OverflowError. `/` computes in the default float: -2 stays -2."""
+    fn = OPS[op]
+    for s in OUT_OF_RANGE:
+        for reflected in (False, True):
+            what = f"{'s' if reflected else 't'} {op} {'t' if reflected else 's'}"
+            what += f" with t {dtype}, s = {s}, default {default}"
+
+            def run(lib, s=s, reflected=reflected):
+                t = lib.tensor([1, 2, 7], dtype=getattr(lib, dtype))
+                return _outcome(lambda: fn(s, t) if reflected else fn(t, s))
+
+            _agree(run(torch), run(tg), what)
+
+
+@pytest.mark.parametrize("dtype", SMALL_INTS)
+def test_a_0d_int_tensor_takes_the_tensors_dtype_as_in_pytorch(default, dtype):
+    """maximum(uint8, tensor(-3)) is 253 in PyTorch (the 0-d int takes uint8); it was 1, 2, 7."""
+    for name, fn in {"+": operator.add, "*": operator.mul, "max": None, "min": None}.items():
+        for value in (-3, 300):
+            what = f"{name} of t {dtype} and tensor({value}), default {default}"
+
+            def run(lib, fn=fn, name=name, value=value):
+                t, u = lib.tensor([1, 2, 7], dtype=getattr(lib, dtype)), lib.tensor(value)
+                pick = fn or (lib.maximum if name == "max" else lib.minimum)
+                return _outcome(lambda: pick(t, u))
+
+            _agree(run(torch), run(tg), what)
+
+
+@pytest.mark.parametrize("op", ["<", "<=", ">", ">=", "==", "!="])
+@pytest.mark.parametrize("dtype", SMALL_INTS)
+def test_comparing_with_a_number_the_dtype_cannot_hold_is_refused(default, dtype, op):
+    """PyTorch wraps the number first (uint8 > -1 is False everywhere, uint8 < -1 True):
+    refused by name here, with the cast that compares what was written. A number in range,
+    and a 0-d tensor in range, compare as in PyTorch."""
+    t = tg.tensor([1, 2, 7], dtype=getattr(tg, dtype))
+    for other in (-3, 300, 2**40, tg.tensor(-3), tg.tensor(70000)):
+        theirs = other.item() if isinstance(other, tg.Tensor) else other
+        if np.iinfo(dtype).min <= theirs <= np.iinfo(dtype).max:
+            continue  # this dtype holds it
+        with pytest.raises(TypeError) as err:
+            OPS[op](t, other)
+        assert (
+            str(err.value)
+            .splitlines()[0]
+            .startswith(
+                f"compare ({op}): a {dtype} tensor (shape (3,)) cannot hold {theirs}: PyTorch wraps"
+            )
+        )
+        hint = f"  hint: compare in a wider dtype: x.long() {op} {theirs}"
+        assert str(err.value).splitlines()[-1] == hint
+        assert "test_promotion.py" in str(err.value)  # the learner's line
+    for other in (2, 7, tg.tensor(2), tg.tensor(2, dtype=tg.int64)):
+        theirs = torch.tensor(other.item()) if isinstance(other, tg.Tensor) else other
+        ours = OPS[op](t, other).tolist()
+        assert (
+            ours == OPS[op](torch.tensor([1, 2, 7], dtype=getattr(torch, dtype)), theirs).tolist()
+        )

@@ -782,6 +782,8 @@ class Tensor(torch_api.TorchMethods):
     def __pow__(self, other: Any) -> Tensor:
         if type(other) is int and other < 0:  # int_tensor ** -1 is refused, as PyTorch
             arith.refuse_negative_power(self, other)
+        elif type(other) is float and other == -0.5:  # a Python number only, as PyTorch's
+            return Pow.apply(*_operands(self, other, "**"), rsqrt=True)
         return Pow.apply(*_operands(self, other, "**"))
 
     def __rpow__(self, other: Any) -> Tensor:
@@ -844,12 +846,16 @@ class Tensor(torch_api.TorchMethods):
         return Tanh.apply(self)
 
     def relu(self) -> Tensor:
+        if self._data.dtype.kind == "b":  # PyTorch has no bool kernel for it
+            refuse_dtype("relu", self, "numbers")
         return ReLU.apply(self)
 
     def sigmoid(self) -> Tensor:
         return Sigmoid.apply(self)
 
     def abs(self) -> Tensor:
+        if self._data.dtype.kind == "b":  # PyTorch has no bool kernel for it
+            refuse_dtype("abs", self, "numbers")
         return Abs.apply(self)
 
     def sqrt(self) -> Tensor:
@@ -872,9 +878,13 @@ class Tensor(torch_api.TorchMethods):
         return Clip.apply(self if dt == self.dtype else self.to(dt), lo=min, hi=max)
 
     def softmax(self, axis: int = -1, *, dim: int | None = None) -> Tensor:
+        if self._data.dtype.kind != "f":  # PyTorch has no whole-number kernel for it
+            refuse_dtype("softmax", self, "a float tensor")
         return Softmax.apply(self, axis=_axis(axis, dim))
 
     def log_softmax(self, axis: int = -1, *, dim: int | None = None) -> Tensor:
+        if self._data.dtype.kind != "f":  # PyTorch has no whole-number kernel for it
+            refuse_dtype("log_softmax", self, "a float tensor")
         return LogSoftmax.apply(self, axis=_axis(axis, dim))
 
     def clone(self) -> Tensor:
@@ -977,6 +987,8 @@ class Tensor(torch_api.TorchMethods):
     def _arg_extreme(self, find: Callable[..., Any], axis: int | None, keepdims: bool) -> Tensor:
         # an index is not differentiable: a plain tensor, no node; numpy finds it, so a
         # tracer is told (it would otherwise freeze the index as a constant, silently)
+        if self._data.dtype.kind == "b":  # PyTorch's argmax/argmin have no bool kernel
+            refuse_dtype(find.__name__, self, "numbers")
         _notify_concrete(self, find.__name__)
         return Tensor._make(
             np.asarray(find(self._data, axis=axis, keepdims=keepdims and axis is not None))
@@ -1241,7 +1253,10 @@ def _operands(t: Tensor, other: Any, op: str) -> tuple[Any, Any]:
     dt = t._data.dtype
     if (type(other) is float or type(other) is int) and dt.kind == "f":
         return t, _constant(other, dt)  # the commonest case, `x * 0.9`, settled first
-    b = _operand(other, t)
+    try:
+        b = _operand(other, t)
+    except OverflowError:  # `uint8_tensor + -1`: PyTorch wraps -1 around to 255 (`/`: -1.0)
+        b = np.asarray(other) if op == "/" else arith.wrapped(other, dt, _OP_NAMES[op])
     if (
         (b._data.dtype if isinstance(b, Tensor) else b.dtype) == dt
         and (dt.kind == "f" or (dt.kind != "b" and op != "/"))
@@ -1262,7 +1277,14 @@ def _array_of(other: Any, like: Tensor) -> np.ndarray:
 
 
 def _compare(ufunc: Any, symbol: str, a: Tensor, b: Any) -> Tensor:
-    other = _array_of(b, a)
+    try:
+        other = _array_of(b, a)
+    except OverflowError:  # `uint8_tensor > -1`: PyTorch wraps -1 to 255 and answers False
+        _refuse_wrapped_bound(symbol, a, b)
+    if other.dtype is not a._data.dtype and other.ndim == 0 and other.dtype.kind in "iu":
+        # a 0-d int tensor takes `a`'s int dtype in PyTorch, wrapped around as above
+        if a._data.dtype.kind in "iu" and other != other.astype(a._data.dtype):
+            _refuse_wrapped_bound(symbol, a, other.item())
     try:
         out = Tensor._make(ufunc(a._data, other))
     except ValueError:
@@ -1273,6 +1295,24 @@ def _compare(ufunc: Any, symbol: str, a: Tensor, b: Any) -> Tensor:
         for obs in tuple(observers):
             obs.on_op(None, Compare, args, {"symbol": symbol}, out)
     return out
+
+
+_OP_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "pow"}
+
+
+def _refuse_wrapped_bound(symbol: str, a: Tensor, number: int) -> None:
+    """PyTorch compares a whole-number tensor with an int it cannot hold after wrapping the
+    int around (uint8 takes -1 as 255, so `x > -1` is False everywhere): an answer that
+    contradicts the comparison written, so it is refused here, with the cast that means it."""
+    raise DataError(
+        message(
+            f"compare ({symbol})",
+            f"a {a.dtype} tensor (shape {a.shape!r}) cannot hold {number}: PyTorch wraps it "
+            f"around to {arith.wrapped(number, a._data.dtype, 'compare')} and compares with that",
+            source.here(),
+            f"compare in a wider dtype: x.long() {symbol} {number}",
+        )
+    )
 
 
 def _sizes(shape: tuple[Any, ...], op: str, smallest: int = -1) -> tuple[Any, ...]:
@@ -1370,6 +1410,7 @@ def _notify_concrete(t: Tensor, kind: str) -> None:
 # METHODS (core.functions makes each one torch.<name> too). Imported here, at the end,
 # because they read `Tensor` from this module.
 from .ops import arith, indexing, products, search  # noqa: E402
+from .ops.common import refuse_dtype  # noqa: E402
 from .ops.elementwise import (  # noqa: E402
     Abs,
     Add,

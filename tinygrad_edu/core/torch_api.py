@@ -22,6 +22,7 @@ import tinygrad_edu.core.tensor as _tensor  # imported before Tensor exists: rea
 from . import grad_mode, source, views
 from .dtypes import check_device, device
 from .errors import DataError, ShapeError, message
+from .ops.common import refuse_dtype
 from .ops.elementwise import Fill
 from .ops.movement import Index
 from .ops.reduce import whole_total_dtype
@@ -311,12 +312,6 @@ class TorchMethods(OpMethods):
     def mul(self, other: Operand) -> Tensor:
         return self * other
 
-    def clamp_min(self, min: Any) -> Tensor:  # noqa: A002
-        return self.clip(min, None)
-
-    def clamp_max(self, max: Any) -> Tensor:  # noqa: A002
-        return self.clip(None, max)
-
     def copy_(self, src: Any) -> Tensor:
         """Write `src`'s numbers (broadcast, converted to this dtype) into this tensor, in place.
 
@@ -441,6 +436,8 @@ class TorchMethods(OpMethods):
         correction: Any = None,
     ) -> Tensor:
         """Variance over `dim`, divided by n - 1 unless `unbiased=False` (PyTorch's default)."""
+        if self.dtype.kind != "f":  # PyTorch has no whole-number kernel for it
+            refuse_dtype("var", self, "a float tensor")
         c = (1 if unbiased else 0) if correction is None else correction
         centred = self - self.mean(dim, keepdims=True)
         total = (centred * centred).sum(dim, keepdims=keepdim)
@@ -457,6 +454,8 @@ class TorchMethods(OpMethods):
     ) -> Tensor:
         from .creation import where
 
+        if self.dtype.kind != "f":
+            refuse_dtype("std", self, "a float tensor")
         v = self.var(dim, unbiased, keepdim, correction=correction)
         # where the spread is 0 the gradient is 0, as PyTorch's (sqrt's 1 / (2 * 0) times
         # var's 0 was nan); sqrt sees 1 there, so its own gradient stays finite
@@ -479,6 +478,8 @@ class TorchMethods(OpMethods):
             values=tensor([5., 3.]),
             indices=tensor([1, 2]))
         """
+        if self.dtype == np.bool_:
+            refuse_dtype("topk", self, "numbers")
         d = _dim(self, dim, "topk")
         n = self.shape[d] if self.ndim else 1
         if not 0 <= k <= n:
@@ -589,6 +590,8 @@ class TorchMethods(OpMethods):
         return x.reshape(tuple(r * n for r, n in zip(sizes, shape)))
 
     def round(self, decimals: int = 0) -> Tensor:
+        if self.dtype == np.bool_:
+            refuse_dtype("round", self, "numbers")
         return _constant_like(self, np.round(self._data, decimals))
 
     def floor(self) -> Tensor:
@@ -807,7 +810,7 @@ def maximum(a: Any, b: Any) -> Tensor:
     """The larger of `a` and `b` elementwise; where they tie, each gets half the gradient."""
     from .creation import where
 
-    a = a if isinstance(a, _tensor.Tensor) else _tensor.Tensor(a)
+    a, b = _in_one_dtype(a if isinstance(a, _tensor.Tensor) else _tensor.Tensor(a), b)
     return where(a > b, a, where(a < b, b, _tie(a, b)))
 
 
@@ -815,8 +818,19 @@ def minimum(a: Any, b: Any) -> Tensor:
     """The smaller of `a` and `b` elementwise (ties share the gradient, as in PyTorch)."""
     from .creation import where
 
-    a = a if isinstance(a, _tensor.Tensor) else _tensor.Tensor(a)
+    a, b = _in_one_dtype(a if isinstance(a, _tensor.Tensor) else _tensor.Tensor(a), b)
     return where(a < b, a, where(a > b, b, _tie(a, b)))
+
+
+def _in_one_dtype(a: Any, b: Any) -> tuple[Any, Any]:
+    """Two tensors in PyTorch's result dtype first: a 0-d int tensor takes the other's int
+    dtype, wrapped around as PyTorch stores it (-3 into uint8 is 253), not compared as -3."""
+    if isinstance(b, _tensor.Tensor) and b.dtype != a.dtype:
+        from .ops.arith import as_dtype, result_dtype
+
+        dt = result_dtype(a, b)
+        return as_dtype(a, dt), as_dtype(b, dt)
+    return a, b
 
 
 def _tie(a: Any, b: Any) -> Any:
