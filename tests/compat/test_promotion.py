@@ -334,10 +334,11 @@ def test_comparing_with_a_number_the_dtype_cannot_hold_is_refused(default, dtype
             str(err.value)
             .splitlines()[0]
             .startswith(
-                f"compare ({op}): a {dtype} tensor (shape (3,)) cannot hold {theirs}: PyTorch wraps"
+                f"compare ({op}): a {dtype} tensor (shape (3,)) cannot hold {theirs}: PyTorch wraps it "
+                "around to "
             )
         )
-        hint = f"  hint: compare in a wider dtype: x.long() {op} {theirs}"
+        hint = f"  hint: compare in int64: x.long() {op} {theirs}"
         assert str(err.value).splitlines()[-1] == hint
         assert "test_promotion.py" in str(err.value)  # the learner's line
     for other in (2, 7, tg.tensor(2), tg.tensor(2, dtype=tg.int64)):
@@ -346,3 +347,45 @@ def test_comparing_with_a_number_the_dtype_cannot_hold_is_refused(default, dtype
         assert (
             ours == OPS[op](torch.tensor([1, 2, 7], dtype=getattr(torch, dtype)), theirs).tolist()
         )
+
+
+STORES = {  # a Python int written into the tensor
+    "fill_": lambda lib, t, v: t.fill_(v),
+    "masked_fill": lambda lib, t, v: t.masked_fill(t > 1, v),
+    "where": lambda lib, t, v: lib.where(t > 1, v, t),
+    "t[0] = v": lambda lib, t, v: (t.__setitem__(0, v), t)[1],
+    "t[mask] = v": lambda lib, t, v: (t.__setitem__(t > 1, v), t)[1],
+}
+
+
+@pytest.mark.parametrize("op", STORES)
+@pytest.mark.parametrize("dtype", SMALL_INTS)
+def test_an_int_written_into_a_small_int_tensor_is_stored_as_pytorch(default, dtype, op):
+    """-1 written into uint8 is 255 (PyTorch lets ints down to -255 in, wrapped around);
+    300 is refused by both; numpy raised a bare OverflowError (masked_fill wrapped 300 to 44)."""
+    for v in (-1, -255, -256, 127, 128, 255, 256, 300, -129, 40000, 2**31):
+        what = f"{op} with t {dtype}, v = {v}, default {default}"
+
+        def run(lib, v=v):
+            return _outcome(
+                lambda: STORES[op](lib, lib.tensor([1, 2, 7], dtype=getattr(lib, dtype)), v)
+            )
+
+        _agree(run(torch), run(tg), what)
+
+
+@pytest.mark.parametrize("dtype", SMALL_INTS)
+def test_a_clamp_bound_the_dtype_cannot_hold_is_refused(default, dtype):
+    """uint8.clamp(-1) is 255 everywhere in PyTorch (the bound wraps around): refused here by
+    name, as PyTorch itself refuses clamp(max=300). A bound the dtype holds clamps as there."""
+    t = tg.tensor([1, 2, 7], dtype=getattr(tg, dtype))
+    info = np.iinfo(dtype)
+    for lo, hi in ((info.min - 1, None), (None, info.max + 1), (-1 - info.max, 2**40)):
+        with pytest.raises(TypeError) as err:
+            t.clamp(lo, hi)
+        first = str(err.value).splitlines()[0]
+        assert first.startswith(f"clamp: a {dtype} tensor (shape (3,)) cannot hold ")
+        assert str(err.value).splitlines()[-1].startswith("  hint: clamp in int64: x.long().clamp(")
+    for lo, hi in ((0, 5), (2, None), (None, 3)):
+        theirs = torch.tensor([1, 2, 7], dtype=getattr(torch, dtype)).clamp(lo, hi)
+        assert t.clamp(lo, hi).tolist() == theirs.tolist()

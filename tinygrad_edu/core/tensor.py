@@ -735,6 +735,9 @@ class Tensor(torch_api.TorchMethods):
         return self._inplace("div_", lambda t: t / other, other, np.divide)
 
     def fill_(self, value: float) -> Tensor:
+        if isinstance(value, numbers.Number) and self._data.dtype.kind in "iu":
+            stored = torch_api._stored("fill_", value, self)  # -1 into uint8 is 255, as PyTorch
+            return self._inplace("fill_", lambda t: Fill.apply(t, value=stored))
         return self._inplace("fill_", lambda t: Fill.apply(t, value=value))
 
     def zero_(self) -> Tensor:
@@ -863,6 +866,8 @@ class Tensor(torch_api.TorchMethods):
 
     def clip(self, min: float | None = None, max: float | None = None) -> Tensor:  # noqa: A002
         for bound in (min, max):
+            if type(bound) is int and self._data.dtype.kind in "iu":
+                _check_fits(bound, self, "clamp", f"clamp in int64: x.long().clamp({min}, {max})")
             if bound is not None and (
                 isinstance(bound, bool) or not isinstance(bound, numbers.Real)
             ):
@@ -1119,6 +1124,8 @@ class Tensor(torch_api.TorchMethods):
     def __setitem__(self, index: Any, value: Any) -> None:
         """`t[i] = v` writes into `t` (and into its base, for a view), recorded as IndexPut."""
         index = _index(index)
+        if type(value) is int and self._data.dtype.kind in "iu":  # -1 into uint8: 255
+            value = torch_api._stored("setitem", value, self).item()
         try:
             region = select(self._data, index)  # a view for basic indices: the numbers written
         except IndexError as e:
@@ -1280,11 +1287,12 @@ def _compare(ufunc: Any, symbol: str, a: Tensor, b: Any) -> Tensor:
     try:
         other = _array_of(b, a)
     except OverflowError:  # `uint8_tensor > -1`: PyTorch wraps -1 to 255 and answers False
-        _refuse_wrapped_bound(symbol, a, b)
+        _check_fits(b, a, f"compare ({symbol})", f"compare in int64: x.long() {symbol} {b}")
     if other.dtype is not a._data.dtype and other.ndim == 0 and other.dtype.kind in "iu":
         # a 0-d int tensor takes `a`'s int dtype in PyTorch, wrapped around as above
-        if a._data.dtype.kind in "iu" and other != other.astype(a._data.dtype):
-            _refuse_wrapped_bound(symbol, a, other.item())
+        if a._data.dtype.kind in "iu":
+            hint = f"compare in int64: x.long() {symbol} {other.item()}"
+            _check_fits(other.item(), a, f"compare ({symbol})", hint)
     try:
         out = Tensor._make(ufunc(a._data, other))
     except ValueError:
@@ -1300,17 +1308,21 @@ def _compare(ufunc: Any, symbol: str, a: Tensor, b: Any) -> Tensor:
 _OP_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "pow"}
 
 
-def _refuse_wrapped_bound(symbol: str, a: Tensor, number: int) -> None:
-    """PyTorch compares a whole-number tensor with an int it cannot hold after wrapping the
-    int around (uint8 takes -1 as 255, so `x > -1` is False everywhere): an answer that
-    contradicts the comparison written, so it is refused here, with the cast that means it."""
+def _check_fits(number: int, a: Tensor, op: str, hint: str) -> None:
+    """PyTorch compares a whole-number tensor with an int it cannot hold (and clamps by one)
+    after wrapping the int around (uint8 takes -1 as 255, so `x > -1` is False everywhere):
+    an answer that contradicts what was written, so it is refused here, with the cast that
+    means it."""
+    info = np.iinfo(a._data.dtype)
+    if info.min <= number <= info.max:
+        return
     raise DataError(
         message(
-            f"compare ({symbol})",
+            op,
             f"a {a.dtype} tensor (shape {a.shape!r}) cannot hold {number}: PyTorch wraps it "
-            f"around to {arith.wrapped(number, a._data.dtype, 'compare')} and compares with that",
+            f"around to {arith.wrapped(number, a._data.dtype, op)} and uses that",
             source.here(),
-            f"compare in a wider dtype: x.long() {symbol} {number}",
+            hint,
         )
     )
 

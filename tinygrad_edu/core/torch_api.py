@@ -172,11 +172,13 @@ def reduce_with_index(t: Any, op: str, dim: int, keepdim: bool) -> ValuesIndices
 
 def _stored(op: str, value: Any, t: Any) -> np.ndarray:
     """A number as `t`'s dtype stores it (truncated into ints), refused where it does not fit,
-    as PyTorch refuses -2.7 for a uint8 tensor instead of wrapping it around."""
+    as PyTorch refuses -2.7 for a uint8 tensor instead of wrapping it around. A whole number
+    down to -255 goes into uint8 wrapped around (-1 is 255), as PyTorch's check allows."""
     v = np.asarray(value)
-    if t.dtype.kind in "iu" and v.dtype.kind == "f":
-        info, whole = np.iinfo(t.dtype), np.trunc(v)
-        if not (np.isfinite(v).all() and info.min <= whole.min() and whole.max() <= info.max):
+    if t.dtype.kind in "iu" and v.dtype.kind in "fiu":
+        info, whole = np.iinfo(t.dtype), np.trunc(v) if v.dtype.kind == "f" else v
+        lowest = info.min if v.dtype.kind == "f" or t.dtype.kind == "i" else -int(info.max)
+        if not (np.isfinite(v).all() and lowest <= whole.min() and whole.max() <= info.max):
             raise DataError(
                 message(
                     op,
@@ -185,7 +187,7 @@ def _stored(op: str, value: Any, t: Any) -> np.ndarray:
                     source.here(),
                 )
             )
-    return v.astype(t.dtype)
+    return v.astype(t.dtype)  # numpy's cast wraps a negative int around, as PyTorch's
 
 
 def _same_dims(op: str, a: Any, b: Any, n: int, what: str) -> None:
