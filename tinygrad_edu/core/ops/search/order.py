@@ -85,8 +85,14 @@ def kthvalue(self: Any, k: int, dim: int = -1, keepdim: bool = False) -> Any:
 
     def choose(x: np.ndarray, d: int) -> np.ndarray:
         rows = np.moveaxis(x, d, -1)
-        flat = [_select(row.tolist(), k - 1) for row in rows.reshape(-1, rows.shape[-1])]
-        return np.asarray(flat, dtype=np.int64).reshape(rows.shape[:-1])
+        flat = rows.reshape(-1, rows.shape[-1])
+        # the sorted order's pick is the answer where the k-th value has no tie in its row
+        out = np.take(_order(x, d, False), k - 1, axis=d).reshape(-1).astype(np.int64)
+        value = np.take_along_axis(flat, out[:, None], 1)
+        same = (flat == value) | ((flat != flat) & (value != value))  # nan ties nan
+        for r in np.flatnonzero(same.sum(axis=1) > 1):  # ties: PyTorch's quickselect decides
+            out[r] = _select(flat[r].tolist(), k - 1)
+        return out.reshape(rows.shape[:-1])
 
     return _pick(self, "kthvalue", dim, keepdim, choose)
 
@@ -95,7 +101,8 @@ def _select(row: list[Any], k: int) -> int:
     """The position of the (k+1)-th smallest of `row` as PyTorch's CPU kernel finds it: a
     quickselect with the median of three as pivot. Among tied values it may be any of them
     (3 of twenty equal numbers is at index 13), so a sort's order would pick another one, and
-    the gradient would go to another element. nan counts as the largest value."""
+    the gradient would go to another element. nan counts as the largest value. Plain Python
+    on one row: kthvalue calls it only for rows with a tie."""
     vals, idx = row[:], list(range(len(row)))
 
     def above(a: Any, b: Any) -> bool:
