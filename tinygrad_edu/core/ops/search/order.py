@@ -87,7 +87,7 @@ def kthvalue(self: Any, k: int, dim: int = -1, keepdim: bool = False) -> Any:
         rows = np.moveaxis(x, d, -1)
         flat = rows.reshape(-1, rows.shape[-1])
         # the sorted order's pick is the answer where the k-th value has no tie in its row
-        out = np.take(_order(x, d, False), k - 1, axis=d).reshape(-1).astype(np.int64)
+        out: np.ndarray = np.take(_order(x, d, False), k - 1, axis=d).reshape(-1).astype(np.int64)
         value = np.take_along_axis(flat, out[:, None], 1)
         same = (flat == value) | ((flat != flat) & (value != value))  # nan ties nan
         for r in np.flatnonzero(same.sum(axis=1) > 1):  # ties: PyTorch's quickselect decides
