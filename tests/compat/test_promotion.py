@@ -281,14 +281,15 @@ def test_a_mean_in_whole_numbers_is_refused_with_a_hint():
 
 
 SMALL_INTS = ("uint8", "int8", "int16", "int32")
-OUT_OF_RANGE = (-1, -3, 200, 300, 70000, 2**40, 2**63, 2**64 - 1, -(2**63))
+OUT_OF_RANGE = (-1, -3, 200, 255, 300, 70000, 2**40, 2**63, 2**64 - 1, -(2**63), 2**70)
 
 
-@pytest.mark.parametrize("op", ["+", "-", "*", "/", "//", "%", "&", "|", "^"])
+@pytest.mark.parametrize("op", ["+", "-", "*", "/", "//", "%", "&", "|", "^", "**"])
 @pytest.mark.parametrize("dtype", SMALL_INTS)
 def test_a_number_the_dtype_cannot_hold_wraps_around_as_in_pytorch(default, dtype, op):
     """`uint8 + -1` counts down modulo 256 (PyTorch stores -1 as 255); numpy raised a bare
-    OverflowError. `/` computes in the default float: -2 stays -2."""
+    OverflowError. `/` computes in the default float: -2 stays -2. A power is checked as a
+    stored number (`uint8 ** 300` refused; it wrapped to `** 44`); past 64 bits, refused."""
     fn = OPS[op]
     for s in OUT_OF_RANGE:
         for reflected in (False, True):

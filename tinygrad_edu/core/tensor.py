@@ -790,7 +790,7 @@ class Tensor(torch_api.TorchMethods):
         return Pow.apply(*_operands(self, other, "**"))
 
     def __rpow__(self, other: Any) -> Tensor:
-        a, b = _operands(self, other, "**")
+        a, b = _operands(self, other, "**", reflected=True)
         return Pow.apply(b, a)
 
     def __neg__(self) -> Tensor:
@@ -1255,7 +1255,7 @@ def _constant(number: float, dt: np.dtype[Any]) -> np.ndarray:
     return const
 
 
-def _operands(t: Tensor, other: Any, op: str) -> tuple[Any, Any]:
+def _operands(t: Tensor, other: Any, op: str, reflected: bool = False) -> tuple[Any, Any]:
     """`t` and `other` as `t <op> other` uses them: in PyTorch's dtype (ops/arith/promotion.py)."""
     dt = t._data.dtype
     if (type(other) is float or type(other) is int) and dt.kind == "f":
@@ -1263,7 +1263,11 @@ def _operands(t: Tensor, other: Any, op: str) -> tuple[Any, Any]:
     try:
         b = _operand(other, t)
     except OverflowError:  # `uint8_tensor + -1`: PyTorch wraps -1 around to 255 (`/`: -1.0)
-        b = np.asarray(other) if op == "/" else arith.wrapped(other, dt, _OP_NAMES[op])
+        b = arith.wrapped(other, dt, _OP_NAMES[op])  # past 64 bits: refused, as PyTorch
+        if op == "/":
+            b = np.asarray(other)
+        elif op == "**" and not reflected:  # a power is checked: `uint8 ** 300` is refused
+            b = torch_api._stored("pow", other, t)
     if (
         (b._data.dtype if isinstance(b, Tensor) else b.dtype) == dt
         and (dt.kind == "f" or (dt.kind != "b" and op != "/"))
