@@ -118,9 +118,38 @@ FUNCTIONS = {  # what a course applies to any tensor: whole numbers go to the de
     "clamp": lambda lib, x, d: x.clamp(-1.5, 2.5),
     "clamp int": lambda lib, x, d: x.clamp(min=-1),
     "where": lambda lib, x, d: lib.where(x.flip(d) > 0, x, 2.5),
+    # PyTorch's method and function names for the comparisons (were missing)
+    "eq": lambda lib, x, d: x.eq(x.flip(d)),
+    "ne": lambda lib, x, d: lib.ne(x, 1),
+    "lt": lambda lib, x, d: x.lt(x.flip(d)),
+    "le": lambda lib, x, d: lib.le(x, 0),
+    "gt": lambda lib, x, d: x.gt(0.5),
+    "ge": lambda lib, x, d: x.ge(x.flip(d)),
+    "greater": lambda lib, x, d: lib.greater(x, x.flip(d)),
+    "less_equal": lambda lib, x, d: x.less_equal(1),
+    "not_equal": lambda lib, x, d: x.not_equal(x.flip(d)),
+    "clamp_min": lambda lib, x, d: x.clamp_min(-1),
+    "clamp_max": lambda lib, x, d: lib.clamp_max(x, 2.5),
+    "clamp_min(tensor)": lambda lib, x, d: x.clamp_min(x.flip(d)),
+    "clamp_min_": lambda lib, x, d: x.clamp_min_(0),
+    "clamp_max_": lambda lib, x, d: x.clamp_max_(x.flip(d)),
+    "nansum": lambda lib, x, d: x.nansum(),
+    "nansum(d)": lambda lib, x, d: lib.nansum(x, d, keepdim=True),
+    # no kernel in PyTorch for these dtypes: refused on both sides (we answered)
+    "abs": lambda lib, x, d: x.abs(),
+    "relu": lambda lib, x, d: x.relu(),
+    "round": lambda lib, x, d: x.round(),
+    "argmax": lambda lib, x, d: x.argmax(d),
+    "argmin": lambda lib, x, d: x.argmin(),
+    "topk": lambda lib, x, d: x.topk(1, d).values,
+    "softmax": lambda lib, x, d: x.softmax(d),
+    "log_softmax": lambda lib, x, d: x.log_softmax(d),
+    "std": lambda lib, x, d: x.std(),
+    "var(d)": lambda lib, x, d: x.var(d),
 }
 
 
+@pytest.mark.filterwarnings("ignore:(std|var)\\(\\). degrees of freedom")  # torch's, one number
 @pytest.mark.parametrize("kind", ["float", "int64", "int32", "bool"])
 def test_functions_of_random_inputs_agree_with_pytorch(default, kind):
     """Both libraries on the same default float: the result dtype is PyTorch's (numpy's
@@ -131,6 +160,8 @@ def test_functions_of_random_inputs_agree_with_pytorch(default, kind):
     for _ in range(20):
         nd = int(rng.integers(1, 4))
         x = _draw(rng, kind, tuple(int(n) for n in rng.integers(1, 5, nd)))
+        if kind == "float":
+            x[rng.random(x.shape) < 0.2] = np.nan  # for nansum (and nan everywhere else)
         d = int(rng.integers(-nd, nd))
         for name, fn in FUNCTIONS.items():
             t, o = _run(fn, torch, x, d), _run(fn, tg, x, d)
@@ -245,6 +276,9 @@ GRADIENTS = {  # x.grad after f(x).sum().backward()
     "amax": lambda lib, x: x.amax(),
     "std(dim)": lambda lib, x: x.std(0),
     "prod": lambda lib, x: x.prod(),
+    "nansum": lambda lib, x: (x / x).nansum(-1) * x.sum(),  # 0 / 0 is nan: its gradient 0
+    "kthvalue": lambda lib, x: x.kthvalue(1).values if x.ndim else x,
+    "x ** -0.5": lambda lib, x: x**-0.5,
 }
 
 
@@ -305,10 +339,8 @@ def test_whole_number_powers_agree_with_pytorch(kind):
 PIECES = {  # shapes and dtypes of what sort / topk / split / chunk give back
     "sort": lambda lib, x: tuple(x.sort(stable=True)),
     # one element per row (which of tied elements PyTorch's topk picks is not promised);
-    # PyTorch refuses bool, which we accept
-    "topk": lambda lib, x: (
-        () if x.dtype == lib.bool else tuple((x[..., :1] if x.ndim else x).topk(1))
-    ),
+    # bool is refused on both sides
+    "topk": lambda lib, x: tuple((x[..., :1] if x.ndim else x).topk(1)),
     "split(1)": lambda lib, x: x.split(1),
     "split(2, -1)": lambda lib, x: x.split(2, -1),
     "chunk(2)": lambda lib, x: x.chunk(2),
@@ -344,3 +376,78 @@ def test_where_with_the_condition_alone_gives_the_indices_as_pytorch():
         assert _same(t, o), (shape, t, o)
     with pytest.raises(TypeError, match="two values, or the condition alone"):
         tg.where(tg.tensor([True]), tg.tensor([1.0]))
+
+
+@pytest.mark.parametrize("kind", ["float", "int64", "int32"])
+def test_kthvalue_of_ties_picks_pytorchs_element(kind):
+    """Of tied values PyTorch's kthvalue returns the one its quickselect stops at (k=3 of
+    twenty equal numbers is index 13), not the first in sorted order; the gradient goes
+    to that element. Few distinct values on purpose; nan counts as the largest."""
+    rng = np.random.default_rng(80 + ["float", "int64", "int32"].index(kind))
+    bad = []
+    for _ in range(60):
+        nd = int(rng.integers(1, 4))
+        shape = tuple(int(n) for n in rng.integers(1, 12, nd))
+        x = rng.integers(0, 3, shape)
+        if kind == "float":
+            x = x / 2
+            x[rng.random(shape) < 0.1] = np.nan
+        x = x.astype(np.int32) if kind == "int32" else x
+        d = int(rng.integers(-nd, nd))
+        k = int(rng.integers(1, shape[d] + 1))
+        t, o = (
+            _run(lambda lib, x, k, d: tuple(x.kthvalue(k, d, keepdim=True)), lib, x, k, d)
+            for lib in (torch, tg)
+        )
+        if not _same(t, o):
+            bad.append(f"kthvalue({k}, {d}) {kind} {x.tolist()}: torch {t!r}, ours {o!r}")
+    assert not bad, "\n".join(bad[:5])
+
+
+def test_powers_of_signed_zeros_and_infinities_agree_with_pytorch(default):
+    """x ** -0.5 is PyTorch's rsqrt, 1 / sqrt(x): -inf at -0.0 and nan at -inf (IEEE pow
+    gave +inf and 0); its neighbours already agreed, and are kept so. Values and gradients."""
+    values = [-0.0, 0.0, -np.inf, np.inf, 4.0, -4.0, np.nan, 0.3]
+    bad = []
+    for e in (-0.5, 0.5, -1, -1.0, -2, -1.5, -3, 2, 3, 0.0, -np.inf):
+        for lib_name in ("value", "grad"):
+            out = {}
+            for lib in (torch, tg):
+                x = lib.tensor(values, requires_grad=True)
+                y = x**e
+                if lib_name == "grad":
+                    y.sum().backward()
+                    y = x.grad
+                out[lib] = y.detach().numpy()
+            t, o = out[torch], out[tg]
+            signs = np.signbit(np.where(np.isnan(t), 0, t)), np.signbit(np.where(np.isnan(o), 0, o))
+            rtol = 1e-6 if default == "float32" else 1e-12  # the last digit may differ
+            if not (np.allclose(t, o, rtol, 0, equal_nan=True) and np.array_equal(*signs)):
+                bad.append(f"x ** {e} {lib_name}: torch {t}, ours {o}")
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize(
+    "op, make",
+    [
+        ("abs", lambda lib: lib.tensor([True, False]).abs()),
+        ("relu", lambda lib: lib.nn.functional.relu(lib.tensor([True, False]))),
+        ("round", lambda lib: lib.tensor([True, False]).round()),
+        ("argmax", lambda lib: lib.tensor([True, False]).argmax()),
+        ("topk", lambda lib: lib.tensor([True, False]).topk(1)),
+        ("softmax", lambda lib: lib.tensor([1, 2]).softmax(0)),
+        ("log_softmax", lambda lib: lib.tensor([1, 2]).log_softmax(-1)),
+        ("std", lambda lib: lib.tensor([1, 2]).std()),
+        ("var", lambda lib: lib.tensor([1, 2], dtype=lib.uint8).var(0)),
+    ],
+)
+def test_what_pytorch_has_no_kernel_for_is_refused_by_name(op, make):
+    """numpy answered these (abs of bools, softmax of ints in float64); PyTorch refuses."""
+    with pytest.raises((RuntimeError, NotImplementedError)):
+        make(torch)
+    with pytest.raises(TypeError) as err:
+        make(tg)
+    lines = str(err.value).splitlines()
+    assert lines[0].startswith(f"{op}: needs ") and lines[0].endswith(", as in PyTorch")
+    assert "test_ops_fuzz.py" in lines[1]  # the learner's line
+    assert lines[-1] == "  hint: convert it first with .float() (or .long() for whole numbers)"

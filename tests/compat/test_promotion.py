@@ -78,8 +78,8 @@ def _agree(theirs, ours, what: str) -> None:
 def test_tensor_with_python_number(default, dtype, op):
     fn = OPS[op]
     for s in SCALARS:
-        if dtype == "uint8" and not isinstance(s, bool) and s < 0:
-            continue  # PyTorch wraps -2 around to 254; numpy refuses to: not a course's case
+        # PyTorch wraps -2 around to 254 for uint8, as here; compared, it is refused here
+        wrapped = dtype == "uint8" and type(s) is int and s < 0 and op in "< <= > >= == !="
         for reflected in (False, True):
             what = f"{'s' if reflected else 't'} {op} {'t' if reflected else 's'}"
             what += f" with t {dtype}, s = {s!r}, default {default}"
@@ -88,7 +88,7 @@ def test_tensor_with_python_number(default, dtype, op):
                 t = _tensor(lib, dtype, op=op)
                 return _outcome(lambda: fn(s, t) if reflected else fn(t, s))
 
-            if not reflected and (dtype, op, s) in REFUSED and type(s) is bool:
+            if wrapped or (not reflected and (dtype, op, s) in REFUSED and type(s) is bool):
                 assert run(tg)[0] == "error" and run(torch)[0] != "error", what
                 continue
             _agree(run(torch), run(tg), what)
@@ -278,3 +278,115 @@ def test_a_mean_in_whole_numbers_is_refused_with_a_hint():
     assert lines[-1] == (
         "  hint: use mean(dtype=tg.float64), or sum(dtype=...) for a whole-number total"
     )
+
+
+SMALL_INTS = ("uint8", "int8", "int16", "int32")
+OUT_OF_RANGE = (-1, -3, 200, 255, 300, 70000, 2**40, 2**63, 2**64 - 1, -(2**63), 2**70)
+
+
+@pytest.mark.parametrize("op", ["+", "-", "*", "/", "//", "%", "&", "|", "^", "**"])
+@pytest.mark.parametrize("dtype", SMALL_INTS)
+def test_a_number_the_dtype_cannot_hold_wraps_around_as_in_pytorch(default, dtype, op):
+    """`uint8 + -1` counts down modulo 256 (PyTorch stores -1 as 255); numpy raised a bare
+    OverflowError. `/` computes in the default float: -2 stays -2. A power is checked as a
+    stored number (`uint8 ** 300` refused; it wrapped to `** 44`); past 64 bits, refused."""
+    fn = OPS[op]
+    for s in OUT_OF_RANGE:
+        for reflected in (False, True):
+            what = f"{'s' if reflected else 't'} {op} {'t' if reflected else 's'}"
+            what += f" with t {dtype}, s = {s}, default {default}"
+
+            def run(lib, s=s, reflected=reflected):
+                t = lib.tensor([1, 2, 7], dtype=getattr(lib, dtype))
+                return _outcome(lambda: fn(s, t) if reflected else fn(t, s))
+
+            _agree(run(torch), run(tg), what)
+
+
+@pytest.mark.parametrize("dtype", SMALL_INTS)
+def test_a_0d_int_tensor_takes_the_tensors_dtype_as_in_pytorch(default, dtype):
+    """maximum(uint8, tensor(-3)) is 253 in PyTorch (the 0-d int takes uint8); it was 1, 2, 7."""
+    for name, fn in {"+": operator.add, "*": operator.mul, "max": None, "min": None}.items():
+        for value in (-3, 300):
+            what = f"{name} of t {dtype} and tensor({value}), default {default}"
+
+            def run(lib, fn=fn, name=name, value=value):
+                t, u = lib.tensor([1, 2, 7], dtype=getattr(lib, dtype)), lib.tensor(value)
+                pick = fn or (lib.maximum if name == "max" else lib.minimum)
+                return _outcome(lambda: pick(t, u))
+
+            _agree(run(torch), run(tg), what)
+
+
+@pytest.mark.parametrize("op", ["<", "<=", ">", ">=", "==", "!="])
+@pytest.mark.parametrize("dtype", SMALL_INTS)
+def test_comparing_with_a_number_the_dtype_cannot_hold_is_refused(default, dtype, op):
+    """PyTorch wraps the number first (uint8 > -1 is False everywhere, uint8 < -1 True):
+    refused by name here, with the cast that compares what was written. A number in range,
+    and a 0-d tensor in range, compare as in PyTorch."""
+    t = tg.tensor([1, 2, 7], dtype=getattr(tg, dtype))
+    for other in (-3, 300, 2**40, tg.tensor(-3), tg.tensor(70000)):
+        theirs = other.item() if isinstance(other, tg.Tensor) else other
+        if np.iinfo(dtype).min <= theirs <= np.iinfo(dtype).max:
+            continue  # this dtype holds it
+        with pytest.raises(TypeError) as err:
+            OPS[op](t, other)
+        assert (
+            str(err.value)
+            .splitlines()[0]
+            .startswith(
+                f"compare ({op}): a {dtype} tensor (shape (3,)) cannot hold {theirs}: PyTorch wraps it "
+                "around to "
+            )
+        )
+        hint = f"  hint: compare in int64: x.long() {op} {theirs}"
+        assert str(err.value).splitlines()[-1] == hint
+        assert "test_promotion.py" in str(err.value)  # the learner's line
+    for other in (2, 7, tg.tensor(2), tg.tensor(2, dtype=tg.int64)):
+        theirs = torch.tensor(other.item()) if isinstance(other, tg.Tensor) else other
+        ours = OPS[op](t, other).tolist()
+        assert (
+            ours == OPS[op](torch.tensor([1, 2, 7], dtype=getattr(torch, dtype)), theirs).tolist()
+        )
+
+
+STORES = {  # a Python int written into the tensor
+    "fill_": lambda lib, t, v: t.fill_(v),
+    "masked_fill": lambda lib, t, v: t.masked_fill(t > 1, v),
+    "where": lambda lib, t, v: lib.where(t > 1, v, t),
+    "t[0] = v": lambda lib, t, v: (t.__setitem__(0, v), t)[1],
+    "t[mask] = v": lambda lib, t, v: (t.__setitem__(t > 1, v), t)[1],
+}
+
+
+@pytest.mark.parametrize("op", STORES)
+@pytest.mark.parametrize("dtype", SMALL_INTS)
+def test_an_int_written_into_a_small_int_tensor_is_stored_as_pytorch(default, dtype, op):
+    """-1 written into uint8 is 255 (PyTorch lets ints down to -255 in, wrapped around);
+    300 is refused by both; numpy raised a bare OverflowError (masked_fill wrapped 300 to 44)."""
+    for v in (-1, -255, -256, 127, 128, 255, 256, 300, -129, 40000, 2**31):
+        what = f"{op} with t {dtype}, v = {v}, default {default}"
+
+        def run(lib, v=v):
+            return _outcome(
+                lambda: STORES[op](lib, lib.tensor([1, 2, 7], dtype=getattr(lib, dtype)), v)
+            )
+
+        _agree(run(torch), run(tg), what)
+
+
+@pytest.mark.parametrize("dtype", SMALL_INTS)
+def test_a_clamp_bound_the_dtype_cannot_hold_is_refused(default, dtype):
+    """uint8.clamp(-1) is 255 everywhere in PyTorch (the bound wraps around): refused here by
+    name, as PyTorch itself refuses clamp(max=300). A bound the dtype holds clamps as there."""
+    t = tg.tensor([1, 2, 7], dtype=getattr(tg, dtype))
+    info = np.iinfo(dtype)
+    for lo, hi in ((info.min - 1, None), (None, info.max + 1), (-1 - info.max, 2**40)):
+        with pytest.raises(TypeError) as err:
+            t.clamp(lo, hi)
+        first = str(err.value).splitlines()[0]
+        assert first.startswith(f"clamp: a {dtype} tensor (shape (3,)) cannot hold ")
+        assert str(err.value).splitlines()[-1].startswith("  hint: clamp in int64: x.long().clamp(")
+    for lo, hi in ((0, 5), (2, None), (None, 3)):
+        theirs = torch.tensor([1, 2, 7], dtype=getattr(torch, dtype)).clamp(lo, hi)
+        assert t.clamp(lo, hi).tolist() == theirs.tolist()

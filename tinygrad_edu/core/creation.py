@@ -485,7 +485,13 @@ def where(condition: Any, a: Any = _NOT_GIVEN, b: Any = _NOT_GIVEN) -> Any:
                 "compare to make a mask: tg.where(x > 0, x, 0.0)",
             )
         )
-    return Where.apply(cond, *_in_one_dtype(_operand(a, like), _operand(b, like), a, b))
+    try:
+        x, y = _operand(a, like), _operand(b, like)
+    except OverflowError:  # an int `like`'s dtype cannot hold: stored as PyTorch stores it
+        from .torch_api import _stored
+
+        x, y = (_stored("where", v, like) if type(v) is int else _operand(v, like) for v in (a, b))
+    return Where.apply(cond, *_in_one_dtype(x, y, a, b))
 
 
 def _in_one_dtype(x: Any, y: Any, a: Any, b: Any) -> tuple[Any, Any]:

@@ -735,6 +735,9 @@ class Tensor(torch_api.TorchMethods):
         return self._inplace("div_", lambda t: t / other, other, np.divide)
 
     def fill_(self, value: float) -> Tensor:
+        if isinstance(value, numbers.Number) and self._data.dtype.kind in "iu":
+            stored = torch_api._stored("fill_", value, self)  # -1 into uint8 is 255, as PyTorch
+            return self._inplace("fill_", lambda t: Fill.apply(t, value=stored))
         return self._inplace("fill_", lambda t: Fill.apply(t, value=value))
 
     def zero_(self) -> Tensor:
@@ -782,10 +785,12 @@ class Tensor(torch_api.TorchMethods):
     def __pow__(self, other: Any) -> Tensor:
         if type(other) is int and other < 0:  # int_tensor ** -1 is refused, as PyTorch
             arith.refuse_negative_power(self, other)
+        elif type(other) is float and other == -0.5:  # a Python number only, as PyTorch's
+            return Pow.apply(*_operands(self, other, "**"), rsqrt=True)
         return Pow.apply(*_operands(self, other, "**"))
 
     def __rpow__(self, other: Any) -> Tensor:
-        a, b = _operands(self, other, "**")
+        a, b = _operands(self, other, "**", reflected=True)
         return Pow.apply(b, a)
 
     def __neg__(self) -> Tensor:
@@ -844,12 +849,16 @@ class Tensor(torch_api.TorchMethods):
         return Tanh.apply(self)
 
     def relu(self) -> Tensor:
+        if self._data.dtype.kind == "b":  # PyTorch has no bool kernel for it
+            refuse_dtype("relu", self, "numbers")
         return ReLU.apply(self)
 
     def sigmoid(self) -> Tensor:
         return Sigmoid.apply(self)
 
     def abs(self) -> Tensor:
+        if self._data.dtype.kind == "b":  # PyTorch has no bool kernel for it
+            refuse_dtype("abs", self, "numbers")
         return Abs.apply(self)
 
     def sqrt(self) -> Tensor:
@@ -857,6 +866,8 @@ class Tensor(torch_api.TorchMethods):
 
     def clip(self, min: float | None = None, max: float | None = None) -> Tensor:  # noqa: A002
         for bound in (min, max):
+            if type(bound) is int and self._data.dtype.kind in "iu":
+                _check_fits(bound, self, "clamp", f"clamp in int64: x.long().clamp({min}, {max})")
             if bound is not None and (
                 isinstance(bound, bool) or not isinstance(bound, numbers.Real)
             ):
@@ -872,9 +883,13 @@ class Tensor(torch_api.TorchMethods):
         return Clip.apply(self if dt == self.dtype else self.to(dt), lo=min, hi=max)
 
     def softmax(self, axis: int = -1, *, dim: int | None = None) -> Tensor:
+        if self._data.dtype.kind != "f":  # PyTorch has no whole-number kernel for it
+            refuse_dtype("softmax", self, "a float tensor")
         return Softmax.apply(self, axis=_axis(axis, dim))
 
     def log_softmax(self, axis: int = -1, *, dim: int | None = None) -> Tensor:
+        if self._data.dtype.kind != "f":  # PyTorch has no whole-number kernel for it
+            refuse_dtype("log_softmax", self, "a float tensor")
         return LogSoftmax.apply(self, axis=_axis(axis, dim))
 
     def clone(self) -> Tensor:
@@ -977,6 +992,8 @@ class Tensor(torch_api.TorchMethods):
     def _arg_extreme(self, find: Callable[..., Any], axis: int | None, keepdims: bool) -> Tensor:
         # an index is not differentiable: a plain tensor, no node; numpy finds it, so a
         # tracer is told (it would otherwise freeze the index as a constant, silently)
+        if self._data.dtype.kind == "b":  # PyTorch's argmax/argmin have no bool kernel
+            refuse_dtype(find.__name__, self, "numbers")
         _notify_concrete(self, find.__name__)
         return Tensor._make(
             np.asarray(find(self._data, axis=axis, keepdims=keepdims and axis is not None))
@@ -1107,6 +1124,8 @@ class Tensor(torch_api.TorchMethods):
     def __setitem__(self, index: Any, value: Any) -> None:
         """`t[i] = v` writes into `t` (and into its base, for a view), recorded as IndexPut."""
         index = _index(index)
+        if type(value) is int and self._data.dtype.kind in "iu":  # -1 into uint8: 255
+            value = torch_api._stored("setitem", value, self).item()
         try:
             region = select(self._data, index)  # a view for basic indices: the numbers written
         except IndexError as e:
@@ -1236,12 +1255,19 @@ def _constant(number: float, dt: np.dtype[Any]) -> np.ndarray:
     return const
 
 
-def _operands(t: Tensor, other: Any, op: str) -> tuple[Any, Any]:
+def _operands(t: Tensor, other: Any, op: str, reflected: bool = False) -> tuple[Any, Any]:
     """`t` and `other` as `t <op> other` uses them: in PyTorch's dtype (ops/arith/promotion.py)."""
     dt = t._data.dtype
     if (type(other) is float or type(other) is int) and dt.kind == "f":
         return t, _constant(other, dt)  # the commonest case, `x * 0.9`, settled first
-    b = _operand(other, t)
+    try:
+        b = _operand(other, t)
+    except OverflowError:  # `uint8_tensor + -1`: PyTorch wraps -1 around to 255 (`/`: -1.0)
+        b = arith.wrapped(other, dt, _OP_NAMES[op])  # past 64 bits: refused, as PyTorch
+        if op == "/":
+            b = np.asarray(other)
+        elif op == "**" and not reflected:  # a power is checked: `uint8 ** 300` is refused
+            b = torch_api._stored("pow", other, t)
     if (
         (b._data.dtype if isinstance(b, Tensor) else b.dtype) == dt
         and (dt.kind == "f" or (dt.kind != "b" and op != "/"))
@@ -1262,7 +1288,15 @@ def _array_of(other: Any, like: Tensor) -> np.ndarray:
 
 
 def _compare(ufunc: Any, symbol: str, a: Tensor, b: Any) -> Tensor:
-    other = _array_of(b, a)
+    try:
+        other = _array_of(b, a)
+    except OverflowError:  # `uint8_tensor > -1`: PyTorch wraps -1 to 255 and answers False
+        _check_fits(b, a, f"compare ({symbol})", f"compare in int64: x.long() {symbol} {b}")
+    if other.dtype is not a._data.dtype and other.ndim == 0 and other.dtype.kind in "iu":
+        # a 0-d int tensor takes `a`'s int dtype in PyTorch, wrapped around as above
+        if a._data.dtype.kind in "iu":
+            hint = f"compare in int64: x.long() {symbol} {other.item()}"
+            _check_fits(other.item(), a, f"compare ({symbol})", hint)
     try:
         out = Tensor._make(ufunc(a._data, other))
     except ValueError:
@@ -1273,6 +1307,28 @@ def _compare(ufunc: Any, symbol: str, a: Tensor, b: Any) -> Tensor:
         for obs in tuple(observers):
             obs.on_op(None, Compare, args, {"symbol": symbol}, out)
     return out
+
+
+_OP_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "pow"}
+
+
+def _check_fits(number: int, a: Tensor, op: str, hint: str) -> None:
+    """PyTorch compares a whole-number tensor with an int it cannot hold (and clamps by one)
+    after wrapping the int around (uint8 takes -1 as 255, so `x > -1` is False everywhere):
+    an answer that contradicts what was written, so it is refused here, with the cast that
+    means it."""
+    info = np.iinfo(a._data.dtype)
+    if info.min <= number <= info.max:
+        return
+    raise DataError(
+        message(
+            op,
+            f"a {a.dtype} tensor (shape {a.shape!r}) cannot hold {number}: PyTorch wraps it "
+            f"around to {arith.wrapped(number, a._data.dtype, op)} and uses that",
+            source.here(),
+            hint,
+        )
+    )
 
 
 def _sizes(shape: tuple[Any, ...], op: str, smallest: int = -1) -> tuple[Any, ...]:
@@ -1370,6 +1426,7 @@ def _notify_concrete(t: Tensor, kind: str) -> None:
 # METHODS (core.functions makes each one torch.<name> too). Imported here, at the end,
 # because they read `Tensor` from this module.
 from .ops import arith, indexing, products, search  # noqa: E402
+from .ops.common import refuse_dtype  # noqa: E402
 from .ops.elementwise import (  # noqa: E402
     Abs,
     Add,

@@ -22,6 +22,7 @@ import tinygrad_edu.core.tensor as _tensor  # imported before Tensor exists: rea
 from . import grad_mode, source, views
 from .dtypes import check_device, device
 from .errors import DataError, ShapeError, message
+from .ops.common import refuse_dtype
 from .ops.elementwise import Fill
 from .ops.movement import Index
 from .ops.reduce import whole_total_dtype
@@ -171,11 +172,13 @@ def reduce_with_index(t: Any, op: str, dim: int, keepdim: bool) -> ValuesIndices
 
 def _stored(op: str, value: Any, t: Any) -> np.ndarray:
     """A number as `t`'s dtype stores it (truncated into ints), refused where it does not fit,
-    as PyTorch refuses -2.7 for a uint8 tensor instead of wrapping it around."""
+    as PyTorch refuses -2.7 for a uint8 tensor instead of wrapping it around. A whole number
+    down to -255 goes into uint8 wrapped around (-1 is 255), as PyTorch's check allows."""
     v = np.asarray(value)
-    if t.dtype.kind in "iu" and v.dtype.kind == "f":
-        info, whole = np.iinfo(t.dtype), np.trunc(v)
-        if not (np.isfinite(v).all() and info.min <= whole.min() and whole.max() <= info.max):
+    if t.dtype.kind in "iu" and v.dtype.kind in "fiu":
+        info, whole = np.iinfo(t.dtype), np.trunc(v) if v.dtype.kind == "f" else v
+        lowest = info.min if v.dtype.kind == "f" or t.dtype.kind == "i" else -int(info.max)
+        if not (np.isfinite(v).all() and lowest <= whole.min() and whole.max() <= info.max):
             raise DataError(
                 message(
                     op,
@@ -184,7 +187,7 @@ def _stored(op: str, value: Any, t: Any) -> np.ndarray:
                     source.here(),
                 )
             )
-    return v.astype(t.dtype)
+    return v.astype(t.dtype)  # numpy's cast wraps a negative int around, as PyTorch's
 
 
 def _same_dims(op: str, a: Any, b: Any, n: int, what: str) -> None:
@@ -311,12 +314,6 @@ class TorchMethods(OpMethods):
     def mul(self, other: Operand) -> Tensor:
         return self * other
 
-    def clamp_min(self, min: Any) -> Tensor:  # noqa: A002
-        return self.clip(min, None)
-
-    def clamp_max(self, max: Any) -> Tensor:  # noqa: A002
-        return self.clip(None, max)
-
     def copy_(self, src: Any) -> Tensor:
         """Write `src`'s numbers (broadcast, converted to this dtype) into this tensor, in place.
 
@@ -441,6 +438,8 @@ class TorchMethods(OpMethods):
         correction: Any = None,
     ) -> Tensor:
         """Variance over `dim`, divided by n - 1 unless `unbiased=False` (PyTorch's default)."""
+        if self.dtype.kind != "f":  # PyTorch has no whole-number kernel for it
+            refuse_dtype("var", self, "a float tensor")
         c = (1 if unbiased else 0) if correction is None else correction
         centred = self - self.mean(dim, keepdims=True)
         total = (centred * centred).sum(dim, keepdims=keepdim)
@@ -457,6 +456,8 @@ class TorchMethods(OpMethods):
     ) -> Tensor:
         from .creation import where
 
+        if self.dtype.kind != "f":
+            refuse_dtype("std", self, "a float tensor")
         v = self.var(dim, unbiased, keepdim, correction=correction)
         # where the spread is 0 the gradient is 0, as PyTorch's (sqrt's 1 / (2 * 0) times
         # var's 0 was nan); sqrt sees 1 there, so its own gradient stays finite
@@ -479,6 +480,8 @@ class TorchMethods(OpMethods):
             values=tensor([5., 3.]),
             indices=tensor([1, 2]))
         """
+        if self.dtype == np.bool_:
+            refuse_dtype("topk", self, "numbers")
         d = _dim(self, dim, "topk")
         n = self.shape[d] if self.ndim else 1
         if not 0 <= k <= n:
@@ -589,6 +592,8 @@ class TorchMethods(OpMethods):
         return x.reshape(tuple(r * n for r, n in zip(sizes, shape)))
 
     def round(self, decimals: int = 0) -> Tensor:
+        if self.dtype == np.bool_:
+            refuse_dtype("round", self, "numbers")
         return _constant_like(self, np.round(self._data, decimals))
 
     def floor(self) -> Tensor:
@@ -807,7 +812,7 @@ def maximum(a: Any, b: Any) -> Tensor:
     """The larger of `a` and `b` elementwise; where they tie, each gets half the gradient."""
     from .creation import where
 
-    a = a if isinstance(a, _tensor.Tensor) else _tensor.Tensor(a)
+    a, b = _in_one_dtype(a if isinstance(a, _tensor.Tensor) else _tensor.Tensor(a), b)
     return where(a > b, a, where(a < b, b, _tie(a, b)))
 
 
@@ -815,8 +820,19 @@ def minimum(a: Any, b: Any) -> Tensor:
     """The smaller of `a` and `b` elementwise (ties share the gradient, as in PyTorch)."""
     from .creation import where
 
-    a = a if isinstance(a, _tensor.Tensor) else _tensor.Tensor(a)
+    a, b = _in_one_dtype(a if isinstance(a, _tensor.Tensor) else _tensor.Tensor(a), b)
     return where(a < b, a, where(a > b, b, _tie(a, b)))
+
+
+def _in_one_dtype(a: Any, b: Any) -> tuple[Any, Any]:
+    """Two tensors in PyTorch's result dtype first: a 0-d int tensor takes the other's int
+    dtype, wrapped around as PyTorch stores it (-3 into uint8 is 253), not compared as -3."""
+    if isinstance(b, _tensor.Tensor) and b.dtype != a.dtype:
+        from .ops.arith import as_dtype, result_dtype
+
+        dt = result_dtype(a, b)
+        return as_dtype(a, dt), as_dtype(b, dt)
+    return a, b
 
 
 def _tie(a: Any, b: Any) -> Any:

@@ -9,11 +9,13 @@ ndarray they call numpy (fast path); on a Tensor they call a differentiable op, 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
+from .. import source
 from ..dtypes import _default as _default_dtype
+from ..errors import DataError, message
 
 
 def is_array(x: Any) -> bool:
@@ -166,3 +168,17 @@ def values_read(t: Any, op: str) -> None:
     from ..tensor import _notify_concrete  # here: tensor.py imports the ops
 
     _notify_concrete(t, op)
+
+
+def refuse_dtype(op: str, x: Any, needs: str) -> NoReturn:
+    """The error for an op PyTorch has no kernel for in `x`'s dtype (abs of bools, softmax of
+    ints): refused as there, not answered in numpy's own way."""
+    shape = tuple(x.shape)
+    raise DataError(
+        message(
+            op,
+            f"needs {needs}, got a tensor of dtype {x.dtype} and shape {shape!r}, as in PyTorch",
+            source.here(),
+            "convert it first with .float() (or .long() for whole numbers)",
+        )
+    )

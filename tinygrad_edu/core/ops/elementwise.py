@@ -102,8 +102,10 @@ class Pow(Function):
     saved_names = ("self", "exponent", "result")
 
     @staticmethod
-    def forward(ctx: Any, a: Any, b: Any) -> Any:
+    def forward(ctx: Any, a: Any, b: Any, rsqrt: bool = False) -> Any:
         out = _whole_power(a, b) if a.dtype.kind in "iub" and b.dtype.kind in "iu" else a**b
+        if rsqrt:  # PyTorch's x ** -0.5 is 1 / sqrt(x): -inf at -0.0 (IEEE pow gives +inf)
+            out = 1 / np.sqrt(a)
         ctx.save_for_backward(a, b, out if needs(ctx, 2)[1] else None)  # out only for d/db
         # a number as exponent (PyTorch's Tensor ** Scalar) takes PyTorch's simpler rule
         ctx.number_power = np.ndim(b) == 0

@@ -47,13 +47,15 @@ from .pointwise import (
     addcdiv,
     addcmul,
     clamp,
+    clamp_max,
+    clamp_min,
     frac,
     lerp,
     refuse_negative_power,
     sign,
     trunc,
 )
-from .promotion import as_dtype, promote, result_dtype
+from .promotion import as_dtype, promote, result_dtype, wrapped
 
 __all__ = [
     "Bitwise",
@@ -71,6 +73,7 @@ __all__ = [
     "promote",
     "refuse_negative_power",
     "result_dtype",
+    "wrapped",
 ]
 
 
@@ -132,7 +135,31 @@ METHODS = {
     "addcmul": addcmul,
     "addcdiv": addcdiv,
     "clamp": clamp,
+    "clamp_min": clamp_min,
+    "clamp_max": clamp_max,
 }
+
+
+def _comparison(symbol: str) -> Any:
+    def compare(self: Any, other: Any) -> Any:
+        return getattr(self, _DUNDER[symbol])(other)
+
+    compare.__doc__ = f"`x {symbol} other`, PyTorch's method and function spelling of it."
+    return compare
+
+
+_DUNDER = {"==": "__eq__", "!=": "__ne__", "<": "__lt__", "<=": "__le__", ">": "__gt__"}
+_DUNDER[">="] = "__ge__"
+# PyTorch's names for the comparison operators, and their longer aliases
+for _symbol, _names in {
+    "==": ("eq",),
+    "!=": ("ne", "not_equal"),
+    "<": ("lt", "less"),
+    "<=": ("le", "less_equal"),
+    ">": ("gt", "greater"),
+    ">=": ("ge", "greater_equal"),
+}.items():
+    METHODS.update(dict.fromkeys(_names, _comparison(_symbol)))
 
 
 METHODS.update(
@@ -147,6 +174,8 @@ METHODS.update(
             "lerp",
             "addcmul",
             "clamp",
+            "clamp_min",
+            "clamp_max",
         )
         + ("addcdiv", "sign", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not")
         + ("logical_and", "logical_or", "logical_not")

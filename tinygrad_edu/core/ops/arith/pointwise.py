@@ -113,11 +113,24 @@ def clamp(self: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002 - P
     from ...creation import where
 
     out = self
-    if min is not None:
-        out = where(out < min, min, out)  # a tie keeps the input, as PyTorch's mask self >= min
+    if min is not None:  # a tie keeps the input, as PyTorch's mask self >= min
+        out = where(_past(out < min, min), min, out)
     if max is not None:
-        out = where(out > max, max, out)  # min > max gives max everywhere, as PyTorch
+        out = where(_past(out > max, max), max, out)  # min > max gives max everywhere, as PyTorch
     return out
+
+
+def _past(beyond: Any, bound: Any) -> Any:
+    # a nan bound gives nan, as PyTorch's clamp (no comparison with nan is true)
+    return beyond | (bound != bound) if _tensor(bound) and bound.dtype.kind == "f" else beyond
+
+
+def clamp_min(self: Any, min: Any) -> Any:  # noqa: A002 - PyTorch's name
+    return clamp(self, min, None)
+
+
+def clamp_max(self: Any, max: Any) -> Any:  # noqa: A002 - PyTorch's name
+    return clamp(self, None, max)
 
 
 def sign(self: Any) -> Any:

@@ -63,7 +63,27 @@ def as_dtype(x: Any, dt: np.dtype) -> Any:
     """`x` in dtype `dt`: a tensor through `to` (in the graph), a number as a 0-d array."""
     if _tensor(x):
         return x if x.dtype == dt else x.to(dt)
-    return np.asarray(x, dtype=dt)
+    try:
+        return np.asarray(x, dtype=dt)
+    except OverflowError:  # an int the dtype cannot hold: stored as PyTorch stores it
+        return wrapped(x, dt, "arithmetic")
+
+
+def wrapped(number: int, dt: np.dtype, op: str) -> np.ndarray:
+    """A Python int that the whole-number dtype `dt` cannot hold, as PyTorch stores it: wrapped
+    around, as a C cast does (uint8 takes -1 as 255, int8 takes 200 as -56), so `x + -1`
+    counts down modulo 256 as `x + 255` does. PyTorch refuses ints past 64 bits; so does this."""
+    if not -(2**63) <= number < 2**64:
+        raise OverflowError(
+            message(
+                op,
+                f"the number {number} does not fit in 64 bits, so no {dt} tensor can take it, "
+                "as in PyTorch",
+                source.here(),
+                "convert the tensor with .double() first, or use a smaller number",
+            )
+        )
+    return np.asarray(number % 2**64, dtype=np.uint64).astype(dt)
 
 
 def _pair(a: Any, b: Any) -> tuple[Any, Any]:

@@ -9,7 +9,16 @@ as in PyTorch. Counting and searching give integers, outside the graph. Core lay
 
 from __future__ import annotations
 
-from .counting import bincount, bucketize, count_nonzero, histc, searchsorted, std_mean, var_mean
+from .counting import (
+    bincount,
+    bucketize,
+    count_nonzero,
+    histc,
+    nansum,
+    searchsorted,
+    std_mean,
+    var_mean,
+)
 from .order import _order, argsort, kthvalue, median, mode, sort
 from .running import CumProd, CumSum, cumprod, cumsum, logsumexp
 
@@ -25,6 +34,7 @@ METHODS = {
     "median": median,
     "mode": mode,
     "count_nonzero": count_nonzero,
+    "nansum": nansum,
     "bincount": bincount,
     "histc": histc,
     "logsumexp": logsumexp,

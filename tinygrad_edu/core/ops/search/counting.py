@@ -55,6 +55,13 @@ def std_mean(
     return _spread_and_mean(self, "std", dim, unbiased, keepdim, correction)
 
 
+def nansum(self: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
+    """The sum with each nan counted as 0, as PyTorch's; a nan's gradient is 0 (the fill
+    takes its place in the graph), the others' 1, as for sum."""
+    x = self.masked_fill(self != self, 0) if self.dtype.kind == "f" else self  # nan != nan
+    return x.sum(dim=dim, keepdim=keepdim, dtype=dtype)
+
+
 def count_nonzero(self: Any, dim: Any = None) -> Any:
     # a number counts as a vector of one, so its dim 0 (or -1) is accepted, as in PyTorch
     x = self if self.ndim else self.reshape(1)

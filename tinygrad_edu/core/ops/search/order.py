@@ -82,9 +82,61 @@ def kthvalue(self: Any, k: int, dim: int = -1, keepdim: bool = False) -> Any:
                 f"k counts from 1 (the smallest) to {n}",
             )
         )
-    return _pick(
-        self, "kthvalue", dim, keepdim, lambda x, d: np.take(_order(x, d, False), k - 1, axis=d)
-    )
+
+    def choose(x: np.ndarray, d: int) -> np.ndarray:
+        rows = np.moveaxis(x, d, -1)
+        flat = rows.reshape(-1, rows.shape[-1])
+        # the sorted order's pick is the answer where the k-th value has no tie in its row
+        out: np.ndarray = np.take(_order(x, d, False), k - 1, axis=d).reshape(-1).astype(np.int64)
+        value = np.take_along_axis(flat, out[:, None], 1)
+        same = (flat == value) | ((flat != flat) & (value != value))  # nan ties nan
+        for r in np.flatnonzero(same.sum(axis=1) > 1):  # ties: PyTorch's quickselect decides
+            out[r] = _select(flat[r].tolist(), k - 1)
+        return out.reshape(rows.shape[:-1])
+
+    return _pick(self, "kthvalue", dim, keepdim, choose)
+
+
+def _select(row: list[Any], k: int) -> int:
+    """The position of the (k+1)-th smallest of `row` as PyTorch's CPU kernel finds it: a
+    quickselect with the median of three as pivot. Among tied values it may be any of them
+    (3 of twenty equal numbers is at index 13), so a sort's order would pick another one, and
+    the gradient would go to another element. nan counts as the largest value. Plain Python
+    on one row: kthvalue calls it only for rows with a tie."""
+    vals, idx = row[:], list(range(len(row)))
+
+    def above(a: Any, b: Any) -> bool:
+        return bool((a != a and b == b) or a > b)  # a != a: a is nan
+
+    def swap(i: int, j: int) -> None:
+        vals[i], vals[j], idx[i], idx[j] = vals[j], vals[i], idx[j], idx[i]
+
+    lo, hi = 0, len(vals) - 1
+    while hi > lo + 1:
+        mid = lo + (hi - lo) // 2
+        swap(mid, lo + 1)  # order vals[lo + 1] <= vals[lo] <= vals[hi]: vals[lo] is the pivot
+        for i, j in ((lo + 1, hi), (lo, hi), (lo + 1, lo)):
+            if above(vals[i], vals[j]):
+                swap(i, j)
+        i, j, pivot = lo + 1, hi, vals[lo]
+        while True:  # partition: smaller before j, larger after i
+            i += 1
+            while above(pivot, vals[i]):
+                i += 1
+            j -= 1
+            while above(vals[j], pivot):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+    if hi == lo + 1 and above(vals[lo], vals[hi]):
+        swap(lo, hi)
+    return idx[k]
 
 
 def median(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
