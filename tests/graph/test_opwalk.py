@@ -102,7 +102,7 @@ def test_merging_chains_keep_the_earliest_link_and_fold_once():
     y = net(tg.randn(2, 3, name="x")).sum()
     raw = B.RawGraph.sparse()
     walk = B.ForwardWalk(B._roots((y,)), None)
-    assert B.summarise_forward(walk, 150, raw) is not None  # the fast path
+    assert B.summarise_forward(walk, DrawOptions(max_nodes=150), raw) is not None  # fast path
     g = same(y)
     repeat = [n for n in g.nodes if n.role == "repeat"]
     assert [(n.detail, n.blocks) for n in repeat] == [("MatMul -> Add -> Tanh", 4)]
@@ -269,3 +269,57 @@ def test_the_quick_no_repeat_check_never_hides_a_run(monkeypatch):
         with monkeypatch.context() as m:
             m.setattr(summarise, "_may_repeat", lambda names: True)
             assert summarise.repeats(names) == quick, names
+
+
+class Cell(nn.Module):
+    """An RNN-like cell: a weight of its own, a shared one passed in, a constant."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(tg.tensor(0.7))
+
+    def forward(self, x, h, shared):
+        return (x * self.w + h * shared).tanh() * 0.5
+
+
+def step_program(seed: int):
+    """A module called in a loop, with chains before, inside and after it, roots and a mark."""
+    rng = random.Random(seed)
+    cell, other = Cell(), Cell()
+    shared = tg.tensor(1.1, requires_grad=True, name="shared")
+    h = tg.tensor(0.3, requires_grad=True, name="h0")
+    for _ in range(rng.choice([0, 5])):  # a chain before the loop
+        h = h * 0.9 + 0.1
+    roots, mark = [], None
+    steps = rng.choice([2, 4, 9, 14])
+    for t in range(steps):
+        if mark is None and rng.random() < 0.15:
+            mark = watermark()
+        x = tg.tensor(float(t), name=f"x{t}") if rng.random() < 0.5 else h * 2.0
+        h = cell(x, h, shared if rng.random() < 0.7 else tg.tensor(1.0, requires_grad=True))
+        if rng.random() < 0.2:
+            for _ in range(5):  # a chain between two steps
+                h = h + 0.01
+        if rng.random() < 0.1:
+            roots.append(h)  # a step's output asked for
+    if rng.random() < 0.5:
+        for _ in range(rng.choice([2, 5])):
+            h = other(h, h, shared)  # a second module called in a loop
+    for _ in range(rng.choice([0, 6])):  # a chain after it
+        h = h.exp() * 0.1
+    roots.append(h)
+    if rng.random() < 0.3:
+        roots.append(shared)
+    return roots, mark, steps
+
+
+@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("max_nodes", [150, 12, None])
+def test_step_programs_match_the_reference(seed, max_nodes):
+    roots, mark, steps = step_program(seed)
+    walk = B.ForwardWalk(B._roots((roots,)), mark)
+    assert walk.steps and B.summarise_forward(walk, DrawOptions(), B.RawGraph.sparse())
+    same(roots, max_nodes=max_nodes, since=mark)
+    opened = frozenset({f"cell.t={steps // 2}", "cell.t=1"})
+    same(roots, max_nodes=max_nodes, since=mark, expand=opened)
+    same(roots, max_nodes=max_nodes, keep_ends=False, expand=opened)

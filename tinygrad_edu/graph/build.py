@@ -297,7 +297,7 @@ def _pick_nodes(
         if op_level and options.fold and not options.collapse and options.expand is not True:
             # the default view decides folds and the cap on ops alone (opwalk.py)
             raw = RawGraph.sparse()
-            picked = summarise_forward(walk, options.max_nodes, raw)  # None: it cannot decide
+            picked = summarise_forward(walk, options, raw)  # None: it cannot decide
             if picked is not None:
                 return raw, picked
         raw = full_raw_graph(walk)

@@ -2,9 +2,10 @@
 
 The full RawGraph has one entry per tensor and op; at 100,000s of nodes making those
 entries costs more than a whole drawing may. Here the forward walk's per-op lists
-(walk.py: uses of each output, where each op's nodes sit) are enough: chains of
-repeated ops are folded on ops, and only the nodes that stay visible get RawGraph
-entries (a sparse RawGraph: dicts keyed by the walk's raw positions).
+(walk.py: uses of each output, where each op's nodes sit) are enough: the middle
+steps of a module called in a loop, then chains of repeated ops, are folded on ops,
+and only the nodes that stay visible get RawGraph entries (a sparse RawGraph: dicts
+keyed by the walk's raw positions).
 
 Used for the forward view when no module is collapsed; tests/graph/test_opwalk.py checks
 that the Graph is identical to the full RawGraph's summary.
@@ -19,67 +20,151 @@ from typing import Any
 import numpy as np
 
 from ..core.engine import AccumulateGrad
-from .summarise import MIN_REPEATS, Summary, chain_links, finish, repeats
+from .options import DrawOptions
+from .summarise import MIN_REPEATS, Summary, chain_links, finish, repeats, signature_text
+from .time_steps import STEP
 from .walk import NEVER, ForwardWalk
 
 
 def summarise_forward(
-    walk: ForwardWalk, max_nodes: int | None, raw: Any
+    walk: ForwardWalk, options: DrawOptions, raw: Any
 ) -> tuple[list, list[tuple[int, int, int]], int] | None:
-    """`summarise(full_raw_graph(walk), fold=True)` with no collapse; fills the sparse RawGraph `raw`.
+    """`summarise(full_raw_graph(walk), options)` with no collapse; fills the sparse RawGraph `raw`.
 
     `raw` gets entries for the visible nodes only (dicts keyed by raw position) and
     `raw.total`, the node count of the full graph. Returns None when two folds would
-    share ops (see `_fold`), or when a module was called in a loop (summarise.py folds
-    its steps on the full RawGraph): the caller then lays out the full RawGraph.
+    share ops (see `_fold`): the caller then lays out the full RawGraph.
     """
-    if walk.steps:
-        return None
     n = walk.total
-    folded = _fold(walk, n)
-    if folded is None:
+    fold_of_arr = np.full(len(walk.ops), -1)
+    summaries: list[Summary] = []
+    if walk.steps:
+        shut = options.expand if isinstance(options.expand, frozenset) else frozenset()
+        _fold_steps(walk, shut, options.keep_ends, fold_of_arr, summaries)
+    n_steps = len(summaries)  # folds below n_steps are steps, the others chains
+    if not _fold(walk, fold_of_arr, summaries):
         return None
-    folds, summaries = folded
-    fold_of = folds.tolist()  # the array for numpy, the list for one look at a time
-    leaf_unit, holders, readers = _absorb_leaves(walk, fold_of, summaries, n)
-    visible = np.flatnonzero(folds < 0).tolist()
-    if len(visible) < len(fold_of):  # folded ops that keep a visible node: their output or leaf
+    folds = _Folds(fold_of_arr, n_steps, len(summaries) > n_steps)
+    leaf_unit, holders = _absorb_leaves(walk, folds, summaries, n)
+    visible = np.flatnonzero(fold_of_arr < 0).tolist()
+    if len(visible) < len(folds.of):  # folded ops that keep a visible node: their output or leaf
         visible = sorted({*visible, *walk.root_out, *holders})
-    units = _materialise(walk, visible, fold_of, leaf_unit, raw)
+    units = _materialise(walk, visible, folds, leaf_unit, raw)
     for f in range(len(summaries)):
         units.append(n + f)
-    replay = _replayed(walk, folds, summaries, readers)
-    unit_edges = _unit_edges(walk, replay, fold_of, leaf_unit, n)
-    roots_u = sorted(i for i in raw.kind if raw.root[i])
+    replay = _replayed(walk, fold_of_arr)
+    unit_edges = _unit_edges(walk, replay, folds, leaf_unit, n)
     raw.total = n
-    return finish(n, units, unit_edges, roots_u, raw.new, summaries, True, max_nodes)
+    roots_u = _root_units(walk, folds, raw, n)
+    return finish(n, units, unit_edges, roots_u, raw.new, summaries, True, options.max_nodes)
 
 
-def _replayed(
-    walk: ForwardWalk, fold_of: np.ndarray, summaries: list[Summary], readers: set[int]
-) -> list[int]:
+class _Folds:
+    """Op k's fold: `of[k]` (a list), -1 for none; folds below `n_steps` are time steps.
+
+    A time-step fold takes its ops' whole groups but their leaves, a root output too; a
+    chain fold leaves a root output visible. As summarise.py does, a leaf only one fold
+    uses goes into it only when some chain was folded (`chains`).
+    """
+
+    def __init__(self, of: np.ndarray, n_steps: int, chains: bool) -> None:
+        self.of, self.n_steps, self.chains = of.tolist(), n_steps, chains
+
+    def keeps_root(self, k: int) -> bool:
+        """Whether op k's output, a root, is drawn on its own."""
+        return self.of[k] < 0 or self.of[k] >= self.n_steps
+
+
+def _root_units(walk: ForwardWalk, folds: _Folds, raw: Any, n: int) -> list[int]:
+    """The roots' units in raw order: a root output in a step fold is that fold."""
+    at = [(i, i) for i in raw.kind if raw.root[i]]
+    at += [(walk.pos[k] + 1, n + folds.of[k]) for k in walk.root_out if not folds.keeps_root(k)]
+    return [u for _, u in sorted(at)]
+
+
+def _fold_steps(
+    walk: ForwardWalk,
+    opened: frozenset[str],
+    keep_ends: bool,
+    fold_of: np.ndarray,
+    summaries: list[Summary],
+) -> None:
+    """Fold the middle steps of a long unroll on ops, as summarise.py's `_fold_steps` does.
+
+    A step's nodes are its ops' groups but their leaves (a leaf sits in the module all
+    its users share, without a step); the fold counts them and sits at the first one.
+    """
+    steps: dict[str, dict[int, list[int]]] = {}  # module -> step -> its ops
+    for k, m in enumerate(walk.module):
+        if len(m) > 1 and m[1].startswith(STEP):
+            steps.setdefault(m[0], {}).setdefault(int(m[1][len(STEP) :]), []).append(k)
+    # an op, its constants and its output: the group but its first-seen leaves
+    size = np.diff(walk.pos_array, prepend=-2)
+    size -= np.bincount(walk.first_op, minlength=len(walk.ops))
+    first_new_node, number, names = walk.first_new_node, walk.number, walk.names
+    for top, by_step in steps.items():
+        last = max(by_step)
+        if last + 1 < MIN_REPEATS:
+            continue
+        first, end = (1, last) if keep_ends else (0, last + 1)
+        run: list[int] = []
+        for t in range(first, end + 1):
+            if t < end and t in by_step and f"{top}.{STEP}{t}" not in opened:
+                run.append(t)
+                continue
+            if len(run) >= 2:
+                start = by_step[run[0]]
+                s = Summary(
+                    "repeat",
+                    f"{top}.{STEP}{run[0]} ... {STEP}{run[-1]}",
+                    module=top,
+                    detail=signature_text([names[k] for k in start]),
+                    pos=_first_not_leaf(walk, start[0]),
+                )
+                s.blocks = len(run)
+                ops = [k for step in run for k in by_step[step]]
+                fold_of[ops] = len(summaries)
+                summaries.append(s)
+                s.count = int(size[ops].sum())
+                s.new = number[max(ops)] >= first_new_node  # the newest op is the last
+            run = []
+
+
+def _first_not_leaf(walk: ForwardWalk, k: int) -> int:
+    """Raw position of op k's first constant, else of op k: its group's first node in a step."""
+    r = walk.start(k)
+    for nxt in walk.edges[k]:
+        if nxt is None:
+            return r
+        if type(nxt) is AccumulateGrad and walk.leaf_pos[walk.leaf_number(nxt)] == r:
+            r += 1
+    return walk.pos[k]
+
+
+def _replayed(walk: ForwardWalk, fold_of: np.ndarray) -> list[int]:
     """The ops whose edges `_unit_edges` must look at, in order.
 
-    A folded op whose edges all stay inside its fold adds no unit edge: skipped. A fold's
-    ops after its first read the previous op's output, which is inside; so a folded op
-    is kept when it reads more ops than that, reads a leaf that stays visible, or is a root.
+    A folded op whose edges all stay inside its fold adds no unit edge: skipped. So a
+    folded op is kept when it reads a leaf (which may stay visible), reads an op of
+    another unit, or is a root.
     """
-    inside = (fold_of >= 0).astype(np.intp)  # the input from the op before, in the fold
-    inside[[walk.pos_array.searchsorted(f.pos) for f in summaries]] = 0  # not for a first
-    keep = (fold_of < 0) | (walk.op_inputs > inside)
-    keep[[*readers, *walk.root_out]] = True
+    owner, src = walk.edge_owner, walk.edge_source
+    keep = fold_of < 0
+    from_op = src >= 0
+    other = fold_of[src[from_op]] != fold_of[owner[from_op]]
+    keep[owner[from_op][other]] = True
+    keep[owner[src <= -2]] = True
+    keep[list(walk.root_out)] = True
     return np.flatnonzero(keep).tolist()
 
 
-def _fold(walk: ForwardWalk, n: int) -> tuple[np.ndarray, list[Summary]] | None:
-    """Fold chains of repeated ops: `fold_of[k]` (an array) is op k's summary number or -1.
+def _fold(walk: ForwardWalk, fold_of: np.ndarray, summaries: list[Summary]) -> bool:
+    """Fold chains of repeated ops outside the step folds: sets `fold_of[k]` to the summary.
 
-    Should two folds claim one op, this returns None and the full walk decides.
+    Should two folds claim one op, this returns False and the full walk decides.
     """
-    fold_of = np.full(len(walk.ops), -1)
-    summaries: list[Summary] = []
     size = None
-    for chain in _chains(walk):
+    for chain in _chains(walk, fold_of):
         # a chain has 4 ops or more: itemgetter returns a tuple
         names = list(operator.itemgetter(*chain.tolist())(walk.names))
         for i, p, reps in repeats(names):
@@ -90,7 +175,7 @@ def _fold(walk: ForwardWalk, n: int) -> tuple[np.ndarray, list[Summary]] | None:
             f = Summary("repeat", text, ".".join(walk.module[first]), text, pos=walk.pos[first])
             f.blocks = reps - 2
             if (fold_of[at] >= 0).any():
-                return None
+                return False
             fold_of[at] = len(summaries)
             summaries.append(f)
             if size is None:
@@ -100,17 +185,19 @@ def _fold(walk: ForwardWalk, n: int) -> tuple[np.ndarray, list[Summary]] | None:
             f.count = int(size[at].sum())
             # creation numbers grow with k: the last member is the newest
             f.new = walk.number[last] >= walk.first_new_node
-    return fold_of, summaries
+    return True
 
 
-def _chains(walk: ForwardWalk) -> list[np.ndarray]:
-    """Straight chains of at least MIN_REPEATS ops, each op's output read only by the next.
+def _chains(walk: ForwardWalk, fold_of: np.ndarray) -> list[np.ndarray]:
+    """Straight chains of at least MIN_REPEATS unfolded ops, each op's output read only by the next.
 
     Chains never merge (`op_links`). Each chain is an array of its ops in order; chains
     come in the order of their first ops.
     """
     n_ops = len(walk.ops)
     linked, targets = op_links(walk)  # one pass over the links in Python (~15 ms at 100,000)
+    free = (fold_of[linked] < 0) & (fold_of[targets] < 0)  # links between ops of no step fold
+    linked, targets = linked[free], targets[free]
     # numpy for the per-op steps: 100,000 ops are a few array operations
     # each op's chain is named by its first op: start from the op linking to it (or itself)
     # and jump twice as far each round (17 rounds of array operations for 100,000 ops)
@@ -154,19 +241,25 @@ def _group_sizes(walk: ForwardWalk) -> np.ndarray:
 
 
 def _absorb_leaves(
-    walk: ForwardWalk, fold_of: list[int], summaries: list[Summary], n: int
-) -> tuple[_Absorbed, set[int], set[int]]:
+    walk: ForwardWalk, folds: _Folds, summaries: list[Summary], n: int
+) -> tuple[_Absorbed, set[int]]:
     """A leaf only one fold uses goes into it (a layer's own weight).
 
-    Returns which leaves went into a fold, the folded ops whose group holds a leaf that
-    stays visible (a weight shared with other ops), and the folded ops reading one.
+    Returns which leaves went into a fold and the folded ops whose group holds a leaf
+    that stays visible (a weight shared with other ops).
     """
     stay: set[int] = set()  # leaves first used in a fold that stay visible
     holders: set[int] = set()
-    readers: set[int] = set()
+    fold_of = folds.of
     absorbed = _Absorbed(fold_of, walk.first_op, stay, n)
     if not summaries:
-        return absorbed, holders, readers
+        return absorbed, holders
+    if not folds.chains:  # step folds only: no leaf goes into them (summarise.py)
+        first = np.asarray(walk.first_op, dtype=np.intp)
+        held = np.flatnonzero(np.asarray(fold_of)[first] >= 0) if len(first) else first
+        stay.update(held.tolist())
+        holders.update(first[held].tolist())
+        return absorbed, holders
     root_leaf = walk.root_leaf
     # a leaf used once, not a root, goes with its op; only the others need a look
     for j in {*walk.more, *root_leaf}:
@@ -177,17 +270,18 @@ def _absorb_leaves(
         if f >= 0 and j not in root_leaf and all(fold_of[k] == f for k in users):
             continue  # its first user is in f: already counted with that op's group
         if f >= 0:  # ops come in order: the first use is where the leaf was first seen
-            summaries[f].count -= 1  # counted with its group, but it stays visible
+            if f >= folds.n_steps:  # a chain counts its group's leaves; a step does not
+                summaries[f].count -= 1
             holders.add(users[0])
             stay.add(j)
-        readers.update(k for k in users if fold_of[k] >= 0)
-    if walk.first_new_tensor < NEVER:  # a watermark: a fold is new if a leaf it took is
+    if walk.first_new_tensor < NEVER:  # a watermark: a chain is new if a leaf it took is
         for j in range(len(walk.first_op)):
-            if j in absorbed:
-                f = summaries[fold_of[walk.first_op[j]]]
-                if not f.new and walk.leaf(j).creation_number >= walk.first_new_tensor:
-                    f.new = True
-    return absorbed, holders, readers
+            f = fold_of[walk.first_op[j]]
+            if f >= folds.n_steps and j in absorbed:
+                s = summaries[f]
+                if not s.new and walk.leaf(j).creation_number >= walk.first_new_tensor:
+                    s.new = True
+    return absorbed, holders
 
 
 class _Absorbed:
@@ -204,10 +298,10 @@ class _Absorbed:
 
 
 def _materialise(
-    walk: ForwardWalk, visible: list[int], fold_of: list[int], leaf_unit: _Absorbed, raw: Any
+    walk: ForwardWalk, visible: list[int], folds: _Folds, leaf_unit: _Absorbed, raw: Any
 ) -> list[int]:
     """RawGraph entries for the nodes of the `visible` ops; returns their raw positions."""
-    ops, root_out = walk.ops, walk.root_out
+    ops, root_out, fold_of, n_steps = walk.ops, walk.root_out, folds.of, folds.n_steps
     leaf_number, leaf_pos = walk.leaf_number, walk.leaf_pos
     shown: list[int] = []
 
@@ -238,7 +332,7 @@ def _materialise(
                     r += 1
         if not folded:
             add(r, "op", op, None, 0, m, new, k + 1)
-        if not folded or k in root_out:
+        if not folded or (k in root_out and fold_of[k] >= n_steps):
             out = root_out.get(k)
             if out is None:
                 out = op.output()
@@ -261,7 +355,7 @@ def _extra_roots(walk: ForwardWalk) -> list[tuple[int, Any, bool]]:
 
 
 def _unit_edges(
-    walk: ForwardWalk, replay: list[int], fold_of: list[int], leaf_unit: _Absorbed, n: int
+    walk: ForwardWalk, replay: list[int], folds: _Folds, leaf_unit: _Absorbed, n: int
 ) -> Any:
     """Unit edges in raw-edge order (edges inside a fold dropped, the rest merged).
 
@@ -269,6 +363,7 @@ def _unit_edges(
     own fold (its absorbed leaves, its constants, the op before them in the chain).
     """
     pos, op_number, root_out, edges = walk.pos, walk.op_number, walk.root_out, walk.edges
+    fold_of, n_steps = folds.of, folds.n_steps
     leaf_number, leaf_pos = walk.leaf_number, walk.leaf_pos
     acc = AccumulateGrad
     out: dict[tuple[int, int, int], None] = {}
@@ -290,11 +385,11 @@ def _unit_edges(
             else:
                 j = op_number(nxt)
                 h = fold_of[j]
-                src = pos[j] + 1 if h < 0 or j in root_out else n + h
+                src = pos[j] + 1 if h < 0 or (j in root_out and h >= n_steps) else n + h
             if src != dst:
                 out[(src, dst, slot if src < n and dst < n else 0)] = None
         if f < 0:
             out[(dst, dst + 1, 0)] = None
-        elif k in root_out:
+        elif k in root_out and f >= n_steps:  # a chain leaves a root output visible
             out[(dst, pos[k] + 1, 0)] = None
     return out

@@ -113,7 +113,7 @@ def _collapse_modules(
                 break
     for s in summaries:
         s.count = len(s.members)
-        s.detail = _signature_text([raw.obj[i].op for i in s.members if raw.kind[i] == "op"])
+        s.detail = signature_text([raw.obj[i].op for i in s.members if raw.kind[i] == "op"])
         s.new = any(raw.new[i] for i in s.members)
 
 
@@ -154,7 +154,7 @@ def finish(
     return kept, out_edges, hidden
 
 
-def _signature_text(names: list[str]) -> str:
+def signature_text(names: list[str]) -> str:
     if not names:
         return ""
     if len(names) <= 4:
@@ -255,7 +255,7 @@ def _fold_steps(
                     "repeat",
                     f"{top}.{STEP}{run[0]} ... {STEP}{run[-1]}",
                     module=top,
-                    detail=_signature_text(ops),
+                    detail=signature_text(ops),
                     pos=by_step[run[0]][0],
                 )
                 s.blocks = len(run)

@@ -85,6 +85,10 @@ class ForwardWalk:
         source, owner = _edges_in_order(met, order)
         self._count_uses(source, owner)
         self._place(met, source, owner)
+        # per edge, in creation order: the op it feeds, and the op it comes from (k >= 0)
+        # or CONSTANT or a leaf (<= -2); for the summary's look at which edges cross folds
+        self.edge_owner = owner
+        self.edge_source = np.where(source >= 0, self._rank[np.maximum(source, 0)], source)
 
     def _put_in_order(self, met: _Met) -> np.ndarray:
         """Ops in creation order (numbers are unique, so any sort gives the same order)."""
