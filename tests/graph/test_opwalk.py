@@ -38,9 +38,10 @@ def test_the_fast_path_is_the_one_build_graph_takes(monkeypatch):
     z = tg.tensor(1.0, requires_grad=True)
     build_graph(z * 2)
     build_graph(z * 2, fold=False)
+    build_graph(z * 2, expand=True)
     build_graph(z * 2, view="backward")
     build_graph(z * 2, collapse=True)  # modules are collapsed on the full walk
-    assert calls == [1]
+    assert calls == [1, 1, 1]
 
 
 def test_loop_that_folds_with_a_watermark_and_a_root_inside_the_chain():
@@ -154,6 +155,7 @@ def random_program(seed: int):
 def test_random_programs_match_the_reference(seed, max_nodes):
     roots, mark = random_program(seed)
     same(roots, max_nodes=max_nodes, since=mark)
+    same(roots, max_nodes=max_nodes, since=mark, fold=False)
 
 
 def test_varied_graph_over_the_cap():
@@ -323,3 +325,4 @@ def test_step_programs_match_the_reference(seed, max_nodes):
     opened = frozenset({f"cell.t={steps // 2}", "cell.t=1"})
     same(roots, max_nodes=max_nodes, since=mark, expand=opened)
     same(roots, max_nodes=max_nodes, keep_ends=False, expand=opened)
+    same(roots, max_nodes=max_nodes, since=mark, expand=True)

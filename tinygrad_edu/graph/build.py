@@ -2,9 +2,9 @@
 
 Two phases keep big graphs fast. Phase 1 is lean (no text is made): for the forward
 view, one walk over the core objects (walk.py) reads each op once and decides order,
-positions, modules and time steps; the default view (folding on, no collapsed module)
+positions, modules and time steps; a view with no collapsed module
 then folds and caps on ops (opwalk.py) and makes entries only for the nodes shown,
-while the other forward views lay out the full RawGraph from the same walk
+while a view with collapsed modules lays out the full RawGraph from the same walk
 (`full_raw_graph`) and summarise it (summarise.py). The backward view reads the same
 walk's nodes in creation order (`walk.BackwardWalk`, laid out by `backward_raw_graph`).
 Phase 2: only the shown nodes get their labels (value summaries, creation sites). Everything is iterative and linear: 100,000 ops are fine.
@@ -294,8 +294,8 @@ def _pick_nodes(
         raw = backward_raw_graph(BackwardWalk(roots, options.since), roots)
     else:
         walk = ForwardWalk(roots, options.since)  # the one walk every forward consumer reads
-        if op_level and options.fold and not options.collapse and options.expand is not True:
-            # the default view decides folds and the cap on ops alone (opwalk.py)
+        if op_level and not options.collapse:
+            # with no collapsed module, folds and the cap are decided on ops alone (opwalk.py)
             raw = RawGraph.sparse()
             picked = summarise_forward(walk, options, raw)  # None: it cannot decide
             if picked is not None:

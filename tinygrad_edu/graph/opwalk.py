@@ -7,13 +7,14 @@ steps of a module called in a loop, then chains of repeated ops, are folded on o
 and only the nodes that stay visible get RawGraph entries (a sparse RawGraph: dicts
 keyed by the walk's raw positions).
 
-Used for the forward view when no module is collapsed; tests/graph/test_opwalk.py checks
+Used for every forward view with no collapsed module; tests/graph/test_opwalk.py checks
 that the Graph is identical to the full RawGraph's summary.
 Graph layer: imports tinygrad_edu.core, numpy and the standard library only.
 """
 
 from __future__ import annotations
 
+import bisect
 import operator
 from typing import Any
 
@@ -38,25 +39,35 @@ def summarise_forward(
     n = walk.total
     fold_of_arr = np.full(len(walk.ops), -1)
     summaries: list[Summary] = []
-    if walk.steps:
+    fold = options.fold and options.expand is not True  # everything open: nothing folded
+    if fold and walk.steps:
         shut = options.expand if isinstance(options.expand, frozenset) else frozenset()
         _fold_steps(walk, shut, options.keep_ends, fold_of_arr, summaries)
     n_steps = len(summaries)  # folds below n_steps are steps, the others chains
-    if not _fold(walk, fold_of_arr, summaries):
+    if fold and not _fold(walk, fold_of_arr, summaries):
         return None
     folds = _Folds(fold_of_arr, n_steps, len(summaries) > n_steps)
     leaf_unit, holders = _absorb_leaves(walk, folds, summaries, n)
-    visible = np.flatnonzero(fold_of_arr < 0).tolist()
-    if len(visible) < len(folds.of):  # folded ops that keep a visible node: their output or leaf
+    if summaries:
+        visible = np.flatnonzero(fold_of_arr < 0).tolist()
+        # folded ops that keep a visible node: their output (a root) or a leaf
         visible = sorted({*visible, *walk.root_out, *holders})
-    units = _materialise(walk, visible, folds, leaf_unit, raw)
-    for f in range(len(summaries)):
-        units.append(n + f)
-    replay = _replayed(walk, fold_of_arr)
-    unit_edges = _unit_edges(walk, replay, folds, leaf_unit, n)
+        units = _materialise(walk, visible, folds, leaf_unit, raw, keep=set())  # positions only
+    else:
+        units = list(range(n))
+    units.extend(range(n, n + len(summaries)))
+    unit_edges = _unit_edges(walk, _replayed(walk, fold_of_arr), folds, leaf_unit, n)
+    roots_u = _root_units(walk, folds, n)
+    picked = finish(
+        n, units, unit_edges, roots_u, _NewFlags(walk), summaries, True, options.max_nodes
+    )
+    # entries only for the nodes kept after the cap: their ops' groups are looked at again
+    shown = np.array([u for u in picked[0] if type(u) is int], dtype=np.intp)
+    in_groups = shown[shown < walk.n_groups]
+    groups = np.unique(np.searchsorted(walk.pos_array + 1, in_groups)).tolist()
+    _materialise(walk, groups, folds, leaf_unit, raw, keep=set(shown.tolist()))
     raw.total = n
-    roots_u = _root_units(walk, folds, raw, n)
-    return finish(n, units, unit_edges, roots_u, raw.new, summaries, True, options.max_nodes)
+    return picked
 
 
 class _Folds:
@@ -75,11 +86,32 @@ class _Folds:
         return self.of[k] < 0 or self.of[k] >= self.n_steps
 
 
-def _root_units(walk: ForwardWalk, folds: _Folds, raw: Any, n: int) -> list[int]:
+def _root_units(walk: ForwardWalk, folds: _Folds, n: int) -> list[int]:
     """The roots' units in raw order: a root output in a step fold is that fold."""
-    at = [(i, i) for i in raw.kind if raw.root[i]]
-    at += [(walk.pos[k] + 1, n + folds.of[k]) for k in walk.root_out if not folds.keeps_root(k)]
+    at = [(walk.leaf_pos[j], walk.leaf_pos[j]) for j in walk.root_leaf]  # never in a fold
+    for k in walk.root_out:
+        out = walk.pos[k] + 1
+        at.append((out, out if folds.keeps_root(k) else n + folds.of[k]))
     return [u for _, u in sorted(at)]
+
+
+class _NewFlags:
+    """`new[i]`: whether raw node i is new, looked up for the nodes the cap hides."""
+
+    def __init__(self, walk: ForwardWalk) -> None:
+        self.walk = walk
+        self.marked = walk.first_new_node < NEVER or walk.first_new_tensor < NEVER
+        self.leaf_at = {r: j for j, r in enumerate(walk.leaf_pos)} if self.marked else {}
+
+    def __getitem__(self, i: int) -> bool:
+        if not self.marked:  # no watermark: nothing is new
+            return False
+        walk = self.walk
+        j = self.leaf_at.get(i)
+        if j is not None:  # a leaf, or a root in no op's inputs
+            return walk.leaf(j).creation_number >= walk.first_new_tensor
+        k = bisect.bisect_left(walk.pos, i - 1)  # op k's group ends with its output, pos[k] + 1
+        return walk.number[k] >= walk.first_new_node
 
 
 def _fold_steps(
@@ -298,20 +330,22 @@ class _Absorbed:
 
 
 def _materialise(
-    walk: ForwardWalk, visible: list[int], folds: _Folds, leaf_unit: _Absorbed, raw: Any
+    walk: ForwardWalk, ops: list[int], folds: _Folds, leaf_unit: _Absorbed, raw: Any, keep: set
 ) -> list[int]:
-    """RawGraph entries for the nodes of the `visible` ops; returns their raw positions."""
-    ops, root_out, fold_of, n_steps = walk.ops, walk.root_out, folds.of, folds.n_steps
+    """The visible nodes' raw positions in the groups of `ops`, and in no op's inputs.
+
+    Those in `keep` get RawGraph entries (`keep` empty: the positions only, for the cap).
+    """
+    root_out, fold_of, n_steps = walk.root_out, folds.of, folds.n_steps
     leaf_number, leaf_pos = walk.leaf_number, walk.leaf_pos
     shown: list[int] = []
 
     def add(i: int, kind: str, obj: Any, op: Any, slot: int, module: tuple, new: bool, num: int):
         raw.kind[i], raw.obj[i], raw.op[i], raw.slot[i] = kind, obj, op, slot
         raw.module[i], raw.new[i], raw.num[i], raw.root[i] = module, new, num, False
-        shown.append(i)
 
-    for k in visible:
-        op = ops[k]
+    for k in ops:
+        op = walk.ops[k]
         folded = fold_of[k] >= 0
         m = walk.module[k]
         new = walk.number[k] >= walk.first_new_node
@@ -319,28 +353,38 @@ def _materialise(
         for slot, nxt in enumerate(walk.edges[k]):
             if nxt is None:
                 if not folded:
-                    add(r, "tensor", None, op, slot, m, new, r + 1 - k)
+                    shown.append(r)
+                    if r in keep:
+                        add(r, "tensor", None, op, slot, m, new, r + 1 - k)
                 r += 1
             elif type(nxt) is AccumulateGrad:
                 j: int = leaf_number(nxt)  # type: ignore[assignment]  # met by the walk: not None
                 if leaf_pos[j] == r:  # first seen here
                     if j not in leaf_unit:
-                        v = walk.leaf(j)
-                        new_leaf = v.creation_number >= walk.first_new_tensor
-                        add(r, "tensor", v, None, 0, walk.leaf_module(j), new_leaf, r + 1 - k)
-                        raw.root[r] = j in walk.root_leaf
+                        shown.append(r)
+                        if r in keep:
+                            v = walk.leaf(j)
+                            new_leaf = v.creation_number >= walk.first_new_tensor
+                            add(r, "tensor", v, None, 0, walk.leaf_module(j), new_leaf, r + 1 - k)
+                            raw.root[r] = j in walk.root_leaf
                     r += 1
         if not folded:
-            add(r, "op", op, None, 0, m, new, k + 1)
+            shown.append(r)
+            if r in keep:
+                add(r, "op", op, None, 0, m, new, k + 1)
         if not folded or (k in root_out and fold_of[k] >= n_steps):
-            out = root_out.get(k)
-            if out is None:
-                out = op.output()
-            add(r + 1, "tensor", out, op, -1, m, new, r + 2 - (k + 1))
-            raw.root[r + 1] = k in root_out
+            shown.append(r + 1)
+            if r + 1 in keep:
+                out = root_out.get(k)
+                if out is None:
+                    out = op.output()
+                add(r + 1, "tensor", out, op, -1, m, new, r + 2 - (k + 1))
+                raw.root[r + 1] = k in root_out
     for i, t, new in _extra_roots(walk):  # roots in no op's inputs come last
-        add(i, "tensor", t, None, 0, (), new, i + 1 - len(ops))
-        raw.root[i] = True
+        shown.append(i)
+        if i in keep:
+            add(i, "tensor", t, None, 0, (), new, i + 1 - len(walk.ops))
+            raw.root[i] = True
     return shown
 
 
