@@ -40,8 +40,8 @@ def test_the_fast_path_is_the_one_build_graph_takes(monkeypatch):
     build_graph(z * 2, fold=False)
     build_graph(z * 2, expand=True)
     build_graph(z * 2, view="backward")
-    build_graph(z * 2, collapse=True)  # modules are collapsed on the full walk
-    assert calls == [1, 1, 1]
+    build_graph(z * 2, collapse=True)
+    assert calls == [1, 1, 1, 1]
 
 
 def test_loop_that_folds_with_a_watermark_and_a_root_inside_the_chain():
@@ -103,7 +103,7 @@ def test_merging_chains_keep_the_earliest_link_and_fold_once():
     y = net(tg.randn(2, 3, name="x")).sum()
     raw = B.RawGraph.sparse()
     walk = B.ForwardWalk(B._roots((y,)), None)
-    assert B.summarise_forward(walk, DrawOptions(max_nodes=150), raw) is not None  # fast path
+    assert B.summarise_forward(walk, DrawOptions(max_nodes=150), raw)[0]
     g = same(y)
     repeat = [n for n in g.nodes if n.role == "repeat"]
     assert [(n.detail, n.blocks) for n in repeat] == [("MatMul -> Add -> Tanh", 4)]
@@ -326,3 +326,53 @@ def test_step_programs_match_the_reference(seed, max_nodes):
     same(roots, max_nodes=max_nodes, since=mark, expand=opened)
     same(roots, max_nodes=max_nodes, keep_ends=False, expand=opened)
     same(roots, max_nodes=max_nodes, since=mark, expand=True)
+    same(roots, max_nodes=max_nodes, since=mark, collapse=True)
+    same(roots, max_nodes=max_nodes, since=mark, collapse=["cell.t=2", "cell.t=5", "other"])
+    same(roots, max_nodes=max_nodes, since=mark, collapse=[f"cell.t={t}" for t in range(9)])
+
+
+class Block(nn.Module):
+    """Two inner modules, one of them a Scale: a parent with children to collapse."""
+
+    def __init__(self, kind: int):
+        super().__init__()
+        self.a, self.b = Scale(), Scale()
+        self.kind = kind
+
+    def forward(self, x, shared):
+        x = self.a(x) + (shared if self.kind else 0.5)
+        return self.b(x) * (2.0 if self.kind == 2 else 1.0)
+
+
+class Stack(nn.Sequential):
+    """Blocks called by one module: siblings `stack.0`, `stack.1`, ... to collapse and fold."""
+
+    def forward(self, x, shared, rng, roots):
+        for block in self:
+            x = block(x, shared)
+            if rng.random() < 0.15:
+                roots.append(x)  # a block's output asked for
+            if rng.random() < 0.1:
+                x = x.tanh()  # an op between two blocks, in the parent only
+        return x
+
+
+@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("max_nodes", [150, 9, None])
+def test_module_programs_match_the_reference(seed, max_nodes):
+    rng = random.Random(seed)
+    shared = tg.tensor(1.5, requires_grad=True, name="shared")
+    net = Stack(*[Block(rng.choice([0, 0, 0, 1, 2])) for _ in range(rng.randint(1, 9))])
+    roots: list = []
+    mark = watermark() if rng.random() < 0.2 else None
+    x = net(tg.randn(2, name="x"), shared, rng, roots)
+    for _ in range(rng.choice([0, 1, 4])):  # called in a loop too (time steps)
+        x = net(x, shared, rng, roots)
+    roots.append(x.sum() * shared)
+    if rng.random() < 0.3:
+        roots.append(shared)
+    # paths of one call, of a time step, and of the leaves, which carry no step
+    paths = [f"stack.t=1.{i}" for i in range(len(net))] + [f"stack.{i}" for i in range(len(net))]
+    for collapse in (True, paths, paths[1::2], [p + ".a" for p in paths], ["stack.t=0"]):
+        same(roots, max_nodes=max_nodes, since=mark, collapse=collapse)
+        same(roots, max_nodes=max_nodes, since=mark, collapse=collapse, fold=False)

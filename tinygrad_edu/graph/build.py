@@ -294,12 +294,9 @@ def _pick_nodes(
         raw = backward_raw_graph(BackwardWalk(roots, options.since), roots)
     else:
         walk = ForwardWalk(roots, options.since)  # the one walk every forward consumer reads
-        if op_level and not options.collapse:
-            # with no collapsed module, folds and the cap are decided on ops alone (opwalk.py)
+        if op_level:
             raw = RawGraph.sparse()
-            picked = summarise_forward(walk, options, raw)  # None: it cannot decide
-            if picked is not None:
-                return raw, picked
+            return raw, summarise_forward(walk, options, raw)
         raw = full_raw_graph(walk)
     return raw, summarise(raw, options)
 

@@ -1,15 +1,18 @@
-"""The summarised forward view of big graphs, decided on ops before any tensor node is made.
+"""The summarised forward view, decided on the forward walk's per-op lists.
 
-The full RawGraph has one entry per tensor and op; at 100,000s of nodes making those
-entries costs more than a whole drawing may. Here the forward walk's per-op lists
-(walk.py: uses of each output, where each op's nodes sit) are enough: the middle
-steps of a module called in a loop, then chains of repeated ops, are folded on ops,
-and only the nodes that stay visible get RawGraph entries (a sparse RawGraph: dicts
-keyed by the walk's raw positions).
+The full forward graph has one node per tensor and op; at 100,000s of nodes making an
+entry for each costs more than a whole drawing may. The walk's per-op lists (walk.py:
+where each op's group of nodes sits, the uses of each output, each leaf's users) are
+enough to decide everything a summary decides, in the order summarise.py's docstring
+gives: collapsed modules, runs of identical collapsed modules, the middle steps of a
+module called in a loop, chains of repeated ops, then the cap. Only the nodes kept
+after the cap get entries (a sparse RawGraph: dicts keyed by raw position).
 
-Used for every forward view with no collapsed module; tests/graph/test_opwalk.py checks
-that the Graph is identical to the full RawGraph's summary.
-Graph layer: imports tinygrad_edu.core, numpy and the standard library only.
+What a fold takes is said per op group, with three arrays (`_Units`): the unit of op
+k and its constants, the unit of its output (a root output may stay visible), and the
+unit of each leaf (a leaf sits in the module all its users share).
+Graph layer: imports tinygrad_edu.core, numpy, the standard library and graph/'s
+options, summarise, time_steps and walk modules.
 """
 
 from __future__ import annotations
@@ -27,112 +30,234 @@ from .time_steps import STEP
 from .walk import NEVER, ForwardWalk
 
 
+class _Units:
+    """Which summary each node of the forward graph went into (-1: it stays visible).
+
+    `op[k]`: op k and its constants; `out[k]`: op k's output; `leaf[j]`: leaf j (the
+    leaves ops use, first-seen order). Summaries below `chains_from` are modules, module
+    runs and steps; from it on, chains. `dead`: module summaries folded into a run.
+    """
+
+    def __init__(self, walk: ForwardWalk) -> None:
+        self.op = np.full(len(walk.ops), -1)
+        self.out = np.full(len(walk.ops), -1)
+        self.leaf = np.full(len(walk.first_op), -1)
+        self.summaries: list[Summary] = []
+        self.span: dict[int, tuple[int, int]] = {}  # module summary -> first, last raw position
+        self.dead: set[int] = set()
+        self.chains_from = 0
+
+    def freeze(self) -> None:
+        """Lists for the loops that look at one op at a time."""
+        self.op_list, self.out_list, self.leaf_list = (
+            self.op.tolist(),
+            self.out.tolist(),
+            self.leaf.tolist(),
+        )
+
+
 def summarise_forward(
     walk: ForwardWalk, options: DrawOptions, raw: Any
-) -> tuple[list, list[tuple[int, int, int]], int] | None:
-    """`summarise(full_raw_graph(walk), options)` with no collapse; fills the sparse RawGraph `raw`.
+) -> tuple[list, list[tuple[int, int, int]], int]:
+    """Pick the forward view's nodes (see `summarise`); fills the sparse RawGraph `raw`.
 
-    `raw` gets entries for the visible nodes only (dicts keyed by raw position) and
-    `raw.total`, the node count of the full graph. Returns None when two folds would
-    share ops (see `_fold`): the caller then lays out the full RawGraph.
+    `raw` gets entries for the kept nodes only and `raw.total`, the node count of the
+    full graph.
     """
     n = walk.total
-    fold_of_arr = np.full(len(walk.ops), -1)
-    summaries: list[Summary] = []
+    u = _Units(walk)
     fold = options.fold and options.expand is not True  # everything open: nothing folded
+    prefixes = _prefixes(walk, options.collapse)
+    if prefixes:
+        _collapse_modules(walk, prefixes, u)
+        if fold:
+            _fold_modules(walk, u)
     if fold and walk.steps:
         shut = options.expand if isinstance(options.expand, frozenset) else frozenset()
-        _fold_steps(walk, shut, options.keep_ends, fold_of_arr, summaries)
-    n_steps = len(summaries)  # folds below n_steps are steps, the others chains
-    if fold and not _fold(walk, fold_of_arr, summaries):
-        return None
-    folds = _Folds(fold_of_arr, n_steps, len(summaries) > n_steps)
-    leaf_unit, holders = _absorb_leaves(walk, folds, summaries, n)
+        _fold_steps(walk, shut, options.keep_ends, u)
+    u.chains_from = len(u.summaries)
+    if fold:
+        _fold_chains(walk, u)
+    if len(u.summaries) > u.chains_from:  # as summarise.py: leaves join folds after a chain
+        _absorb_leaves(walk, u)
+    u.freeze()
+    summaries = u.summaries
     if summaries:
-        visible = np.flatnonzero(fold_of_arr < 0).tolist()
-        # folded ops that keep a visible node: their output (a root) or a leaf
-        visible = sorted({*visible, *walk.root_out, *holders})
-        units = _materialise(walk, visible, folds, leaf_unit, raw, keep=set())  # positions only
+        visit = (u.op < 0) | (u.out < 0)  # op groups with a visible node
+        first_op = np.asarray(walk.first_op, dtype=np.intp)
+        visit[first_op[u.leaf < 0]] = True
+        units = _materialise(walk, np.flatnonzero(visit).tolist(), u, raw, keep=set())
     else:
         units = list(range(n))
-    units.extend(range(n, n + len(summaries)))
-    unit_edges = _unit_edges(walk, _replayed(walk, fold_of_arr), folds, leaf_unit, n)
-    roots_u = _root_units(walk, folds, n)
+    units.extend(n + f for f in range(len(summaries)) if f not in u.dead)
+    unit_edges = _unit_edges(walk, _replayed(walk, u), u, n)
+    roots = _root_units(walk, u, n)
     picked = finish(
-        n, units, unit_edges, roots_u, _NewFlags(walk), summaries, True, options.max_nodes
+        n, units, unit_edges, roots, _NewFlags(walk), summaries, True, options.max_nodes
     )
     # entries only for the nodes kept after the cap: their ops' groups are looked at again
-    shown = np.array([u for u in picked[0] if type(u) is int], dtype=np.intp)
+    shown = np.array([k for k in picked[0] if type(k) is int], dtype=np.intp)
     in_groups = shown[shown < walk.n_groups]
     groups = np.unique(np.searchsorted(walk.pos_array + 1, in_groups)).tolist()
-    _materialise(walk, groups, folds, leaf_unit, raw, keep=set(shown.tolist()))
+    _materialise(walk, groups, u, raw, keep=set(shown.tolist()))
     raw.total = n
     return picked
 
 
-class _Folds:
-    """Op k's fold: `of[k]` (a list), -1 for none; folds below `n_steps` are time steps.
+# --- collapsed modules ------------------------------------------------------------------
 
-    A time-step fold takes its ops' whole groups but their leaves, a root output too; a
-    chain fold leaves a root output visible. As summarise.py does, a leaf only one fold
-    uses goes into it only when some chain was folded (`chains`).
+
+def _prefixes(walk: ForwardWalk, collapse: Any) -> list[tuple]:
+    """The collapsed module paths, the shortest first (True: every top-level module)."""
+    if collapse is True:
+        # a leaf's module is a prefix of its first user's: ops name the tops in node order
+        return list(dict.fromkeys(m[:1] for m in walk.module if m))
+    return sorted({tuple(c.split(".")) for c in collapse}, key=len)
+
+
+def _collapse_modules(walk: ForwardWalk, prefixes: list[tuple], u: _Units) -> None:
+    """One summary per collapsed module path, for every node built inside it (not a root)."""
+    match: dict[tuple, int] = {}  # module path -> index of its prefix, -1 for none
+
+    def prefix(m: tuple) -> int:
+        p = match.get(m)
+        if p is None:
+            p = match[m] = next((i for i, q in enumerate(prefixes) if m and m[: len(q)] == q), -1)
+        return p
+
+    op_p = np.array([prefix(m) for m in walk.module], dtype=np.intp)
+    roots = walk.root_leaf
+    leaf_p = np.array(
+        [-1 if j in roots else prefix(walk.leaf_module(j)) for j in range(len(walk.first_op))],
+        dtype=np.intp,
+    )
+    size = _sizes_without_leaves(walk)
+    keeps = np.zeros(len(walk.ops), dtype=np.intp)  # 1: a root output, not in the module
+    keeps[list(walk.root_out)] = 1
+    leaf_pos = np.asarray(walk.leaf_pos[: len(walk.first_op)], dtype=np.intp)
+    found = []  # (first raw position, prefix, its ops, its leaves)
+    for p in range(len(prefixes)):
+        ops, leaves = np.flatnonzero(op_p == p), np.flatnonzero(leaf_p == p)
+        if not len(ops) and not len(leaves):
+            continue
+        starts = [_first_not_leaf(walk, int(ops[0]))] if len(ops) else []
+        starts += [int(leaf_pos[leaves[0]])] if len(leaves) else []
+        found.append((min(starts), p, ops, leaves))
+    found.sort(key=operator.itemgetter(0))  # summaries in the order of their first node
+    for first, p, ops, leaves in found:
+        path = prefixes[p]
+        s = Summary("module", ".".join(path), module=".".join(path[:-1]), pos=first)
+        f = len(u.summaries)
+        u.summaries.append(s)
+        u.op[ops] = f
+        u.out[ops] = f
+        u.leaf[leaves] = f
+        s.count = int((size[ops] - keeps[ops]).sum()) + len(leaves)
+        s.detail = signature_text([walk.names[k] for k in ops[:5].tolist()])
+        s.new = bool(len(ops)) and walk.number[int(ops[-1])] >= walk.first_new_node
+        if not s.new and walk.first_new_tensor < NEVER:
+            s.new = any(
+                walk.leaf(j).creation_number >= walk.first_new_tensor for j in leaves.tolist()
+            )
+        last: list[int] = [int(leaf_pos[leaves[-1]])] if len(leaves) else []
+        if len(ops):
+            k = int(ops[-1])
+            last.append(walk.pos[k] + 1 - int(keeps[k]))
+        u.span[f] = (first, max(last))
+    for k in walk.root_out:  # a root stays visible: the learner asked for it
+        u.out[k] = -1
+
+
+def _fold_modules(walk: ForwardWalk, u: _Units) -> None:
+    """Fold runs of >= MIN_REPEATS adjacent sibling modules with the same ops into one node.
+
+    Adjacent: no other sibling ran between them. `layers.3` left open splits the run
+    `layers.0` ... `layers.7` in two, as an opened `rnncell.t=5` splits the steps;
+    one box over both sides would claim to hold the open one too.
     """
+    summaries = u.summaries
+    into = np.arange(len(summaries) + len(summaries) // 2 + 1)  # module summary -> its unit
+    run: list[int] = []
 
-    def __init__(self, of: np.ndarray, n_steps: int, chains: bool) -> None:
-        self.of, self.n_steps, self.chains = of.tolist(), n_steps, chains
+    def flush() -> None:
+        if len(run) >= MIN_REPEATS:
+            # keep the first and last block: the learner sees how blocks connect
+            middle = [summaries[f] for f in run[1:-1]]
+            s = Summary(
+                "repeat",
+                f"{middle[0].name} ... {middle[-1].name}",
+                module=summaries[run[0]].module,
+                detail=summaries[run[0]].detail,
+                pos=middle[0].pos,
+            )
+            s.blocks = len(middle)
+            s.count = sum(m.count for m in middle)
+            s.new = any(m.new for m in middle)
+            into[run[1:-1]] = len(summaries)
+            u.dead.update(run[1:-1])
+            summaries.append(s)
+        run.clear()
 
-    def keeps_root(self, k: int) -> bool:
-        """Whether op k's output, a root, is drawn on its own."""
-        return self.of[k] < 0 or self.of[k] >= self.n_steps
+    module_at = _ModuleAt(walk)
+    for f in range(len(summaries)):
+        s = summaries[f]
+        if run and (
+            summaries[run[-1]].module != s.module
+            or summaries[run[-1]].detail != s.detail
+            or _sibling_between(module_at, u, run[-1], f)
+        ):
+            flush()
+        run.append(f)
+    flush()
+    if u.dead:
+        for units in (u.op, u.out, u.leaf):
+            folded = units >= 0
+            units[folded] = into[units[folded]]
 
 
-def _root_units(walk: ForwardWalk, folds: _Folds, n: int) -> list[int]:
-    """The roots' units in raw order: a root output in a step fold is that fold."""
-    at = [(walk.leaf_pos[j], walk.leaf_pos[j]) for j in walk.root_leaf]  # never in a fold
-    for k in walk.root_out:
-        out = walk.pos[k] + 1
-        at.append((out, out if folds.keeps_root(k) else n + folds.of[k]))
-    return [u for _, u in sorted(at)]
-
-
-class _NewFlags:
-    """`new[i]`: whether raw node i is new, looked up for the nodes the cap hides."""
+class _ModuleAt:
+    """`module_at(i)`: the module path of the node at raw position i."""
 
     def __init__(self, walk: ForwardWalk) -> None:
         self.walk = walk
-        self.marked = walk.first_new_node < NEVER or walk.first_new_tensor < NEVER
-        self.leaf_at = {r: j for j, r in enumerate(walk.leaf_pos)} if self.marked else {}
+        self.leaf_at = {r: j for j, r in enumerate(walk.leaf_pos)}
 
-    def __getitem__(self, i: int) -> bool:
-        if not self.marked:  # no watermark: nothing is new
-            return False
-        walk = self.walk
+    def __call__(self, i: int) -> tuple:
         j = self.leaf_at.get(i)
         if j is not None:  # a leaf, or a root in no op's inputs
-            return walk.leaf(j).creation_number >= walk.first_new_tensor
-        k = bisect.bisect_left(walk.pos, i - 1)  # op k's group ends with its output, pos[k] + 1
-        return walk.number[k] >= walk.first_new_node
+            return self.walk.leaf_module(j) if j < len(self.walk.first_op) else ()
+        return self.walk.module[bisect.bisect_left(self.walk.pos, i - 1)]
 
 
-def _fold_steps(
-    walk: ForwardWalk,
-    opened: frozenset[str],
-    keep_ends: bool,
-    fold_of: np.ndarray,
-    summaries: list[Summary],
-) -> None:
-    """Fold the middle steps of a long unroll on ops, as summarise.py's `_fold_steps` does.
+def _sibling_between(module_at: _ModuleAt, u: _Units, a: int, b: int) -> bool:
+    """Whether another module under a's and b's parent built nodes between a and b."""
+    path = tuple(u.summaries[a].name.split("."))
+    parent, depth = path[:-1], len(path)
+    mine = {path, tuple(u.summaries[b].name.split("."))}
+    for i in range(u.span[a][1] + 1, u.span[b][0]):
+        m = module_at(i)
+        if len(m) >= depth and m[: depth - 1] == parent and m[:depth] not in mine:
+            return True
+    return False
+
+
+# --- time steps -------------------------------------------------------------------------
+
+
+def _fold_steps(walk: ForwardWalk, opened: frozenset[str], keep_ends: bool, u: _Units) -> None:
+    """Fold the middle of a long unroll into one node per run of closed steps.
 
     A step's nodes are its ops' groups but their leaves (a leaf sits in the module all
-    its users share, without a step); the fold counts them and sits at the first one.
+    its users share, without a step), and not what a collapsed module took. The first
+    and the last step stay open, so the learner sees how steps connect (`keep_ends=False`
+    folds them too); a step opened or missing ends a run: a fold only holds adjacent steps.
     """
     steps: dict[str, dict[int, list[int]]] = {}  # module -> step -> its ops
+    op_unit, out_unit = u.op.tolist(), u.out.tolist()
     for k, m in enumerate(walk.module):
-        if len(m) > 1 and m[1].startswith(STEP):
+        if len(m) > 1 and m[1].startswith(STEP) and (op_unit[k] < 0 or out_unit[k] < 0):
             steps.setdefault(m[0], {}).setdefault(int(m[1][len(STEP) :]), []).append(k)
-    # an op, its constants and its output: the group but its first-seen leaves
-    size = np.diff(walk.pos_array, prepend=-2)
-    size -= np.bincount(walk.first_op, minlength=len(walk.ops))
+    size = _sizes_without_leaves(walk)
     first_new_node, number, names = walk.first_new_node, walk.number, walk.names
     for top, by_step in steps.items():
         last = max(by_step)
@@ -145,25 +270,33 @@ def _fold_steps(
                 run.append(t)
                 continue
             if len(run) >= 2:
-                start = by_step[run[0]]
+                ops = [k for step in run for k in by_step[step]]
+                whole = [k for k in ops if op_unit[k] < 0]  # else only a root output is left
+                k0 = by_step[run[0]][0]
                 s = Summary(
                     "repeat",
                     f"{top}.{STEP}{run[0]} ... {STEP}{run[-1]}",
                     module=top,
-                    detail=signature_text([names[k] for k in start]),
-                    pos=_first_not_leaf(walk, start[0]),
+                    detail=signature_text([names[k] for k in by_step[run[0]] if op_unit[k] < 0]),
+                    pos=_first_not_leaf(walk, k0) if op_unit[k0] < 0 else walk.pos[k0] + 1,
                 )
                 s.blocks = len(run)
-                ops = [k for step in run for k in by_step[step]]
-                fold_of[ops] = len(summaries)
-                summaries.append(s)
-                s.count = int(size[ops].sum())
+                u.op[whole] = len(u.summaries)
+                u.out[ops] = len(u.summaries)
+                u.summaries.append(s)
+                s.count = int(size[whole].sum()) + len(ops) - len(whole)
                 s.new = number[max(ops)] >= first_new_node  # the newest op is the last
             run = []
 
 
+def _sizes_without_leaves(walk: ForwardWalk) -> np.ndarray:
+    """Nodes in op k's group but its first-seen leaves: its constants, the op, its output."""
+    size = np.diff(walk.pos_array, prepend=-2)
+    return size - np.bincount(walk.first_op, minlength=len(walk.ops))
+
+
 def _first_not_leaf(walk: ForwardWalk, k: int) -> int:
-    """Raw position of op k's first constant, else of op k: its group's first node in a step."""
+    """Raw position of op k's first constant, else of op k."""
     r = walk.start(k)
     for nxt in walk.edges[k]:
         if nxt is None:
@@ -173,30 +306,18 @@ def _first_not_leaf(walk: ForwardWalk, k: int) -> int:
     return walk.pos[k]
 
 
-def _replayed(walk: ForwardWalk, fold_of: np.ndarray) -> list[int]:
-    """The ops whose edges `_unit_edges` must look at, in order.
-
-    A folded op whose edges all stay inside its fold adds no unit edge: skipped. So a
-    folded op is kept when it reads a leaf (which may stay visible), reads an op of
-    another unit, or is a root.
-    """
-    owner, src = walk.edge_owner, walk.edge_source
-    keep = fold_of < 0
-    from_op = src >= 0
-    other = fold_of[src[from_op]] != fold_of[owner[from_op]]
-    keep[owner[from_op][other]] = True
-    keep[owner[src <= -2]] = True
-    keep[list(walk.root_out)] = True
-    return np.flatnonzero(keep).tolist()
+# --- chains -----------------------------------------------------------------------------
 
 
-def _fold(walk: ForwardWalk, fold_of: np.ndarray, summaries: list[Summary]) -> bool:
-    """Fold chains of repeated ops outside the step folds: sets `fold_of[k]` to the summary.
+def _fold_chains(walk: ForwardWalk, u: _Units) -> None:
+    """Fold long straight chains of one repeated op sequence (a Python loop) into one node.
 
-    Should two folds claim one op, this returns False and the full walk decides.
+    An op, its constants and its output (unless a root) go into the fold; the op's
+    first-seen leaves are counted here too and taken back in `_absorb_leaves` if they
+    stay. Chains never merge (`op_links`), so no two folds share an op.
     """
     size = None
-    for chain in _chains(walk, fold_of):
+    for chain in _chains(walk, u.op):
         # a chain has 4 ops or more: itemgetter returns a tuple
         names = list(operator.itemgetter(*chain.tolist())(walk.names))
         for i, p, reps in repeats(names):
@@ -206,29 +327,27 @@ def _fold(walk: ForwardWalk, fold_of: np.ndarray, summaries: list[Summary]) -> b
             first, last = int(at[0]), int(at[-1])
             f = Summary("repeat", text, ".".join(walk.module[first]), text, pos=walk.pos[first])
             f.blocks = reps - 2
-            if (fold_of[at] >= 0).any():
-                return False
-            fold_of[at] = len(summaries)
-            summaries.append(f)
+            u.op[at] = u.out[at] = len(u.summaries)
+            u.summaries.append(f)
             if size is None:
-                size = _group_sizes(walk)
-            # an op, its constants and its output (unless a root); the op's first-seen
-            # leaves are counted here too and taken back in _absorb_leaves if they stay
+                size = np.diff(walk.pos_array, prepend=-2)  # the whole group
+                size[list(walk.root_out)] -= 1  # a root output stays visible
             f.count = int(size[at].sum())
             # creation numbers grow with k: the last member is the newest
             f.new = walk.number[last] >= walk.first_new_node
-    return True
+    for k in walk.root_out:
+        if u.op[k] >= u.chains_from:
+            u.out[k] = -1
 
 
-def _chains(walk: ForwardWalk, fold_of: np.ndarray) -> list[np.ndarray]:
-    """Straight chains of at least MIN_REPEATS unfolded ops, each op's output read only by the next.
+def _chains(walk: ForwardWalk, op_unit: np.ndarray) -> list[np.ndarray]:
+    """Straight chains of at least MIN_REPEATS ops in no fold, each op's output read only by the next.
 
-    Chains never merge (`op_links`). Each chain is an array of its ops in order; chains
-    come in the order of their first ops.
+    Each chain is an array of its ops in order; chains come in the order of their first ops.
     """
     n_ops = len(walk.ops)
     linked, targets = op_links(walk)  # one pass over the links in Python (~15 ms at 100,000)
-    free = (fold_of[linked] < 0) & (fold_of[targets] < 0)  # links between ops of no step fold
+    free = (op_unit[linked] < 0) & (op_unit[targets] < 0)  # links between ops in no fold
     linked, targets = linked[free], targets[free]
     # numpy for the per-op steps: 100,000 ops are a few array operations
     # each op's chain is named by its first op: start from the op linking to it (or itself)
@@ -254,7 +373,7 @@ def op_links(walk: ForwardWalk) -> tuple[np.ndarray, np.ndarray]:
     """The forward view's chain links `(ops, readers)`: op k -> the one op reading its output.
 
     A root's output is drawn, so it ends its chain. Of several ops feeding one op, only
-    one links to it (`chain_links`). The full RawGraph (build.py) links the same.
+    one links to it (`chain_links`, the rule the backward view follows too).
     """
     single = walk.uses == 1
     if walk.root_out:
@@ -263,80 +382,129 @@ def op_links(walk: ForwardWalk) -> tuple[np.ndarray, np.ndarray]:
     return chain_links(ops, walk.user[ops])
 
 
-def _group_sizes(walk: ForwardWalk) -> np.ndarray:
-    """Nodes in op k's group: constants and first-seen leaves, the op, its output."""
-    # pos[k] - pos[k - 1]: the whole group (pos[-1] + 2 == 0 starts the first)
-    size = np.diff(walk.pos_array, prepend=-2)
-    if walk.root_out:
-        size[list(walk.root_out)] -= 1  # a root output stays visible: not in any fold
-    return size
+def _absorb_leaves(walk: ForwardWalk, u: _Units) -> None:
+    """A leaf only one fold uses goes into it (a layer's own weight), once a chain was folded.
 
-
-def _absorb_leaves(
-    walk: ForwardWalk, folds: _Folds, summaries: list[Summary], n: int
-) -> tuple[_Absorbed, set[int]]:
-    """A leaf only one fold uses goes into it (a layer's own weight).
-
-    Returns which leaves went into a fold and the folded ops whose group holds a leaf
-    that stays visible (a weight shared with other ops).
+    A chain counted the leaves first seen in its groups: those that stay out are taken
+    back. A leaf a chain takes may make it new.
     """
-    stay: set[int] = set()  # leaves first used in a fold that stay visible
-    holders: set[int] = set()
-    fold_of = folds.of
-    absorbed = _Absorbed(fold_of, walk.first_op, stay, n)
-    if not summaries:
-        return absorbed, holders
-    if not folds.chains:  # step folds only: no leaf goes into them (summarise.py)
-        first = np.asarray(walk.first_op, dtype=np.intp)
-        held = np.flatnonzero(np.asarray(fold_of)[first] >= 0) if len(first) else first
-        stay.update(held.tolist())
-        holders.update(first[held].tolist())
-        return absorbed, holders
-    root_leaf = walk.root_leaf
-    # a leaf used once, not a root, goes with its op; only the others need a look
-    for j in {*walk.more, *root_leaf}:
-        users = walk.users(j)
-        if not users:
-            continue
-        f = fold_of[users[0]]
-        if f >= 0 and j not in root_leaf and all(fold_of[k] == f for k in users):
-            continue  # its first user is in f: already counted with that op's group
-        if f >= 0:  # ops come in order: the first use is where the leaf was first seen
-            if f >= folds.n_steps:  # a chain counts its group's leaves; a step does not
-                summaries[f].count -= 1
-            holders.add(users[0])
-            stay.add(j)
+    first_op = np.asarray(walk.first_op, dtype=np.intp)
+    if not len(first_op):
+        return
+    free = u.leaf < 0
+    free[list(j for j in walk.root_leaf if j < len(first_op))] = False  # a root stays visible
+    single = free.copy()
+    single[list(walk.more)] = False
+    unit_of_first = u.op[first_op]
+    take = single & (unit_of_first >= 0)  # used once: goes with its op's fold
+    u.leaf[take] = unit_of_first[take]
+    op_unit = u.op.tolist()
+    for j in walk.more:
+        if free[j]:
+            users = walk.users(j)
+            f = op_unit[users[0]]
+            if f >= 0 and all(op_unit[k] == f for k in users):
+                u.leaf[j] = f
+    chain = unit_of_first >= u.chains_from
+    back = np.bincount(unit_of_first[chain & (u.leaf != unit_of_first)])
+    for f in np.flatnonzero(back).tolist():
+        u.summaries[f].count -= int(back[f])
     if walk.first_new_tensor < NEVER:  # a watermark: a chain is new if a leaf it took is
-        for j in range(len(walk.first_op)):
-            f = fold_of[walk.first_op[j]]
-            if f >= folds.n_steps and j in absorbed:
-                s = summaries[f]
-                if not s.new and walk.leaf(j).creation_number >= walk.first_new_tensor:
-                    s.new = True
-    return absorbed, holders
+        for j in np.flatnonzero(u.leaf >= u.chains_from).tolist():
+            s = u.summaries[u.leaf[j]]
+            if not s.new and walk.leaf(j).creation_number >= walk.first_new_tensor:
+                s.new = True
 
 
-class _Absorbed:
-    """`j in absorbed`: leaf j went into a fold; `absorbed.get(j, d)`: that fold's unit."""
-
-    def __init__(self, fold_of: list[int], first_op: list[int], stay: set[int], n: int) -> None:
-        self.fold_of, self.first_op, self.stay, self.n = fold_of, first_op, stay, n
-
-    def __contains__(self, j: int) -> bool:
-        return j < len(self.first_op) and self.fold_of[self.first_op[j]] >= 0 and j not in self.stay
-
-    def get(self, j: int, default: int) -> int:
-        return self.n + self.fold_of[self.first_op[j]] if j in self else default
+# --- the units' edges and entries ---------------------------------------------------------
 
 
-def _materialise(
-    walk: ForwardWalk, ops: list[int], folds: _Folds, leaf_unit: _Absorbed, raw: Any, keep: set
-) -> list[int]:
+def _replayed(walk: ForwardWalk, u: _Units) -> list[int]:
+    """The ops whose edges `_unit_edges` must look at, in order.
+
+    A folded op whose edges all stay inside its unit adds no unit edge: skipped. So an
+    op is kept when it is visible, reads a leaf (which may stay out), reads an output
+    of another unit, or its own output is in another unit (a root).
+    """
+    owner, src = walk.edge_owner, walk.edge_source
+    keep = (u.op < 0) | (u.out != u.op)
+    from_op = src >= 0
+    other = u.out[src[from_op]] != u.op[owner[from_op]]
+    keep[owner[from_op][other]] = True
+    keep[owner[src <= -2]] = True
+    return np.flatnonzero(keep).tolist()
+
+
+def _unit_edges(walk: ForwardWalk, replay: list[int], u: _Units, n: int) -> Any:
+    """Unit edges in raw-edge order (edges inside a unit dropped, the rest merged)."""
+    pos, op_number, edges = walk.pos, walk.op_number, walk.edges
+    leaf_number, leaf_pos = walk.leaf_number, walk.leaf_pos
+    op_unit, out_unit, leaf_unit = u.op_list, u.out_list, u.leaf_list
+    acc = AccumulateGrad
+    out: dict[tuple[int, int, int], None] = {}
+    for k in replay:
+        f = op_unit[k]
+        dst = pos[k] if f < 0 else n + f
+        r = pos[k - 1] + 2 if k else 0
+        for slot, nxt in enumerate(edges[k]):
+            if nxt is None:
+                r += 1
+                if f < 0:
+                    out[(r - 1, dst, slot)] = None
+                continue
+            if type(nxt) is acc:
+                j = leaf_number(nxt)
+                if leaf_pos[j] == r:
+                    r += 1
+                h = leaf_unit[j]
+                src = leaf_pos[j] if h < 0 else n + h
+            else:
+                j = op_number(nxt)
+                h = out_unit[j]
+                src = pos[j] + 1 if h < 0 else n + h
+            if src != dst:
+                out[(src, dst, slot if src < n and dst < n else 0)] = None
+        h = out_unit[k]
+        o = pos[k] + 1 if h < 0 else n + h
+        if o != dst:
+            out[(dst, o, 0)] = None
+    return out
+
+
+def _root_units(walk: ForwardWalk, u: _Units, n: int) -> list[int]:
+    """The roots' units in raw order: a root output in a step fold is that fold."""
+    at = [(walk.leaf_pos[j], walk.leaf_pos[j]) for j in walk.root_leaf]  # never in a fold
+    for k in walk.root_out:
+        out = walk.pos[k] + 1
+        at.append((out, out if u.out_list[k] < 0 else n + u.out_list[k]))
+    return [unit for _, unit in sorted(at)]
+
+
+class _NewFlags:
+    """`new[i]`: whether raw node i is new, looked up for the nodes the cap hides."""
+
+    def __init__(self, walk: ForwardWalk) -> None:
+        self.walk = walk
+        self.marked = walk.first_new_node < NEVER or walk.first_new_tensor < NEVER
+        self.leaf_at = {r: j for j, r in enumerate(walk.leaf_pos)} if self.marked else {}
+
+    def __getitem__(self, i: int) -> bool:
+        if not self.marked:  # no watermark: nothing is new
+            return False
+        walk = self.walk
+        j = self.leaf_at.get(i)
+        if j is not None:  # a leaf, or a root in no op's inputs
+            return walk.leaf(j).creation_number >= walk.first_new_tensor
+        k = bisect.bisect_left(walk.pos, i - 1)  # op k's group ends with its output, pos[k] + 1
+        return walk.number[k] >= walk.first_new_node
+
+
+def _materialise(walk: ForwardWalk, ops: list[int], u: _Units, raw: Any, keep: set) -> list[int]:
     """The visible nodes' raw positions in the groups of `ops`, and in no op's inputs.
 
     Those in `keep` get RawGraph entries (`keep` empty: the positions only, for the cap).
     """
-    root_out, fold_of, n_steps = walk.root_out, folds.of, folds.n_steps
+    root_out, op_unit, out_unit, leaf_unit = walk.root_out, u.op_list, u.out_list, u.leaf_list
     leaf_number, leaf_pos = walk.leaf_number, walk.leaf_pos
     shown: list[int] = []
 
@@ -346,7 +514,7 @@ def _materialise(
 
     for k in ops:
         op = walk.ops[k]
-        folded = fold_of[k] >= 0
+        folded = op_unit[k] >= 0
         m = walk.module[k]
         new = walk.number[k] >= walk.first_new_node
         r = walk.start(k)
@@ -360,7 +528,7 @@ def _materialise(
             elif type(nxt) is AccumulateGrad:
                 j: int = leaf_number(nxt)  # type: ignore[assignment]  # met by the walk: not None
                 if leaf_pos[j] == r:  # first seen here
-                    if j not in leaf_unit:
+                    if leaf_unit[j] < 0:
                         shown.append(r)
                         if r in keep:
                             v = walk.leaf(j)
@@ -372,7 +540,7 @@ def _materialise(
             shown.append(r)
             if r in keep:
                 add(r, "op", op, None, 0, m, new, k + 1)
-        if not folded or (k in root_out and fold_of[k] >= n_steps):
+        if out_unit[k] < 0:
             shown.append(r + 1)
             if r + 1 in keep:
                 out = root_out.get(k)
@@ -380,60 +548,12 @@ def _materialise(
                     out = op.output()
                 add(r + 1, "tensor", out, op, -1, m, new, r + 2 - (k + 1))
                 raw.root[r + 1] = k in root_out
-    for i, t, new in _extra_roots(walk):  # roots in no op's inputs come last
+    first = len(walk.accs) - len(walk.extra)
+    for e, t in enumerate(walk.extra):  # roots in no op's inputs come last
+        i = walk.leaf_pos[first + e]
         shown.append(i)
         if i in keep:
+            new = t.creation_number >= walk.first_new_tensor
             add(i, "tensor", t, None, 0, (), new, i + 1 - len(walk.ops))
             raw.root[i] = True
     return shown
-
-
-def _extra_roots(walk: ForwardWalk) -> list[tuple[int, Any, bool]]:
-    """(raw position, tensor, is new) of each root that is no op's input; the walk puts
-    them after every op."""
-    first = len(walk.accs) - len(walk.extra)
-    return [
-        (walk.leaf_pos[first + e], t, t.creation_number >= walk.first_new_tensor)
-        for e, t in enumerate(walk.extra)
-    ]
-
-
-def _unit_edges(
-    walk: ForwardWalk, replay: list[int], folds: _Folds, leaf_unit: _Absorbed, n: int
-) -> Any:
-    """Unit edges in raw-edge order (edges inside a fold dropped, the rest merged).
-
-    `replay`: the ops in order, leaving out folded ops whose inputs all come from their
-    own fold (its absorbed leaves, its constants, the op before them in the chain).
-    """
-    pos, op_number, root_out, edges = walk.pos, walk.op_number, walk.root_out, walk.edges
-    fold_of, n_steps = folds.of, folds.n_steps
-    leaf_number, leaf_pos = walk.leaf_number, walk.leaf_pos
-    acc = AccumulateGrad
-    out: dict[tuple[int, int, int], None] = {}
-    for k in replay:
-        f = fold_of[k]
-        dst = pos[k] if f < 0 else n + f
-        r = pos[k - 1] + 2 if k else 0
-        for slot, nxt in enumerate(edges[k]):
-            if nxt is None:
-                r += 1
-                if f < 0:
-                    out[(r - 1, dst, slot)] = None
-                continue
-            if type(nxt) is acc:
-                j = leaf_number(nxt)
-                if leaf_pos[j] == r:
-                    r += 1
-                src = leaf_unit.get(j, leaf_pos[j])  # type: ignore[arg-type]  # met: not None
-            else:
-                j = op_number(nxt)
-                h = fold_of[j]
-                src = pos[j] + 1 if h < 0 or (j in root_out and h >= n_steps) else n + h
-            if src != dst:
-                out[(src, dst, slot if src < n and dst < n else 0)] = None
-        if f < 0:
-            out[(dst, dst + 1, 0)] = None
-        elif k in root_out and f >= n_steps:  # a chain leaves a root output visible
-            out[(dst, pos[k] + 1, 0)] = None
-    return out
