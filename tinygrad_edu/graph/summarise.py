@@ -102,7 +102,8 @@ def summarise_forward(
     n = walk.total
     u = _Units(walk)
     fold = options.fold and options.expand is not True  # everything open: nothing folded
-    prefixes = _prefixes(walk, options.collapse)
+    # a leaf's module is a prefix of its first user's: ops meet the tops in node order
+    prefixes = _prefixes(walk.module, options.collapse)
     if prefixes:
         _collapse_modules(walk, prefixes, u)
         if fold:
@@ -142,11 +143,11 @@ def summarise_forward(
 # --- collapsed modules ------------------------------------------------------------------
 
 
-def _prefixes(walk: ForwardWalk, collapse: Any) -> list[tuple]:
-    """The collapsed module paths, the shortest first (True: every top-level module)."""
+def _prefixes(modules: Any, collapse: Literal[True] | tuple[str, ...]) -> list[tuple]:
+    """The collapsed module paths, the shortest first (True: every top-level module, in the
+    order `modules`, the nodes' paths, meet them)."""
     if collapse is True:
-        # a leaf's module is a prefix of its first user's: ops name the tops in node order
-        return list(dict.fromkeys(m[:1] for m in walk.module if m))
+        return list(dict.fromkeys(m[:1] for m in modules if m))
     return sorted({tuple(c.split(".")) for c in collapse}, key=len)
 
 
@@ -239,7 +240,9 @@ def _fold_modules(walk: ForwardWalk, u: _Units) -> None:
         if run and (
             summaries[run[-1]].module != s.module
             or summaries[run[-1]].detail != s.detail
-            or _sibling_between(module_at, u, run[-1], f)
+            or _sibling_between(
+                summaries[run[-1]], s, map(module_at, range(u.span[run[-1]][1] + 1, u.span[f][0]))
+            )
         ):
             flush()
         run.append(f)
@@ -264,13 +267,15 @@ class _ModuleAt:
         return self.walk.module[bisect.bisect_left(self.walk.pos, i - 1)]
 
 
-def _sibling_between(module_at: _ModuleAt, u: _Units, a: int, b: int) -> bool:
-    """Whether another module under a's and b's parent built nodes between a and b."""
-    path = tuple(u.summaries[a].name.split("."))
+def _sibling_between(a: Summary, b: Summary, between: Any) -> bool:
+    """Whether another module under a's and b's parent built a node between a and b.
+
+    `between`: the module paths of the nodes between a's last node and b's first.
+    """
+    path = tuple(a.name.split("."))
     parent, depth = path[:-1], len(path)
-    mine = {path, tuple(u.summaries[b].name.split("."))}
-    for i in range(u.span[a][1] + 1, u.span[b][0]):
-        m = module_at(i)
+    mine = {path, tuple(b.name.split("."))}
+    for m in between:
         if len(m) >= depth and m[: depth - 1] == parent and m[:depth] not in mine:
             return True
     return False
@@ -621,7 +626,7 @@ def summarise_backward(
     fold = options.fold and opened is not True  # everything open: no folded steps, blocks or chains
     unit = list(range(n))  # raw index -> unit: itself, or n + index of its summary
     summaries: list[Summary] = []
-    prefixes = _backward_prefixes(raw, options.collapse)
+    prefixes = _prefixes(raw.module, options.collapse)
     if prefixes:
         _collapse_backward(raw, prefixes, unit, summaries, n)
         if fold:
@@ -642,12 +647,6 @@ def summarise_backward(
     roots = [unit[i] for i in itertools.compress(range(n), raw.root)]
     max_nodes = options.max_nodes
     return finish(n, units, unit_edges, roots, raw.new, summaries, False, max_nodes)
-
-
-def _backward_prefixes(raw: Any, collapse: Literal[True] | tuple[str, ...]) -> list[tuple]:
-    if collapse is True:
-        return list(dict.fromkeys(m[:1] for m in raw.module if m))
-    return sorted({tuple(c.split(".")) for c in collapse}, key=len)
 
 
 def _collapse_backward(
@@ -709,22 +708,11 @@ def _fold_modules_backward(raw: Any, summaries: list[Summary], unit: list[int], 
         if run and (
             run[-1].module != s.module
             or run[-1].detail != s.detail
-            or _sibling_between_backward(raw, run[-1], s)
+            or _sibling_between(run[-1], s, raw.module[run[-1].members[-1] + 1 : s.members[0]])
         ):
             flush()
         run.append(s)
     flush()
-
-
-def _sibling_between_backward(raw: Any, a: Summary, b: Summary) -> bool:
-    """Whether another module under a's and b's parent built nodes between a and b."""
-    path = tuple(a.name.split("."))
-    parent, depth = path[:-1], len(path)
-    mine = {path, tuple(b.name.split("."))}
-    for m in raw.module[a.members[-1] + 1 : b.members[0]]:
-        if len(m) >= depth and m[: depth - 1] == parent and m[:depth] not in mine:
-            return True
-    return False
 
 
 def _fold_chains_backward(raw: Any, unit: list[int], summaries: list[Summary], n: int) -> None:
