@@ -102,9 +102,9 @@ def test_every_entry_point_hands_its_options_to_build_graph(monkeypatch):
     seen = []
     real = B._build
 
-    def spy(roots, options, op_level=True):
+    def spy(roots, options):
         seen.append(options)
-        return real(roots, options, op_level)
+        return real(roots, options)
 
     monkeypatch.setattr(B, "_build", spy)
     x = tg.tensor([1.0, 2.0], requires_grad=True, name="x")

@@ -2,12 +2,12 @@
 
 Two phases keep big graphs fast. Phase 1 is lean (no text is made): for the forward
 view, one walk over the core objects (walk.py) reads each op once and decides order,
-positions, modules and time steps; the default view (folding on, no collapsed module)
-then folds and caps on ops (opwalk.py) and makes entries only for the nodes shown,
-while the other forward views lay out the full RawGraph from the same walk
-(`full_raw_graph`) and summarise it (summarise.py). The backward view reads the same
-walk's nodes in creation order (`walk.BackwardWalk`, laid out by `backward_raw_graph`).
-Phase 2: only the shown nodes get their labels (value summaries, creation sites). Everything is iterative and linear: 100,000 ops are fine.
+positions, modules and time steps; the summary (summarise.py) then collapses, folds
+and caps on the walk's per-op lists and makes entries only for the nodes kept. The
+backward view reads the same walk's nodes in creation order (`walk.BackwardWalk`,
+laid out by `backward_raw_graph`) and summarises that list. Phase 2: only the shown
+nodes get their labels (value summaries, creation sites). Everything is iterative and
+linear: 100,000 ops are fine.
 
 Ids: ops are numbered `op1, op2, ...` by their creation counter, tensors `t1, t2, ...`
 in the order the forward pass made or first used them, AccumulateGrad nodes `acc1, ...`
@@ -31,8 +31,7 @@ from ..core.function import next_node_number
 from ..core.tensor import Tensor, next_tensor_number
 from .model import MARKS, GraphEdge, GraphModel, GraphNode, Watermark
 from .options import DrawOptions
-from .opwalk import op_links, summarise_forward
-from .summarise import Summary, chain_links, summarise
+from .summarise import Summary, chain_links, summarise_backward, summarise_forward
 from .values import dtype_text, shape_text, summarise_array
 from .walk import BackwardWalk, ForwardWalk
 
@@ -83,11 +82,11 @@ class RawGraph:
 
     `kind[i]` is "tensor" | "op" | "accumulate"; `obj[i]` the Tensor or Node (None for
     a constant input or a freed intermediate); for tensors `op[i]` is the op that made
-    it (`slot[i] == -1`) or the op it feeds (a constant, `slot[i]` its input slot);
-    `attach[i]` is the index of that op (its output or constant goes with it when
-    folded); `link` maps an op to the next op of a straight chain (data order).
-    `sparse()` makes the op-level pass's version (opwalk.py): dicts keyed by raw
-    position, holding only the nodes that are shown, and `total` nodes in all.
+    it (`slot[i] == -1`) or the op it feeds (a constant, `slot[i]` its input slot).
+    The backward view's has every node; `link` maps an op to the next op of a straight
+    chain (data order), `leaf_ops` an AccumulateGrad node to the ops using it.
+    `sparse()` makes the forward view's (summarise.py): dicts keyed by raw position,
+    holding only the nodes that are shown, and `total` nodes in all.
     """
 
     __slots__ = (
@@ -99,23 +98,21 @@ class RawGraph:
         "new",
         "num",
         "root",
-        "attach",
         "edges",
         "link",
-        "forward",
         "leaf_ops",
         "total",
     )
 
     @classmethod
     def sparse(cls) -> RawGraph:
-        g = cls(forward=True)
+        g = cls()
         # dicts keyed by raw position where the full graph has lists (the same reads)
         for field in ("kind", "obj", "op", "slot", "module", "new", "num", "root"):
             setattr(g, field, {})
         return g
 
-    def __init__(self, forward: bool) -> None:
+    def __init__(self) -> None:
         self.kind: list[str] = []
         self.obj: list[Any] = []
         self.op: list[Any] = []
@@ -124,23 +121,13 @@ class RawGraph:
         self.new: list[bool] = []
         self.num: list[int] = []
         self.root: list[bool] = []
-        self.attach: list[int] = []
         self.edges: list[tuple[int, int, int]] = []
         self.link: dict[int, int] = {}
-        self.leaf_ops: dict[int, list[int]] = {}  # leaf (or AccumulateGrad) -> ops using it
-        self.forward = forward
+        self.leaf_ops: dict[int, list[int]] = {}  # AccumulateGrad node -> ops using it
         self.total: int | None = None
 
     def add(
-        self,
-        kind: str,
-        obj: Any,
-        op: Any,
-        slot: int,
-        module: tuple,
-        new: bool,
-        num: int,
-        attach: int = -1,
+        self, kind: str, obj: Any, op: Any, slot: int, module: tuple, new: bool, num: int
     ) -> int:
         self.kind.append(kind)
         self.obj.append(obj)
@@ -150,7 +137,6 @@ class RawGraph:
         self.new.append(new)
         self.num.append(num)
         self.root.append(False)
-        self.attach.append(attach)
         return len(self.kind) - 1
 
     def __len__(self) -> int:
@@ -259,9 +245,9 @@ def _cyclic_gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _build(roots: list, options: DrawOptions, op_level: bool = True) -> GraphModel:
+def _build(roots: list, options: DrawOptions) -> GraphModel:
     """Phase 1 picks the nodes to show (no text made); phase 2 labels only those."""
-    raw, (kept, kept_edges, hidden) = _pick_nodes(roots, options, op_level)
+    raw, (kept, kept_edges, hidden) = _pick_nodes(roots, options)
     view = options.view
     name_of = _names_of(options.names, roots)
     extra = {id(obj): kind for obj, kind in options.marks}
@@ -287,21 +273,15 @@ def _build(roots: list, options: DrawOptions, op_level: bool = True) -> GraphMod
 
 
 def _pick_nodes(
-    roots: list, options: DrawOptions, op_level: bool
+    roots: list, options: DrawOptions
 ) -> tuple[RawGraph, tuple[list, list[tuple[int, int, int]], int]]:
-    """The RawGraph and `(kept, edges between them, hidden count)` (see `summarise`)."""
+    """The RawGraph and `(kept, edges between them, hidden count)` (see summarise.py)."""
     if options.view == "backward":
         raw = backward_raw_graph(BackwardWalk(roots, options.since), roots)
-    else:
-        walk = ForwardWalk(roots, options.since)  # the one walk every forward consumer reads
-        if op_level and options.fold and not options.collapse and options.expand is not True:
-            # the default view decides folds and the cap on ops alone (opwalk.py)
-            raw = RawGraph.sparse()
-            picked = summarise_forward(walk, options.max_nodes, raw)  # None: it cannot decide
-            if picked is not None:
-                return raw, picked
-        raw = full_raw_graph(walk)
-    return raw, summarise(raw, options)
+        return raw, summarise_backward(raw, options)
+    # the forward summary is decided on the walk; only the kept nodes get entries
+    raw = RawGraph.sparse()
+    return raw, summarise_forward(ForwardWalk(roots, options.since), options, raw)
 
 
 def _names_of(names: Mapping[str, Any] | None, roots: list) -> dict[int, str]:
@@ -316,86 +296,9 @@ def _names_of(names: Mapping[str, Any] | None, roots: list) -> dict[int, str]:
 # --- phase 1: lean walks -------------------------------------------------------------------
 
 
-def full_raw_graph(walk: ForwardWalk) -> RawGraph:
-    """The full forward RawGraph, one entry per tensor and op, laid out from the walk.
-
-    Raw positions are the walk's: op k's constants and first-seen leaves, op k, its
-    output; then the roots in no op's inputs. Only tensors are read from core here (a
-    leaf, an op's output): everything about the ops comes from the walk's lists.
-    """
-    raw = RawGraph(forward=True)
-    _lay_out_op_groups(raw, walk)
-    n_ops = len(walk.ops)
-    for t in walk.extra:  # roots in no op's inputs come last
-        new = t.creation_number >= walk.first_new_tensor
-        raw.add("tensor", t, None, 0, (), new, len(raw.kind) + 1 - n_ops)
-    raw.root = root = [False] * len(raw.kind)
-    for k, t in walk.root_out.items():
-        raw.obj[walk.pos[k] + 1] = t
-        root[walk.pos[k] + 1] = True
-    for j in walk.root_leaf:
-        root[walk.leaf_pos[j]] = True
-    _link_chains(raw, walk)
-    return raw
-
-
-def _lay_out_op_groups(raw: RawGraph, walk: ForwardWalk) -> None:
-    """Each op's group, in op order: its constants and first-seen leaves, the op, its output."""
-    # the hot loop appends to local bound methods: 100,000 ops must lay out in ~0.1 s
-    add_kind, add_obj, add_op = raw.kind.append, raw.obj.append, raw.op.append
-    add_slot, add_module, add_new = raw.slot.append, raw.module.append, raw.new.append
-    add_num, add_attach, add_edge = raw.num.append, raw.attach.append, raw.edges.append
-    leaf_ops = raw.leaf_ops
-    pos, index, leaf_of, leaf_pos = walk.pos, walk.index, walk.leaf_of, walk.leaf_pos
-    first_new_node, first_new_tensor = walk.first_new_node, walk.first_new_tensor
-    r = 0  # raw position of the next node
-    for k, op in enumerate(walk.ops):
-        module = walk.module[k]
-        new = walk.number[k] >= first_new_node
-        at = pos[k]  # where the op goes, after its constants and first-seen leaves
-        inputs = []  # (raw position, slot) of each input
-        for slot, nxt in enumerate(walk.edges[k]):
-            if nxt is None:  # an input that needs no grad: a constant of this op
-                add_kind("tensor"), add_obj(None), add_op(op), add_slot(slot)
-                add_module(module), add_new(new), add_num(r + 1 - k), add_attach(at)
-                inputs.append((r, slot))
-                r += 1
-            elif type(nxt) is AccumulateGrad:  # a leaf, known by its node
-                j = leaf_of[nxt]
-                leaf_at = leaf_pos[j]
-                if leaf_at == r:  # first seen here
-                    leaf = nxt.variable
-                    add_kind("tensor"), add_obj(leaf), add_op(None), add_slot(0)
-                    (
-                        add_module(walk.leaf_module(j)),
-                        add_new(leaf.creation_number >= first_new_tensor),
-                    )
-                    add_num(r + 1 - k), add_attach(-1)
-                    r += 1
-                leaf_ops.setdefault(leaf_at, []).append(at)
-                inputs.append((leaf_at, slot))
-            else:  # another op's output sits right after that op
-                inputs.append((pos[index[nxt]] + 1, slot))
-        add_kind("op"), add_obj(op), add_op(None), add_slot(0)
-        add_module(module), add_new(new), add_num(k + 1), add_attach(-1)
-        for j, slot in inputs:
-            add_edge((j, at, slot))
-        add_kind("tensor"), add_obj(op.output()), add_op(op), add_slot(-1)
-        add_module(module), add_new(new), add_num(at + 1 - k), add_attach(at)
-        add_edge((at, at + 1, 0))
-        r = at + 2
-
-
-def _link_chains(raw: RawGraph, walk: ForwardWalk) -> None:
-    """Link each op whose output only one op reads to that op: the chains folding follows."""
-    ops, readers = op_links(walk)  # the op-level pass's links (opwalk.py), in raw positions
-    pos = walk.pos_array
-    raw.link = dict(zip(pos[ops].tolist(), pos[readers].tolist()))
-
-
 def backward_raw_graph(walk: BackwardWalk, roots: list[tuple[Tensor, str]]) -> RawGraph:
     """The backward RawGraph: the walk's grad_fn nodes in creation order, then the root tensors."""
-    raw = RawGraph(forward=False)
+    raw = RawGraph()
     first_new_node = walk.first_new_node
     index: dict[Node, int] = {}  # node -> raw position
     counts = {"op": 0, "accumulate": 0}

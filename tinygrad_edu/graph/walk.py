@@ -3,10 +3,8 @@
 `_walk` reads each op's node view once, breadth first. `ForwardWalk` orders what it
 read for the forward view (tensors and ops); `BackwardWalk` lists the same nodes with
 the AccumulateGrad nodes, in creation order, for the backward view (what backward()
-runs): one traversal, two readings. Every forward consumer works from what the
-forward walk records. The op-level summary
-(opwalk.py) decides folds and the cap on its per-op lists; the full RawGraph, one entry
-per tensor and op (build.py's `full_raw_graph`), is laid out from the same lists; the time
+runs): one traversal, two readings. The forward summary (summarise.py) decides
+collapsed modules, folds and the cap on the forward walk's per-op lists; the time
 steps of a module called in a loop are numbered here, once (time_steps.py).
 
 Why it is written the way it is: at 100,000 ops the time goes into *touching* core
@@ -28,7 +26,6 @@ Graph layer: imports tinygrad_edu.core, numpy and the standard library only.
 from __future__ import annotations
 
 import operator
-from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -49,8 +46,8 @@ class ForwardWalk:
     (the path drawn: with its time step, `("rnncell", "t=3")`, when the module was called
     in a loop), `pos[k]` (raw position; the output is at `pos[k] + 1`; `pos_array` is the
     same as a numpy array). numpy arrays, for numpy consumers: `uses[k]` and `user[k]`
-    (how often, and by which op last, its output is read), `op_inputs[k]` (inputs that
-    are other ops' outputs). `ops`, `edges` and `accs` are indexed and iterated like
+    (how often, and by which op last, its output is read); per edge, in creation order, `edge_owner` (the op it feeds) and
+    `edge_source` (the op it comes from, or a code below 0). `ops`, `edges` and `accs` are indexed and iterated like
     lists. Per leaf j (first-seen order, then the root tensors in no op's inputs):
     `accs[j]` (its AccumulateGrad node, None for those roots), `leaf_pos[j]`,
     `first_op[j]` and `more[j]` (the ops using it). `op_number(node)` and
@@ -85,6 +82,10 @@ class ForwardWalk:
         source, owner = _edges_in_order(met, order)
         self._count_uses(source, owner)
         self._place(met, source, owner)
+        # per edge, in creation order: the op it feeds, and the op it comes from (k >= 0)
+        # or CONSTANT or a leaf (<= -2); for the summary's look at which edges cross folds
+        self.edge_owner = owner
+        self.edge_source = np.where(source >= 0, self._rank[np.maximum(source, 0)], source)
 
     def _put_in_order(self, met: _Met) -> np.ndarray:
         """Ops in creation order (numbers are unique, so any sort gives the same order)."""
@@ -103,7 +104,7 @@ class ForwardWalk:
         return order
 
     def _count_uses(self, source: np.ndarray, owner: np.ndarray) -> None:
-        """How often each op's output is read, by which op last, and each op's op inputs."""
+        """How often each op's output is read, and by which op last."""
         n = len(self.ops)
         from_op = source >= 0
         read = self._rank[source[from_op]]
@@ -111,7 +112,6 @@ class ForwardWalk:
         self.uses = np.bincount(read, minlength=n)
         self.user = np.full(n, -1, dtype=np.intp)
         np.maximum.at(self.user, read, reader)  # ops come in order: the last reader is the largest
-        self.op_inputs = np.bincount(reader, minlength=n)
 
     def _place(self, met: _Met, source: np.ndarray, owner: np.ndarray) -> None:
         """Raw positions of the ops and their first-seen leaves; the leaves' users."""
@@ -175,16 +175,6 @@ class ForwardWalk:
         """j of a leaf's AccumulateGrad node the walk met (first-seen order), else None."""
         code = self._code.get(node, 0)
         return int(self._leaf_rank[-2 - code]) if code <= -2 else None
-
-    @cached_property
-    def index(self) -> dict:
-        """Op node -> k, for consumers that look up every edge (build.full_raw_graph)."""
-        return dict(zip(self.ops, range(len(self.ops))))
-
-    @cached_property
-    def leaf_of(self) -> dict:
-        """AccumulateGrad node -> leaf number j (first-seen order)."""
-        return {a: j for j, a in enumerate(self.accs) if a is not None}
 
     def users(self, j: int) -> list[int]:
         """The ops using leaf j, one entry per use, in order."""
