@@ -1240,7 +1240,12 @@ def _operands(t: Tensor, other: Any, op: str) -> tuple[Any, Any]:
     """`t` and `other` as `t <op> other` uses them: in PyTorch's dtype (ops/arith/promotion.py)."""
     dt = t._data.dtype
     if (type(other) is float or type(other) is int) and dt.kind == "f":
-        return t, _constant(other, dt)  # the commonest case, `x * 0.9`, settled first
+        # the commonest case, `x * 0.9`, settled first: a nonzero number seen before is
+        # looked up here (`_constant`'s key), as a call costs about as much as the lookup
+        const = _constants.get((other, id(dt)))
+        if const is not None and const.dtype is dt:
+            return t, const
+        return t, _constant(other, dt)
     b = _operand(other, t)
     if (
         (b._data.dtype if isinstance(b, Tensor) else b.dtype) == dt
