@@ -229,7 +229,7 @@ class Function(Node):
         # the result: `Tensor._make`, written out here (a call costs as much as a small op)
         out = _new(tensor_type)
         out._data = data if type(data) is np.ndarray else np.asarray(data)  # 0-d: a scalar
-        out._requires_grad, out._grad_fn, out._counter = False, None, None
+        out._requires_grad, out._grad_fn, out._counter, out._view = False, None, None, None
         out._id = next(_tensor.tensor_numbers)
         if out._data.base is not None or not cls._fresh_output:
             _own_storage(out, cls, args, arrays, kwargs)
