@@ -229,7 +229,7 @@ class Function(Node):
         # the result: `Tensor._make`, written out here (a call costs as much as a small op)
         out = _new(tensor_type)
         out._data = data if type(data) is np.ndarray else np.asarray(data)  # 0-d: a scalar
-        out._requires_grad, out._grad_fn, out._counter = False, None, None
+        out._requires_grad, out._grad_fn, out._counter, out._view = False, None, None, None
         out._id = next(_tensor.tensor_numbers)
         if out._data.base is not None or not cls._fresh_output:
             _own_storage(out, cls, args, arrays, kwargs)
@@ -262,11 +262,14 @@ class Function(Node):
         self._out_meta = _shared[out._data.shape, out._data.dtype]
         # where the learner built it: the first frame outside this package. Kept as code and
         # bytecode offset; turned into a line only when shown (`f_lineno` reads a line table)
+        # (`f_code` read once: each frame attribute is a descriptor call, ~250 instructions)
         f: FrameType | None = _getframe(2)
-        while f is not None and _is_ours[f.f_code.co_filename]:
+        while f is not None:
+            code = f.f_code
+            if not _is_ours[code.co_filename]:
+                self._code, self._offset = code, f.f_lasti
+                break
             f = f.f_back
-        if f is not None:
-            self._code, self._offset = f.f_code, f.f_lasti
         self._id = next(engine.node_numbers)  # an attribute: next_node_number replaces it
         if here.scope:
             self._scope = tuple(here.scope)

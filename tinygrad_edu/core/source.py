@@ -43,9 +43,12 @@ def caller_site(skip: int = 1) -> tuple[CodeType, int] | None:
     finds, kept as `Function.apply` keeps a node's site (`resolve` turns it into a line
     only when it is shown; `f_lineno` would decode the line table every time)."""
     f: FrameType | None = sys._getframe(skip)
-    while f is not None and is_ours[f.f_code.co_filename]:
+    while f is not None:
+        code = f.f_code  # read once: a frame attribute is a descriptor call
+        if not is_ours[code.co_filename]:
+            return (code, f.f_lasti)
         f = f.f_back
-    return None if f is None else (f.f_code, f.f_lasti)
+    return None
 
 
 def capture(skip: int = 1) -> tuple[str, int] | None:

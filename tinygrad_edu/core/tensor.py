@@ -193,14 +193,17 @@ class Tensor(torch_api.TorchMethods):
         tensor([2., 4.])
     """
 
-    # NOTE: a tensor is made for every op, so only what every tensor sets is a slot; the
-    # rest are class defaults, stored per tensor (in its __dict__) only when set
+    # NOTE: a tensor is made for every op, so only what every tensor sets, or every op reads,
+    # is a slot; the rest are class defaults, stored per tensor (in its __dict__) only when
+    # set. `_view` is read for each input of every op: a class default read through an
+    # instance costs ~200 instructions more than a slot on Python 3.11
     __slots__ = (
         "_data",
         "_requires_grad",
         "_grad_fn",
         "_counter",
         "_id",
+        "_view",
         "__dict__",
         "__weakref__",
     )
@@ -209,12 +212,12 @@ class Tensor(torch_api.TorchMethods):
     _grad_fn: Node | None  # the node that made it (None for a leaf)
     _counter: list[Any] | None
     _id: int
+    _view: Any  # a views.ViewOf for a view of another tensor's storage, else None
     name: str | None = None  # a label for graphs and error messages
     _grad: Tensor | None = None
     _accumulator: AccumulateGrad | None = None  # a leaf's node, made on first use
     _retains_grad = False
     _hooks: list[Any] | None = None  # a leaf's register_hook hooks
-    _view: Any = None  # a views.ViewOf for a view of another tensor's storage
     __array_priority__ = 1000
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
@@ -280,6 +283,7 @@ class Tensor(torch_api.TorchMethods):
         self._grad_fn = None
         self._counter = None  # the version counter, made when first needed (`_vc`)
         self._id = next(tensor_numbers)
+        self._view = None
         if name is not None:
             self.name = name
 
@@ -292,6 +296,7 @@ class Tensor(torch_api.TorchMethods):
         t._grad_fn = None
         t._counter = None  # the version counter, made when first needed (`_vc`)
         t._id = next(tensor_numbers)
+        t._view = None
         return t
 
     # the public name for layers outside core (static replays, nn buffers): an array the
@@ -1259,7 +1264,12 @@ def _operands(t: Tensor, other: Any, op: str, reflected: bool = False) -> tuple[
     """`t` and `other` as `t <op> other` uses them: in PyTorch's dtype (ops/arith/promotion.py)."""
     dt = t._data.dtype
     if (type(other) is float or type(other) is int) and dt.kind == "f":
-        return t, _constant(other, dt)  # the commonest case, `x * 0.9`, settled first
+        # the commonest case, `x * 0.9`, settled first: a nonzero number seen before is
+        # looked up here (`_constant`'s key), as a call costs about as much as the lookup
+        const = _constants.get((other, id(dt)))
+        if const is not None and const.dtype is dt:
+            return t, const
+        return t, _constant(other, dt)
     try:
         b = _operand(other, t)
     except OverflowError:  # `uint8_tensor + -1`: PyTorch wraps -1 around to 255 (`/`: -1.0)
