@@ -406,15 +406,18 @@ def test_kthvalue_of_ties_picks_pytorchs_element(kind):
 
 def test_powers_of_signed_zeros_and_infinities_agree_with_pytorch(default):
     """x ** -0.5 is PyTorch's rsqrt, 1 / sqrt(x): -inf at -0.0 and nan at -inf (IEEE pow
-    gave +inf and 0); its neighbours already agreed, and are kept so. Values and gradients."""
+    gave +inf and 0); its neighbours already agreed, and are kept so. A 0-d tensor exponent
+    is PyTorch's Tensor ** Tensor, IEEE pow (numpy took a 0-d 0.5 as sqrt: -0.0 at -0.0
+    and nan at -inf, where PyTorch gives 0.0 and inf). Values and gradients."""
     values = [-0.0, 0.0, -np.inf, np.inf, 4.0, -4.0, np.nan, 0.3]
     bad = []
-    for e in (-0.5, 0.5, -1, -1.0, -2, -1.5, -3, 2, 3, 0.0, -np.inf):
+    numbers = (-0.5, 0.5, -1, -1.0, -2, -1.5, -3, 2, 3, 0.0, -np.inf)
+    for e, as_tensor in [(e, False) for e in numbers] + [(e, True) for e in (0.5, -0.5, 2.0)]:
         for lib_name in ("value", "grad"):
             out = {}
             for lib in (torch, tg):
                 x = lib.tensor(values, requires_grad=True)
-                y = x**e
+                y = x ** lib.tensor(e) if as_tensor else x**e
                 if lib_name == "grad":
                     y.sum().backward()
                     y = x.grad
@@ -423,7 +426,7 @@ def test_powers_of_signed_zeros_and_infinities_agree_with_pytorch(default):
             signs = np.signbit(np.where(np.isnan(t), 0, t)), np.signbit(np.where(np.isnan(o), 0, o))
             rtol = 1e-6 if default == "float32" else 1e-12  # the last digit may differ
             if not (np.allclose(t, o, rtol, 0, equal_nan=True) and np.array_equal(*signs)):
-                bad.append(f"x ** {e} {lib_name}: torch {t}, ours {o}")
+                bad.append(f"x ** {e} (tensor: {as_tensor}) {lib_name}: torch {t}, ours {o}")
     assert not bad, "\n".join(bad)
 
 

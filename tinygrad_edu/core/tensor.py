@@ -792,6 +792,8 @@ class Tensor(torch_api.TorchMethods):
             arith.refuse_negative_power(self, other)
         elif type(other) is float and other == -0.5:  # a Python number only, as PyTorch's
             return Pow.apply(*_operands(self, other, "**"), rsqrt=True)
+        elif type(other) is Tensor and other.ndim == 0:  # Tensor ** Tensor in PyTorch
+            return Pow.apply(*_operands(self, other, "**"), tensor_exponent=True)
         return Pow.apply(*_operands(self, other, "**"))
 
     def __rpow__(self, other: Any) -> Tensor:

@@ -102,13 +102,19 @@ class Pow(Function):
     saved_names = ("self", "exponent", "result")
 
     @staticmethod
-    def forward(ctx: Any, a: Any, b: Any, rsqrt: bool = False) -> Any:
+    def forward(
+        ctx: Any, a: Any, b: Any, rsqrt: bool = False, tensor_exponent: bool = False
+    ) -> Any:
         out = _whole_power(a, b) if a.dtype.kind in "iub" and b.dtype.kind in "iu" else a**b
         if rsqrt:  # PyTorch's x ** -0.5 is 1 / sqrt(x): -inf at -0.0 (IEEE pow gives +inf)
             out = 1 / np.sqrt(a)
+        elif tensor_exponent and b == 0.5:
+            # numpy takes a 0-d 0.5 as sqrt (-0.0 stays -0.0, -inf gives nan); PyTorch's
+            # x ** tensor(0.5) is IEEE pow, which gives 0.0 and inf there
+            out = np.where((a == 0) | np.isneginf(a), np.abs(a), out)
         ctx.save_for_backward(a, b, out if needs(ctx, 2)[1] else None)  # out only for d/db
         # a number as exponent (PyTorch's Tensor ** Scalar) takes PyTorch's simpler rule
-        ctx.number_power = np.ndim(b) == 0
+        ctx.number_power = np.ndim(b) == 0 and not tensor_exponent
         return out
 
     @staticmethod
