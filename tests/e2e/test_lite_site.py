@@ -95,7 +95,7 @@ try:
     fetched = "fetched"
 except Exception:
     fetched = "failed"
-print(len(mods), cached, fetched)
+print(len(mods), cached, fetched, os.getcwd())
 """
 
 # in a fresh kernel, a drawing in the import cell itself: it waits for the module's load
@@ -266,13 +266,15 @@ def test_lesson_1_draws_its_live_graph_in_the_browser_with_nothing_from_outside(
     context = chromium.new_context(viewport={"width": 1280, "height": 900})
     try:
         context.route("**/*", _local_only(outside))
+        drive: list[str] = []  # the kernel's requests about the learner's files
+        context.on("request", lambda r: r.url.endswith("/api/drive") and drive.append(r.url))
         page = context.new_page()
         _Counting.sent = 0
         start = time.perf_counter()
         page.goto(f"{served}/lab/index.html?path={LESSON}")
         page.wait_for_function(KERNEL_IDLE, timeout=180_000, polling=100)
         cold = time.perf_counter() - start
-        at_idle = _Counting.sent
+        at_idle, drive_at_start = _Counting.sent, list(drive)
         times, outputs = {}, {}
         for i in (1, 3, 5, 7, 9):  # imports + %load_ext, %tg, the panel, x and w, y = x * w
             t0 = time.perf_counter()
@@ -306,7 +308,11 @@ def test_lesson_1_draws_its_live_graph_in_the_browser_with_nothing_from_outside(
     assert next_cell == "True"
     assert views == "True True", views  # GraphView and the backward stepper draw too
     assert first[:2] == ["True", "True"], first  # drawn in the import cell (JSPI waited)
-    modules, cached, fetched = bytecode_and_outside
+    modules, cached, fetched, cwd = bytecode_and_outside
+    # the start imported before it moved into the learner's files: no drive request for
+    # each import (site.kernel_imports_off_the_drive), and the cells run in /drive
+    assert cwd == "/drive", bytecode_and_outside
+    assert drive_at_start == [], drive_at_start[:5]
     assert int(modules) > 150 and cached == modules, bytecode_and_outside
     # the guard sees the kernel's worker too: its one request outside, aborted, is the only one
     assert fetched == "failed" and outside == ["https://pypi.org/simple/numpy/"], outside

@@ -7,6 +7,7 @@ import base64
 import hashlib
 import json
 import re
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -157,6 +158,45 @@ def test_the_kernels_own_wheels_get_lock_entries_from_the_installed_kernel():
     assert sorted(wheels) == ["ipykernel", "piplite", "pyodide-kernel"]
     assert wheels["piplite"][0].name.startswith("piplite-0.6.1-")  # the [site] pin
     assert wheels["pyodide-kernel"][0].name.startswith("pyodide_kernel-0.6.1-")
+
+
+def _installed_kernel_extension(tmp_path: Path) -> Path:
+    """A copy of the installed Pyodide kernel's page extension (the site's is built from it)."""
+    pytest.importorskip("jupyterlite_pyodide_kernel")
+    from jupyter_core.paths import jupyter_path
+
+    name = "@jupyterlite/pyodide-kernel-extension"
+    found = [Path(p) / name for p in jupyter_path("labextensions") if (Path(p) / name).is_dir()]
+    assert found, name
+    return shutil.copytree(found[0], tmp_path / "ext")
+
+
+def test_the_kernels_start_imports_before_it_moves_into_the_learners_files(tmp_path):
+    ext = _installed_kernel_extension(tmp_path)
+    before = {js.name: js.read_text() for js in (ext / "static").glob("*.js")}
+    site.kernel_imports_off_the_drive(ext)
+    workers = 0
+    for js in (ext / "static").glob("*.js"):
+        text = js.read_text()
+        if "initFilesystem" not in text:
+            assert text == before[js.name]
+            continue
+        workers += 1
+        assert site.DRIVE_MOUNT.search(before[js.name]) and not site.DRIVE_MOUNT.search(text)
+        # every kernel start moves into /drive after `import pyodide_kernel`, the last import
+        starts = re.findall(r'i\.push\("import pyodide_kernel"\)(.{0,120})', text)
+        assert starts and len(starts) == text.count("async initKernel(")
+        assert all('os.chdir("/drive/${this._localPath||""}")' in s for s in starts), starts
+    assert workers >= 1
+
+
+def test_a_kernel_worker_the_build_does_not_know_stops_the_build(tmp_path):
+    ext = _installed_kernel_extension(tmp_path)
+    site.kernel_imports_off_the_drive(ext)
+    with pytest.raises(
+        site.SiteError, match=r"not the one this build knows \(moves into /drive: 0"
+    ):
+        site.kernel_imports_off_the_drive(ext)  # rewritten already: nothing it knows is left
 
 
 def test_build_refuses_a_folder_that_is_not_a_site(tmp_path, capsys):

@@ -431,6 +431,47 @@ def jupyter_lite_build(lite: Path, out: Path) -> None:
     if proc.returncode != 0:
         said = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
         raise SiteError(f"jupyter lite build failed:\n{said}")
+    kernel_imports_off_the_drive(out / "extensions" / "@jupyterlite" / "pyodide-kernel-extension")
+
+
+# The kernel's worker (jupyterlite-pyodide-kernel 0.6.x) mounts the learner's files at
+# /drive and moves there before its start imports about 450 modules. Pyodide's sys.path
+# begins with '' (the current folder), so each top-level import first asks the drive
+# about that folder: a synchronous request through the service worker to the page, about
+# 80 of them, 1-2.5 s of a cold start. The worker is rewritten to move there after its
+# imports instead; the learner's cells run in /drive as before.
+DRIVE_MOUNT = re.compile(r"(\w+)\.mount\((\w+),\{\},(\w+)\),\1\.chdir\(\3\),")
+DRIVE_CWD_LATE = (
+    'i.push("import pyodide_kernel"),e.mountDrive&&this._localPath&&'
+    'i.push("import os",`os.chdir("${this._localPath}")`)',
+    'i.push("import pyodide_kernel"),e.mountDrive&&'
+    'i.push("import os",`os.chdir("/drive/${this._localPath||""}")`)',
+)
+
+
+def kernel_imports_off_the_drive(extension: Path) -> None:
+    """Rewrite the kernel's worker bundles under `extension`'s static folder so that the
+    start's imports run before the move into /drive (see DRIVE_MOUNT's comment)."""
+    old, new = DRIVE_CWD_LATE
+    changed = 0
+    for js in sorted((extension / "static").glob("*.js")):
+        text = js.read_text(encoding="utf-8")
+        if "initFilesystem" not in text:
+            continue
+        text, mounts = DRIVE_MOUNT.subn(r"\1.mount(\2,{},\3),", text)
+        starts = text.count(old)
+        # every worker class that moves in early must move in late, or its cells would
+        # run outside the learner's files
+        if mounts == 0 or starts != text.count("async initKernel("):
+            raise SiteError(
+                f"{js.name}: the Pyodide kernel's worker is not the one this build knows "
+                f"(moves into /drive: {mounts}, kernel starts: {starts}); "
+                "see DRIVE_MOUNT in tinygrad_edu/lesson/site.py"
+            )
+        js.write_text(text.replace(old, new), encoding="utf-8")
+        changed += 1
+    if not changed:
+        raise SiteError(f"{extension}: no Pyodide kernel worker found to rewrite")
 
 
 def size(folder: Path) -> tuple[int, int]:
