@@ -31,6 +31,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import operator
+import os
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -366,7 +367,8 @@ def _fold_chains(walk: ForwardWalk, u: _Units) -> None:
             at = chain[i + p : i + (reps - 1) * p]
             text = " -> ".join(names[i : i + p])
             first, last = int(at[0]), int(at[-1])
-            f = Summary("repeat", text, ".".join(walk.module[first]), text, pos=walk.pos[first])
+            module = _shared_module(walk.module, at.tolist())
+            f = Summary("repeat", text, module, text, pos=walk.pos[first])
             f.blocks = reps - 2
             u.op[at] = u.out[at] = len(u.summaries)
             u.summaries.append(f)
@@ -379,6 +381,16 @@ def _fold_chains(walk: ForwardWalk, u: _Units) -> None:
     for k in walk.root_out:
         if u.op[k] >= u.chains_from:
             u.out[k] = -1
+
+
+def _shared_module(modules: list[tuple], ops: list[int]) -> str:
+    """The innermost module path every op in `ops` was built in ("" for none).
+
+    A fold of a loop over several layers (`seq.0` ... `seq.14`) is drawn in the box of
+    the module around them all (`seq`), not inside the first layer's box.
+    """
+    paths = {modules[k] for k in ops}  # a few distinct paths, even in a long loop
+    return ".".join(os.path.commonprefix(list(paths))) if len(paths) > 1 else ".".join(*paths)
 
 
 def _chains(walk: ForwardWalk, op_unit: np.ndarray) -> list[np.ndarray]:
@@ -757,7 +769,7 @@ def _fold_chain_backward(
         s = Summary(
             "repeat",
             " -> ".join(names[i : i + p]),
-            module=".".join(raw.module[ops[0]]),
+            module=_shared_module(raw.module, ops),
             detail=" -> ".join(names[i : i + p]),
             pos=ops[0],
         )
