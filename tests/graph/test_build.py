@@ -203,6 +203,40 @@ def test_backward_view_cap_and_fold():
     assert m.count == 62 - 9 and len(g) == 10
 
 
+def three_sums():
+    """Three outputs of one input, each three ops deep: 22 forward nodes, 13 grad_fn nodes."""
+    x = tg.randn(3, name="x", requires_grad=True)
+    a = (x * 2).exp().sum()
+    b = (x + 1).tanh().sum()
+    c = (x - 3).relu().sum()
+    return {"a": a, "b": b, "c": c}
+
+
+@pytest.mark.parametrize("view", ["forward", "backward"])
+@pytest.mark.parametrize("cap", [1, 2, 4, 5])
+def test_a_cap_below_the_roots_keeps_every_root_and_counts_the_rest(view, cap):
+    roots = three_sums()
+    g = build_graph(roots, view=view, max_nodes=cap, fold=False)
+    names = [n.name for n in g.nodes if n.kind != "summary"]
+    (more,) = [n for n in g.nodes if n.kind == "summary"]  # one marker joins every cut
+    assert sorted(names) == ["a", "b", "c"] and len(g) == 4
+    assert more.count == g.attrs["hidden"] == g.attrs["total"] - 3
+    assert sorted(e.dst if view == "forward" else e.src for e in g.edges) == sorted(
+        g.attrs["roots"]
+    )
+
+
+@pytest.mark.parametrize("view", ["forward", "backward"])
+def test_a_capped_drawing_counts_its_markers_in_the_cap(view):
+    for cap in range(6, 13):  # below both views' totals (22 and 13 nodes)
+        g = build_graph(three_sums(), view=view, max_nodes=cap, fold=False)
+        dot = to_dot(g)
+        boxes = re.findall(r'\[id="node-([^"]+)"', dot)  # every box the DOT draws
+        counted = sum(n.count if n.kind == "summary" else 1 for n in g.nodes)
+        assert len(g) <= cap and len(set(boxes)) == len(g), (cap, len(g))
+        assert counted == g.attrs["total"] and "more node" in dot
+
+
 def mlp_loop(calls):
     """An MLP applied in a Python loop: 7 ops a call (two Linears of 3 ops, a ReLU)."""
     tg.manual_seed(0)

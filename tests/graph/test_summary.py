@@ -20,14 +20,15 @@ from tinygrad_edu.graph import build_graph, watermark
 def same(*tensors, **options):
     """The graph, checked: every node drawn or counted once, edges between drawn nodes.
 
-    (Tests pass max_nodes 150, a few, or None; 150 is above every random graph's roots.)
+    The cap counts every box, markers included, except when the roots (always drawn)
+    and one marker alone pass it.
     """
     g = build_graph(*tensors, **options)
     counted = sum(n.count if n.kind == "summary" else 1 for n in g.nodes)
-    if options.get("max_nodes", 150) in (None, 150):
-        assert counted == g.attrs["total"]
-    else:  # NOTE: a cap below the number of roots drops the roots beyond it uncounted
-        assert counted <= g.attrs["total"]
+    assert counted == g.attrs["total"]
+    cap = options.get("max_nodes", 150)
+    if cap is not None:
+        assert len(g) <= max(cap, len(g.attrs["roots"]) + 1)
     ids = {n.id for n in g.nodes}
     assert all(e.src in ids and e.dst in ids for e in g.edges)
     assert set(g.attrs["roots"]) <= ids
@@ -83,7 +84,10 @@ def test_modules_fold_on_ops_and_leaves_take_their_users_module():
     shared = tg.tensor(2.0, requires_grad=True, name="shared")
     y = (net(tg.randn(3, name="x")) * shared).sum() + shared
     g = same(y)
-    assert {n.module for n in g.nodes} == {"", "sequential.0", "sequential.1", "sequential.7"}
+    # blocks 1 ... 6 fold into one box in the module around them all, not in block 1
+    (fold,) = [n for n in g.nodes if n.role == "repeat"]
+    assert fold.module == "sequential" and fold.blocks == 6
+    assert {n.module for n in g.nodes} == {"", "sequential", "sequential.0", "sequential.7"}
     assert g.node("t2").module == "sequential.0" and g.node("t2").name == "0.w"
     assert same(y, max_nodes=6).attrs["hidden"] > 0
 

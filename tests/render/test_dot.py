@@ -87,6 +87,35 @@ def test_modules_are_clusters_named_by_path():
     assert dot.index('"cluster_sequential"') < dot.index('"cluster_sequential.0"')
 
 
+def clusters_of(dot: str) -> dict[str, list[str]]:
+    """Node id -> the module clusters around it in the DOT, outermost first."""
+    around: list[str] = []
+    where = {}
+    for line in dot.splitlines():
+        if m := re.match(r'\s*subgraph "cluster_([^"]+)" \{', line):
+            around.append(m.group(1))
+        elif line.strip() == "}" and around:
+            around.pop()
+        elif m := re.match(r'\s*(\w+) \[id="node-', line):
+            where[m.group(1)] = list(around)
+    return where
+
+
+@pytest.mark.parametrize("view", ["forward", "backward"])
+def test_a_fold_over_several_layers_sits_in_the_module_around_them(view):
+    tg.manual_seed(0)
+    layers = []
+    for _ in range(8):  # one chain of 8 Linear + ReLU layers: the middle 6 fold
+        layers += [tg.nn.Linear(4, 4), tg.nn.ReLU()]
+    out = tg.nn.Sequential(*layers)(tg.randn(2, 4, name="x")).sum()
+    dot = to_dot(build_graph(out, view=view))  # as built (draw() may fold more to fit)
+    (fold,) = re.findall(r'(\w+) \[id="node-\w+", class="tg-node tg-summary tg-repeat"', dot)
+    assert "repeated 6 more times" in dot
+    # its ops were built in sequential.2 ... sequential.15: it is drawn in no layer's box
+    assert clusters_of(dot)[fold] == ["sequential"]
+    assert 'subgraph "cluster_sequential.0" {' in dot  # the first layer stays open
+
+
 def test_escaping_record_and_quoted_labels():
     assert record_field('"}{|<script>') == '\\"\\}\\{\\|\\<script\\>'
     assert quote('a "b" \\ c\nd') == '"a \\"b\\" \\\\ c\\nd"'

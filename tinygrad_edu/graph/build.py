@@ -180,9 +180,9 @@ def build_graph(*tensors: Any, options: DrawOptions | None = None, **settings: A
     Nodes built inside an `nn.Module` carry its path (`module="net.0"`); modules
     named in `collapse` (or every top-level module with `collapse=True`) become one
     summary node each. Runs of repeated identical blocks are folded (`fold`), and
-    beyond `max_nodes` the nodes farthest from the outputs give way to "N more
-    nodes" markers. An object of a type given to `register_converter` (a StaticGraph)
-    draws itself.
+    beyond `max_nodes` boxes (markers included) the nodes farthest from the outputs
+    give way to "N more nodes" markers; the tensors asked for are always drawn. An
+    object of a type given to `register_converter` (a StaticGraph) draws itself.
 
     Args:
         *tensors: Tensors, lists/tuples of them, or dicts name -> Tensor.

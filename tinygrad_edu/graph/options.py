@@ -41,7 +41,8 @@ class DrawOptions:
         collapse: module paths drawn as one box each, or True for every top-level module.
         expand: time steps of a module called in a loop drawn whole (`"rnncell.t=5"`),
             or True to fold nothing.
-        max_nodes: the most nodes to show before "N more nodes" markers (None: all).
+        max_nodes: the most boxes drawn, "N more nodes" markers included (None: all);
+            the tensors asked for are always drawn, with one marker at least.
         fold: fold runs of repeated identical blocks into one box with a count.
         keep_ends: a folded loop keeps its first and last steps open.
         marks: core object (Tensor or grad_fn node) -> mark kind ("current", ...).

@@ -9,8 +9,9 @@ cost almost nothing):
    `layers.9`), the steps of a module called in a loop (`rnncell.t=1` ... `t=10`, see
    time_steps.py), and long chains of the same ops (`x = x * w + b` in a Python loop),
    become one node "x 10" that keeps the first and last block visible;
-3. cap: beyond `max_nodes`, the nodes farthest from the outputs are replaced by
-   "N more nodes" markers, one per place where the cut was made.
+3. cap: beyond `max_nodes` boxes, markers included, the nodes farthest from the
+   outputs are replaced by "N more nodes" markers, one per place where the cut was
+   made; the roots always stay (then one marker joins every cut, if need be).
 
 The forward view (`summarise_forward`) decides all three on the forward walk's per-op
 lists (walk.py), op group by op group: at 100,000s of nodes, making an entry for each
@@ -30,6 +31,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import operator
+import os
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -365,7 +367,8 @@ def _fold_chains(walk: ForwardWalk, u: _Units) -> None:
             at = chain[i + p : i + (reps - 1) * p]
             text = " -> ".join(names[i : i + p])
             first, last = int(at[0]), int(at[-1])
-            f = Summary("repeat", text, ".".join(walk.module[first]), text, pos=walk.pos[first])
+            module = _shared_module(walk.module, at.tolist())
+            f = Summary("repeat", text, module, text, pos=walk.pos[first])
             f.blocks = reps - 2
             u.op[at] = u.out[at] = len(u.summaries)
             u.summaries.append(f)
@@ -378,6 +381,16 @@ def _fold_chains(walk: ForwardWalk, u: _Units) -> None:
     for k in walk.root_out:
         if u.op[k] >= u.chains_from:
             u.out[k] = -1
+
+
+def _shared_module(modules: list[tuple], ops: list[int]) -> str:
+    """The innermost module path every op in `ops` was built in ("" for none).
+
+    A fold of a loop over several layers (`seq.0` ... `seq.14`) is drawn in the box of
+    the module around them all (`seq`), not inside the first layer's box.
+    """
+    paths = {modules[k] for k in ops}  # a few distinct paths, even in a long loop
+    return ".".join(os.path.commonprefix(list(paths))) if len(paths) > 1 else ".".join(*paths)
 
 
 def _chains(walk: ForwardWalk, op_unit: np.ndarray) -> list[np.ndarray]:
@@ -756,7 +769,7 @@ def _fold_chain_backward(
         s = Summary(
             "repeat",
             " -> ".join(names[i : i + p]),
-            module=".".join(raw.module[ops[0]]),
+            module=_shared_module(raw.module, ops),
             detail=" -> ".join(names[i : i + p]),
             pos=ops[0],
         )
@@ -904,7 +917,12 @@ def _cap(
     n: int,
     max_nodes: int,
 ) -> tuple[list[int], dict, int]:
-    """Keep the `max_nodes` units nearest the outputs; mark each cut with "N more nodes"."""
+    """Keep the units nearest the outputs and mark each cut with "N more nodes".
+
+    `max_nodes` counts every box, markers included. The roots are always kept (the
+    learner asked for them): when they and their markers alone pass the cap, the
+    drawing is the roots and one marker joining every cut.
+    """
     # unit -> units one step further from the outputs (a dict: units may be sparse)
     further: dict[int, list[int]] = {}
     if forward:
@@ -913,28 +931,43 @@ def _cap(
     else:
         for s, d, _ in unit_edges:
             further.setdefault(s, []).append(d)
-    kept = _nearest(roots, further, max(1, max_nodes - 1))  # one place left for a marker
+    order = list(_nearest(roots, further, max_nodes))
+    least = len(dict.fromkeys(roots))
+    # the most units that fit beside their markers: boxes(b) = b + markers(b) never
+    # falls as b grows (a unit kept removes at most the one marker it was hidden behind)
+    low, high = least, max(least, min(len(order), max_nodes - 1))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if mid + _markers(order[:mid], further) <= max_nodes:
+            low = mid
+        else:
+            high = mid - 1
+    kept = dict.fromkeys(order[:low])
+    joined = low + _markers(order[:low], further) > max_nodes  # only the roots, still over
     markers: dict[int, int] = {}  # kept unit -> unit index of its marker
     for unit, owner in _cut_owners(kept, further).items():
         summarised = unit >= n  # a hidden unit may itself be a summary (a fold)
         marker = markers.get(owner)
         if marker is None:
-            summaries.append(
-                Summary("more", "", pos=summaries[unit - n].pos if summarised else unit)
-            )
-            marker = markers[owner] = n + len(summaries) - 1
+            if joined and markers:
+                marker = markers[owner] = next(iter(markers.values()))
+            else:
+                pos = summaries[unit - n].pos if summarised else unit
+                summaries.append(Summary("more", "", pos=pos))
+                marker = markers[owner] = n + len(summaries) - 1
         more = summaries[marker - n]
         more.count += max(1, summaries[unit - n].count) if summarised else 1
         more.pos = min(more.pos, summaries[unit - n].pos if summarised else unit)
         more.new = more.new or (summaries[unit - n].new if summarised else new[unit])
-    hidden = 0
     kept_edges = {e: None for e in unit_edges if e[0] in kept and e[1] in kept}
     for owner, marker in markers.items():
+        kept_edges[(marker, owner, 0) if forward else (owner, marker, 0)] = None
+        kept[marker] = None
+    hidden = 0
+    for marker in dict.fromkeys(markers.values()):
         more = summaries[marker - n]
         hidden += more.count
         more.name = f"{more.count} more node{'s' if more.count != 1 else ''}"
-        kept_edges[(marker, owner, 0) if forward else (owner, marker, 0)] = None
-        kept[marker] = None
     return list(kept), kept_edges, hidden
 
 
@@ -942,16 +975,30 @@ _NONE: tuple[int, ...] = ()  # no unit further out
 
 
 def _nearest(roots: list[int], further: dict[int, list[int]], budget: int) -> dict[int, None]:
-    """The first `budget` units met going out from the roots, breadth first (in order)."""
-    kept: dict[int, None] = {}
-    queue = deque(dict.fromkeys(roots))
+    """Every root, then units going out from them breadth first, up to `budget` (in order)."""
+    kept = dict.fromkeys(roots)
+    queue = deque(kept)
     while queue and len(kept) < budget:
         u = queue.popleft()
-        if u in kept:
-            continue
-        kept[u] = None
-        queue.extend(v for v in further.get(u, _NONE) if v not in kept)
+        for v in further.get(u, _NONE):
+            if v not in kept and len(kept) < budget:
+                kept[v] = None
+                queue.append(v)
     return kept
+
+
+def _markers(kept: list[int], further: dict[int, list[int]]) -> int:
+    """How many "N more nodes" markers `_cut_owners` makes for `kept`: the kept units
+    that are first to reach some unit not kept."""
+    inside = set(kept)
+    claimed: set[int] = set()
+    count = 0
+    for unit in kept:
+        out = [v for v in further.get(unit, _NONE) if v not in inside and v not in claimed]
+        if out:
+            count += 1
+            claimed.update(out)
+    return count
 
 
 def _cut_owners(kept: dict[int, None], further: dict[int, list[int]]) -> dict[int, int]:
