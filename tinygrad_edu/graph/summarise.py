@@ -932,16 +932,7 @@ def _cap(
         for s, d, _ in unit_edges:
             further.setdefault(s, []).append(d)
     order = list(_nearest(roots, further, max_nodes))
-    least = len(dict.fromkeys(roots))
-    # the most units that fit beside their markers: boxes(b) = b + markers(b) never
-    # falls as b grows (a unit kept removes at most the one marker it was hidden behind)
-    low, high = least, max(least, min(len(order), max_nodes - 1))
-    while low < high:
-        mid = (low + high + 1) // 2
-        if mid + _markers(order[:mid], further) <= max_nodes:
-            low = mid
-        else:
-            high = mid - 1
+    low = _most_that_fit(order, len(dict.fromkeys(roots)), further, max_nodes)
     kept = dict.fromkeys(order[:low])
     joined = low + _markers(order[:low], further) > max_nodes  # only the roots, still over
     markers: dict[int, int] = {}  # kept unit -> unit index of its marker
@@ -969,6 +960,23 @@ def _cap(
         hidden += more.count
         more.name = f"{more.count} more node{'s' if more.count != 1 else ''}"
     return list(kept), kept_edges, hidden
+
+
+def _most_that_fit(
+    order: list[int], least: int, further: dict[int, list[int]], max_nodes: int
+) -> int:
+    """How many of `order` (nearest first, the roots first) fit beside their markers in
+    `max_nodes` boxes; never fewer than the `least` roots. A binary search: boxes(b) =
+    b + markers(b) never falls as b grows (a unit kept removes at most the one marker it
+    was hidden behind)."""
+    low, high = least, max(least, min(len(order), max_nodes - 1))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if mid + _markers(order[:mid], further) <= max_nodes:
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 _NONE: tuple[int, ...] = ()  # no unit further out
