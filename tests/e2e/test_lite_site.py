@@ -269,6 +269,13 @@ def test_lesson_1_draws_its_live_graph_in_the_browser_with_nothing_from_outside(
         drive: list[str] = []  # the kernel's requests about the learner's files
         context.on("request", lambda r: r.url.endswith("/api/drive") and drive.append(r.url))
         page = context.new_page()
+        # webpack's word when a page extension was built against another JupyterLab: it
+        # then loads its own copies of the @jupyterlab modules (site.page_extensions)
+        unsatisfied: list[str] = []
+        page.on(
+            "console",
+            lambda m: "Unsatisfied version" in m.text and unsatisfied.append(m.text),
+        )
         _Counting.sent = 0
         start = time.perf_counter()
         page.goto(f"{served}/lab/index.html?path={LESSON}")
@@ -295,6 +302,8 @@ def test_lesson_1_draws_its_live_graph_in_the_browser_with_nothing_from_outside(
     finally:
         context.close()
 
+    print(f"lite: {len(unsatisfied)} shared-module warnings", unsatisfied[:3])
+    assert unsatisfied == [], unsatisfied
     for i, out in outputs.items():
         assert not [o for o in out if o["output_type"] == "error"], (i, out)
     for i, labels in ((7, ["x (3,)", "data [1, 2, 3]"]), (9, ["y (3,)", "data [2, 4, 6]"])):
@@ -364,6 +373,12 @@ RUN_INDEX = """async ([i, limit]) => {
     while (k.status !== 'idle') await new Promise(r => setTimeout(r, 10));
     return nb.content.widgets[i].model.outputs.toJSON();
 }"""
+WIDGET_VIEWS = """() => {
+    const out = jupyterapp.shell.currentWidget.node;
+    const broken = [...out.querySelectorAll('.jp-OutputArea-output')]
+        .map(o => o.textContent).filter(t => /Error displaying widget|model not found/.test(t));
+    return [out.querySelectorAll('.jupyter-widgets').length, broken.slice(0, 3)];
+}"""
 CLOSE = """async () => {
     const nb = jupyterapp.shell.currentWidget;
     await nb.sessionContext.shutdown();
@@ -406,6 +421,10 @@ def _draws(outputs: list[dict]) -> bool:
         if "image/png" in data or any("<svg" in "".join(v) for v in data.values() if v):
             return True
     return False
+
+
+def _widget_view(outputs: list[dict]) -> bool:
+    return any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
 
 
 def _problems(cell: dict, got) -> list[str]:
@@ -455,6 +474,13 @@ def test_every_lesson_runs_in_the_browser_cell_by_cell(lesson, lab_page):
             if got == "timeout":
                 break
         total_s = time.perf_counter() - start
+        # the widgets (GraphView, the steppers) drawn by ipywidgets' page extension, and
+        # none of its "Error displaying widget" in their place
+        views, broken = page.evaluate(WIDGET_VIEWS)
+        if any(_widget_view(c["outputs"]) for _, c in cells) and not views:
+            problems.append("stored a widget, the page shows none")
+        problems += [f"a widget did not display: {b}" for b in broken]
+        print(f"lite: {lesson}: {views} widget views, {len(broken)} broken")
         if problems:
             SHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(SHOTS / f"FAILED-lite-{lesson[:-6]}.png"))

@@ -136,6 +136,45 @@ def test_the_pins_name_files_of_the_pinned_versions():
     assert "numpy" in pyodide["roots"] and "micropip" in pyodide["roots"]
 
 
+def test_page_extensions_pinned_as_wheels_are_ones_the_site_uses():
+    for name, (file, sha) in site.PINS["page_extension_wheels"].items():
+        assert name in site.PAGE_EXTENSIONS and file.endswith("-py3-none-any.whl")
+        assert re.fullmatch("[0-9a-f]{64}", sha)
+
+
+def _wheel_with(path: Path, files: dict[str, bytes]) -> Path:
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    return path
+
+
+def test_a_page_extension_comes_out_of_the_wheels_data_folder_without_source_maps(tmp_path):
+    ext = "w-1.0.data/data/share/jupyter/labextensions/@s/ext/"
+    wheel = _wheel_with(
+        tmp_path / "w-1.0-py3-none-any.whl",
+        {
+            ext + "package.json": b'{"name": "@s/ext"}',
+            ext + "static/remoteEntry.1.js": b"entry",
+            ext + "static/1.js.map": b"map",
+            "w-1.0.data/data/share/jupyter/labextensions/@s/other/package.json": b"other",
+            "w/labextensions/@s/ext/not_data.js": b"a copy outside the data folder",
+        },
+    )
+    got = site.labextension_from_wheel(wheel, "@s/ext", tmp_path / "out")
+    assert got == tmp_path / "out" / "@s" / "ext"
+    files = sorted(p.relative_to(got).as_posix() for p in got.rglob("*") if p.is_file())
+    assert files == ["package.json", "static/remoteEntry.1.js"]
+    assert (got / "static" / "remoteEntry.1.js").read_bytes() == b"entry"
+    assert not (tmp_path / "out" / "@s" / "other").exists()
+
+
+def test_a_wheel_without_the_page_extension_names_the_wheel_and_the_extension(tmp_path):
+    wheel = _wheel_with(tmp_path / "w-1.0-py3-none-any.whl", {"w/__init__.py": b""})
+    with pytest.raises(site.SiteError, match=r"w-1.0-py3-none-any.whl: no page extension @s/ext"):
+        site.labextension_from_wheel(wheel, "@s/ext", tmp_path / "out")
+
+
 def test_the_site_keeps_pypi_off_and_exposes_the_app_for_the_browser_tests():
     data = site.lite_config()["jupyter-config-data"]
     kernel = data["litePluginSettings"][site.KERNEL_PLUGIN]
@@ -215,7 +254,7 @@ def test_a_relative_cache_folder_still_gives_the_build_absolute_paths(tmp_path, 
     # source folder inside the cache was named relative to a cwd the build changes
     seen = []
     monkeypatch.setattr(site, "pyodide_folder", lambda folder, *a: seen.append(folder))
-    monkeypatch.setattr(site, "jupyter_lite_build", lambda lite, out: seen.append(lite))
+    monkeypatch.setattr(site, "jupyter_lite_build", lambda lite, out, cache: seen.append(lite))
     monkeypatch.chdir(tmp_path)
     lessons = tmp_path / "lessons"
     lessons.mkdir()

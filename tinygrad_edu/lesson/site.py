@@ -196,12 +196,17 @@ def pyodide_packages(
 
 def kernel_wheels(cache: Path) -> list[Path]:
     """The pure-Python wheels the toolkit needs in the browser, from PyPI, sha256 pinned."""
-    folder = cache / "wheels"
+    wanted = [(file, digest) for file, digest, _ in PINS["kernel_wheels"].values()]
+    return pinned_wheels(wanted, cache / "wheels", "the kernel wheels")
+
+
+def pinned_wheels(wanted: list[tuple[str, str]], folder: Path, what: str) -> list[Path]:
+    """The py3-none-any wheels `wanted` (file name, sha256) in `folder`: those not there
+    yet come from PyPI through `pip download --require-hashes`."""
     folder.mkdir(parents=True, exist_ok=True)
-    wanted = PINS["kernel_wheels"]
     missing = [
         (file, digest)
-        for file, digest, _ in wanted.values()
+        for file, digest in wanted
         if not ((folder / file).is_file() and sha256(folder / file) == digest)
     ]
     if missing:
@@ -217,8 +222,8 @@ def kernel_wheels(cache: Path) -> list[Path]:
         os.unlink(req.name)
         if proc.returncode != 0:
             said = (proc.stderr.strip().splitlines() or ["failed"])[-1]
-            raise SiteError(f"pip download of the kernel wheels: {said}")
-    return [checked(folder / file, digest, file) for file, digest, _ in wanted.values()]
+            raise SiteError(f"pip download of {what}: {said}")
+    return [checked(folder / file, digest, file) for file, digest in wanted]
 
 
 def toolkit_wheel(source: Path, graphviz_js: bytes, dest: Path) -> Path:
@@ -285,11 +290,19 @@ def kernel_own_wheels() -> dict[str, tuple[Path, list[str]]]:
     return wheels
 
 
-def page_extensions(dest: Path) -> None:
-    """Copy PAGE_EXTENSIONS from this Python's Jupyter folders into `dest`."""
+def page_extensions(dest: Path, cache: Path) -> None:
+    """Copy PAGE_EXTENSIONS into `dest`: those pinned in PINS["page_extension_wheels"]
+    from that wheel, the others from this Python's Jupyter folders."""
     from jupyter_core.paths import jupyter_path
 
+    pinned = PINS["page_extension_wheels"]
+    wheels = pinned_wheels(
+        [tuple(pinned[name]) for name in pinned], cache / "wheels", "the page extensions"
+    )
     for name in PAGE_EXTENSIONS:
+        if name in pinned:
+            labextension_from_wheel(wheels[list(pinned).index(name)], name, dest)
+            continue
         found = [
             Path(p) / name
             for p in jupyter_path("labextensions")
@@ -300,6 +313,29 @@ def page_extensions(dest: Path) -> None:
                 f"the JupyterLab extension {name} is not installed: pip install -e .[site]"
             )
         shutil.copytree(found[0], dest / name, ignore=shutil.ignore_patterns("*.map"))
+
+
+def labextension_from_wheel(wheel: Path, name: str, dest: Path) -> Path:
+    """The page extension `name` out of a wheel's data folder
+    (`*.data/data/share/jupyter/labextensions/NAME/`) into `dest/NAME`, without source maps."""
+    inside = f"/data/share/jupyter/labextensions/{name}/"
+    with zipfile.ZipFile(wheel) as z:
+        members = {}
+        for m in z.infolist():
+            top, sep, rest = m.filename.partition(inside)
+            if sep and top.endswith(".data") and "/" not in top and not m.is_dir():
+                members[rest] = m
+        if "package.json" not in members:
+            raise SiteError(f"{wheel.name}: no page extension {name} (no {inside}package.json)")
+        for rest, m in members.items():
+            if rest.endswith(".map"):
+                continue
+            target = dest / name / rest
+            if ".." in Path(rest).parts or Path(rest).is_absolute():
+                raise SiteError(f"{wheel.name}: {m.filename} points outside the extension")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(z.read(m))
+    return dest / name
 
 
 def lite_config() -> dict:
@@ -349,7 +385,7 @@ def build_site(
         pyodide_folder(lite / "static" / "pyodide", checkout, cache, packages, say)
         cli.write_student_copies(lessons, lite / "files")
         say(f"jupyter lite build -> {out}")
-        jupyter_lite_build(lite, out)
+        jupyter_lite_build(lite, out, cache)
     return out
 
 
@@ -414,10 +450,10 @@ def add_bytecode(folder: Path, site_lock: dict) -> None:
     (folder / "pyodide-lock.json").write_text(json.dumps(site_lock, indent=1))
 
 
-def jupyter_lite_build(lite: Path, out: Path) -> None:
+def jupyter_lite_build(lite: Path, out: Path, cache: Path) -> None:
     """`jupyter lite build` of the source folder `lite` into `out`, with our page extensions only."""
     (lite / "jupyter-lite.json").write_text(json.dumps(lite_config(), indent=2))
-    page_extensions(lite / "page_extensions")
+    page_extensions(lite / "page_extensions", cache)
     build_config = {
         "LiteBuildConfig": {"ignore_sys_prefix": ["federated_extensions"]},
         "FederatedExtensionAddon": {"extra_labextensions_path": [str(lite / "page_extensions")]},
