@@ -56,7 +56,9 @@ def test_a_learners_code_sees_tensors_come_back(tmp_path):
         # methods the op packages install in a loop (declared in core/op_methods.pyi)
         "w: tg.Tensor = x.remainder(2) + x.cumsum(0) + x.div(2) + x.sort().values\n"
     )
-    proc = _mypy("--no-incremental", "--follow-imports=silent", str(code))
+    # no cache written (/dev/null): the package's own mypy run may be writing
+    # .mypy_cache at the same moment in another worker
+    proc = _mypy("--no-incremental", "--cache-dir=/dev/null", "--follow-imports=silent", str(code))
     lines = [line for line in proc.stdout.splitlines() if ": error:" in line]
     assert len(lines) == 1, proc.stdout
     assert lines[0].startswith(f"{code}:5: error: Incompatible types in assignment")
