@@ -378,12 +378,25 @@ RUN_INDEX = """async ([i, limit]) => {
     while (k.status !== 'idle') await new Promise(r => setTimeout(r, 10));
     return nb.content.widgets[i].model.outputs.toJSON();
 }"""
-WIDGET_VIEWS = """() => {
-    const out = jupyterapp.shell.currentWidget.node;
-    const broken = [...out.querySelectorAll('.jp-OutputArea-output')]
-        .map(o => o.textContent).filter(t => /Error displaying widget|model not found/.test(t));
-    return [out.querySelectorAll('.jupyter-widgets').length, broken.slice(0, 3)];
-}"""
+# one cell's widget views, or its "Error displaying widget": asked right after the cell
+# ran, while it is on screen (JupyterLab takes far-off cells' outputs out of the page)
+WIDGET_VIEWS = """([i, ms]) => new Promise(done => {
+    const out = jupyterapp.shell.currentWidget.content.widgets[i].node;
+    const look = () => {
+        const broken = [...out.querySelectorAll('.jp-OutputArea-output')].map(o => o.textContent)
+            .filter(t => /Error displaying widget|model not found/.test(t));
+        // ipywidgets' views carry .jupyter-widgets; the GraphView (anywidget) its own .tg-gv
+        const views = out.querySelectorAll('.jp-OutputArea-output .jupyter-widgets, .tg-gv');
+        return [views.length, broken.slice(0, 3)];
+    };
+    const start = Date.now();
+    const poll = () => {
+        const [views, broken] = look();
+        if (views || broken.length || Date.now() - start > ms) done([views, broken]);
+        else setTimeout(poll, 100);
+    };
+    poll();
+})"""
 CLOSE = """async () => {
     const nb = jupyterapp.shell.currentWidget;
     await nb.sessionContext.shutdown();
@@ -469,7 +482,7 @@ def test_every_lesson_runs_in_the_browser_cell_by_cell(lesson, lab_page):
     assert page.evaluate(OPEN, {"path": lesson, "content": content}) == len(nb.cells)
     page.wait_for_function(KERNEL_IDLE, timeout=180_000, polling=100)
     kernel_s = time.perf_counter() - start
-    problems, slowest = [], (0.0, -1)
+    problems, slowest, views = [], (0.0, -1), 0
     try:
         for i, cell in cells:
             t0 = time.perf_counter()
@@ -478,14 +491,16 @@ def test_every_lesson_runs_in_the_browser_cell_by_cell(lesson, lab_page):
             problems += [f"cell {i} ({cell.get('id')}): {p}" for p in _problems(cell, got)]
             if got == "timeout":
                 break
+            if _widget_view(cell["outputs"]):
+                # the widgets (GraphView, the steppers, the panel) drawn by ipywidgets' page
+                # extension, and none of its "Error displaying widget" in their place
+                shown, broken = page.evaluate(WIDGET_VIEWS, [i, 10_000])
+                views += shown
+                if not shown:
+                    problems.append(f"cell {i} ({cell.get('id')}): stored a widget, shows none")
+                problems += [f"cell {i}: a widget did not display: {b}" for b in broken]
         total_s = time.perf_counter() - start
-        # the widgets (GraphView, the steppers) drawn by ipywidgets' page extension, and
-        # none of its "Error displaying widget" in their place
-        views, broken = page.evaluate(WIDGET_VIEWS)
-        if any(_widget_view(c["outputs"]) for _, c in cells) and not views:
-            problems.append("stored a widget, the page shows none")
-        problems += [f"a widget did not display: {b}" for b in broken]
-        print(f"lite: {lesson}: {views} widget views, {len(broken)} broken")
+        print(f"lite: {lesson}: {views} widget views")
         if problems:
             SHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(SHOTS / f"FAILED-lite-{lesson[:-6]}.png"))
