@@ -591,7 +591,8 @@ def draw(
         expand: time steps to draw in full where a long loop over a module (an RNN
             cell) is folded, e.g. `"rnncell.t=5"`, or True to fold nothing.
         since: a `tinygrad_edu.graph.watermark()`; later nodes are highlighted.
-        max_nodes: the most nodes to draw before summarising.
+        max_nodes: the most boxes to draw, "N more nodes" markers included (the
+            outputs asked for are always drawn).
         highlight: graph node ids to emphasise.
         marks: core object -> mark ("current", ...), see `build_graph`.
         names: variable name -> Tensor, to name tensors that have no `name=`; by
