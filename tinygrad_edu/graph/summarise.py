@@ -219,16 +219,8 @@ def _fold_modules(walk: ForwardWalk, u: _Units) -> None:
 
     def flush() -> None:
         if len(run) >= MIN_REPEATS:
-            # keep the first and last block: the learner sees how blocks connect
+            s = _repeat_of([summaries[f] for f in run])
             middle = [summaries[f] for f in run[1:-1]]
-            s = Summary(
-                "repeat",
-                f"{middle[0].name} ... {middle[-1].name}",
-                module=summaries[run[0]].module,
-                detail=summaries[run[0]].detail,
-                pos=middle[0].pos,
-            )
-            s.blocks = len(middle)
             s.count = sum(m.count for m in middle)
             s.new = any(m.new for m in middle)
             into[run[1:-1]] = len(summaries)
@@ -238,15 +230,10 @@ def _fold_modules(walk: ForwardWalk, u: _Units) -> None:
 
     module_at = _ModuleAt(walk)
     for f in range(len(summaries)):
-        s = summaries[f]
-        if run and (
-            summaries[run[-1]].module != s.module
-            or summaries[run[-1]].detail != s.detail
-            or _sibling_between(
-                summaries[run[-1]], s, map(module_at, range(u.span[run[-1]][1] + 1, u.span[f][0]))
-            )
-        ):
-            flush()
+        if run:
+            between = map(module_at, range(u.span[run[-1]][1] + 1, u.span[f][0]))
+            if not _continues(summaries[run[-1]], summaries[f], between):
+                flush()
         run.append(f)
     flush()
     if u.dead:
@@ -255,18 +242,54 @@ def _fold_modules(walk: ForwardWalk, u: _Units) -> None:
             units[folded] = into[units[folded]]
 
 
-class _ModuleAt:
-    """`module_at(i)`: the module path of the node at raw position i."""
+def _repeat_of(run: list[Summary]) -> Summary:
+    """The fold of a run of identical sibling modules (`layers.0` ... `layers.7`): the
+    first and the last block stay visible, so the learner sees how blocks connect."""
+    middle = run[1:-1]
+    s = Summary(
+        "repeat",
+        f"{middle[0].name} ... {middle[-1].name}",
+        module=run[0].module,
+        detail=run[0].detail,
+        pos=middle[0].pos,
+    )
+    s.blocks = len(middle)
+    return s
+
+
+def _continues(last: Summary, s: Summary, between: Any) -> bool:
+    """Whether module summary `s` extends a run ending with `last`: a sibling with the same
+    ops, and no other sibling built a node in `between` (their module paths, in order)."""
+    return (
+        last.module == s.module
+        and last.detail == s.detail
+        and not _sibling_between(last, s, between)
+    )
+
+
+class _At:
+    """What sits at raw position i of the forward walk: leaf j (or a root in no op's
+    inputs), else a node of op k's group (its constants, the op, its output)."""
 
     def __init__(self, walk: ForwardWalk) -> None:
         self.walk = walk
         self.leaf_at = {r: j for j, r in enumerate(walk.leaf_pos)}
 
+    def leaf(self, i: int) -> int | None:
+        return self.leaf_at.get(i)
+
+    def op(self, i: int) -> int:
+        return bisect.bisect_left(self.walk.pos, i - 1)  # op k's group ends at pos[k] + 1
+
+
+class _ModuleAt(_At):
+    """`module_at(i)`: the module path of the node at raw position i."""
+
     def __call__(self, i: int) -> tuple:
-        j = self.leaf_at.get(i)
-        if j is not None:  # a leaf, or a root in no op's inputs
+        j = self.leaf(i)
+        if j is not None:
             return self.walk.leaf_module(j) if j < len(self.walk.first_op) else ()
-        return self.walk.module[bisect.bisect_left(self.walk.pos, i - 1)]
+        return self.walk.module[self.op(i)]
 
 
 def _sibling_between(a: Summary, b: Summary, between: Any) -> bool:
@@ -542,18 +565,17 @@ class _NewFlags:
 
     def __init__(self, walk: ForwardWalk) -> None:
         self.walk = walk
-        self.marked = walk.first_new_node < NEVER or walk.first_new_tensor < NEVER
-        self.leaf_at = {r: j for j, r in enumerate(walk.leaf_pos)} if self.marked else {}
+        marked = walk.first_new_node < NEVER or walk.first_new_tensor < NEVER
+        self.at = _At(walk) if marked else None  # no watermark: nothing is new
 
     def __getitem__(self, i: int) -> bool:
-        if not self.marked:  # no watermark: nothing is new
+        if self.at is None:
             return False
         walk = self.walk
-        j = self.leaf_at.get(i)
-        if j is not None:  # a leaf, or a root in no op's inputs
+        j = self.at.leaf(i)
+        if j is not None:
             return walk.leaf(j).creation_number >= walk.first_new_tensor
-        k = bisect.bisect_left(walk.pos, i - 1)  # op k's group ends with its output, pos[k] + 1
-        return walk.number[k] >= walk.first_new_node
+        return walk.number[self.at.op(i)] >= walk.first_new_node
 
 
 def _materialise(walk: ForwardWalk, ops: list[int], u: _Units, raw: Any, keep: set) -> list[int]:
@@ -686,26 +708,14 @@ def _collapse_backward(
 
 
 def _fold_modules_backward(raw: Any, summaries: list[Summary], unit: list[int], n: int) -> None:
-    """Fold runs of >= MIN_REPEATS adjacent sibling modules with the same ops into one node.
-
-    Adjacent: no other sibling ran between them. `layers.3` left open splits the run
-    `layers.0` ... `layers.7` in two, as an opened `rnncell.t=5` splits the steps;
-    one box over both sides would claim to hold the open one too.
-    """
+    """`_fold_modules` on the backward view's node list: runs of >= MIN_REPEATS adjacent
+    sibling modules with the same ops become one node."""
     run: list[Summary] = []
 
     def flush() -> None:
         if len(run) >= MIN_REPEATS:
-            # keep the first and last block: the learner sees how blocks connect
+            s = _repeat_of(run)
             middle = run[1:-1]
-            s = Summary(
-                "repeat",
-                f"{middle[0].name} ... {middle[-1].name}",
-                module=run[0].module,
-                detail=run[0].detail,
-                pos=middle[0].pos,
-            )
-            s.blocks = len(middle)
             summaries.append(s)
             idx = n + len(summaries) - 1
             for m in middle:
@@ -718,12 +728,10 @@ def _fold_modules_backward(raw: Any, summaries: list[Summary], unit: list[int], 
         run.clear()
 
     for s in list(summaries):
-        if run and (
-            run[-1].module != s.module
-            or run[-1].detail != s.detail
-            or _sibling_between(run[-1], s, raw.module[run[-1].members[-1] + 1 : s.members[0]])
-        ):
-            flush()
+        if run:
+            between = itertools.islice(raw.module, run[-1].members[-1] + 1, s.members[0])
+            if not _continues(run[-1], s, between):
+                flush()
         run.append(s)
     flush()
 
