@@ -350,6 +350,25 @@ def test_comparing_with_a_number_the_dtype_cannot_hold_is_refused(default, dtype
         )
 
 
+@pytest.mark.parametrize("op", ["<", ">=", "=="])
+def test_a_bool_tensor_compared_with_a_number_past_int64_is_refused(op):
+    """A bool tensor meets an int in int64; PyTorch refuses one past it (numpy's iinfo of
+    bool raised a bare ValueError here); one at its edge compares as there."""
+    t = tg.tensor([True, False])
+    for number in (2**63, -(2**63) - 1):
+        with pytest.raises((RuntimeError, OverflowError)):  # PyTorch's words differ by sign
+            OPS[op](torch.tensor([True, False]), number)
+        with pytest.raises(OverflowError) as err:
+            OPS[op](t, number)
+        assert str(err.value).splitlines()[0] == (
+            f"compare ({op}): the number {number} does not fit in int64, which a bool tensor "
+            "is compared in; PyTorch refuses it too"
+        )
+        assert "test_promotion.py" in str(err.value)  # the learner's line
+    edge = 2**63 - 1
+    assert OPS[op](t, edge).tolist() == OPS[op](torch.tensor([True, False]), edge).tolist()
+
+
 STORES = {  # a Python int written into the tensor
     "fill_": lambda lib, t, v: t.fill_(v),
     "masked_fill": lambda lib, t, v: t.masked_fill(t > 1, v),

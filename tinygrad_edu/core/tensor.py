@@ -1303,6 +1303,15 @@ def _compare(ufunc: Any, symbol: str, a: Tensor, b: Any) -> Tensor:
     try:
         other = _array_of(b, a)
     except OverflowError:  # `uint8_tensor > -1`: PyTorch wraps -1 to 255 and answers False
+        if a._data.dtype.kind not in "iu":  # a bool tensor meets the int in int64
+            raise OverflowError(
+                message(
+                    f"compare ({symbol})",
+                    f"the number {b} does not fit in int64, which a {a.dtype} tensor is "
+                    "compared in; PyTorch refuses it too",
+                    source.here(),
+                )
+            ) from None
         _check_fits(b, a, f"compare ({symbol})", f"compare in int64: x.long() {symbol} {b}")
     if other.dtype is not a._data.dtype and other.ndim == 0 and other.dtype.kind in "iu":
         # a 0-d int tensor takes `a`'s int dtype in PyTorch, wrapped around as above
