@@ -299,9 +299,10 @@ def page_extensions(dest: Path, cache: Path) -> None:
     wheels = pinned_wheels(
         [tuple(pinned[name]) for name in pinned], cache / "wheels", "the page extensions"
     )
+    wheel_of = dict(zip(pinned, wheels))  # pinned_wheels keeps the order it was given
     for name in PAGE_EXTENSIONS:
-        if name in pinned:
-            labextension_from_wheel(wheels[list(pinned).index(name)], name, dest)
+        if name in wheel_of:
+            labextension_from_wheel(wheel_of[name], name, dest)
             continue
         found = [
             Path(p) / name
