@@ -35,6 +35,10 @@ from .grad_mode import ThreadState, _thread
 if TYPE_CHECKING:
     from .tensor import Tensor
 
+# numpy's module has a `__getattr__`, so `np.ndarray` in a line run for every node is not
+# cached by Python (a call each time); a global of ours is (function.py does the same)
+_ndarray = np.ndarray
+
 
 def backward(
     tensor: Any, gradient: Any = None, retain_graph: bool | None = None, create_graph: bool = False
@@ -185,7 +189,7 @@ class Node:
     def run(self, g: Any, p: Pass) -> None:
         """One step of backward: the gradient of this node's output in; each input's
         gradient, in its input's shape and dtype, added into that input's slot (`p.grads`)."""
-        if type(g) is not np.ndarray and not (p.create_graph and isinstance(g, _tensor.Tensor)):
+        if type(g) is not _ndarray and not (p.create_graph and isinstance(g, _tensor.Tensor)):
             g = np.asarray(g)  # numpy turns 0-d sums (`g + g`) into scalars
         grads_in = _on_tensors(self, g) if p.create_graph else self.backward(self, g)
         if type(grads_in) is not tuple:
@@ -200,7 +204,7 @@ class Node:
         for nxt, gi, (shape, dtype) in zip(self._next, grads_in, self._inputs_meta):
             if nxt is None or gi is None:
                 continue  # this input needs no gradient
-            if type(gi) is not np.ndarray or gi.shape != shape or gi.dtype is not dtype:
+            if type(gi) is not _ndarray or gi.shape != shape or gi.dtype is not dtype:
                 gi = _fit(gi, shape, dtype, self, p.create_graph)  # broadcast, a number, a Tensor
             # where paths meet, the gradients add up: why `a + a` gives 2
             grads[nxt] = grads[nxt] + gi if nxt in grads else gi

@@ -228,7 +228,7 @@ class Function(Node):
             raise cls._explain(e, arrays, kwargs) from None
         # the result: `Tensor._make`, written out here (a call costs as much as a small op)
         out = _new(tensor_type)
-        out._data = data if type(data) is np.ndarray else np.asarray(data)  # 0-d: a scalar
+        out._data = data if type(data) is _ndarray else np.asarray(data)  # 0-d: a scalar
         out._requires_grad, out._grad_fn, out._counter, out._view = False, None, None, None
         out._id = next(_tensor.tensor_numbers)
         if out._data.base is not None or not cls._fresh_output:
@@ -257,7 +257,7 @@ class Function(Node):
         # (the engine sums it back where forward broadcast), and drawings show them
         metas = []
         for x in arrays:
-            metas.append(_shared[x.shape, x.dtype] if type(x) is np.ndarray else _meta_of_other(x))
+            metas.append(_shared[x.shape, x.dtype] if type(x) is _ndarray else _meta_of_other(x))
         self._inputs_meta = tuple(metas)
         self._out_meta = _shared[out._data.shape, out._data.dtype]
         # where the learner built it: the first frame outside this package. Kept as code and
@@ -373,6 +373,9 @@ _is_ours = source.is_ours  # filename -> is it the package's own code (cached)
 _new = object.__new__
 _getframe = sys._getframe
 _weakref = weakref.ref
+# numpy's module has a `__getattr__`, so Python cannot cache `np.ndarray` in a line that runs
+# for every op: each read is a call (~200 instructions); a global of ours is a cached lookup
+_ndarray = np.ndarray
 
 # views.py subclasses Function, so it is imported once Function exists
 from . import views as _views  # noqa: E402
