@@ -334,7 +334,7 @@ def _fit(gi: Any, shape: tuple[Any, ...], dtype: Any, node: Node, create_graph: 
     if create_graph:
         if not isinstance(gi, _tensor.Tensor):
             gi = _tensor.Tensor._make(np.asarray(gi))
-    elif type(gi) is not np.ndarray:
+    elif type(gi) is not _ndarray:
         # a learner's backward may compute with Tensors or return numbers
         gi = gi._data if isinstance(gi, _tensor.Tensor) else np.asarray(gi)
     if gi.shape != shape or gi.dtype is not dtype:

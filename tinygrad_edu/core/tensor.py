@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .engine import AccumulateGrad, Node
 
 tensor_numbers = itertools.count(1)  # every tensor's creation number, in the order made
+_ndarray = np.ndarray  # a global, cached where `np.ndarray` is not (core/function.py)
 
 
 def next_tensor_number() -> int:
@@ -291,7 +292,7 @@ class Tensor(torch_api.TorchMethods):
     def _make(cls, data: Any) -> Tensor:
         """Wrap an op result without validation (the hot path)."""
         t = cls.__new__(cls)
-        t._data = data if type(data) is np.ndarray else np.asarray(data)
+        t._data = data if type(data) is _ndarray else np.asarray(data)
         t._requires_grad = False
         t._grad_fn = None
         t._counter = None  # the version counter, made when first needed (`_vc`)

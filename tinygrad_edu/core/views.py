@@ -38,6 +38,8 @@ from .ops.common import compute_into, data, is_array, store_into, where
 if TYPE_CHECKING:
     from .tensor import Tensor
 
+_ndarray = np.ndarray  # a global, cached where `np.ndarray` is not (core/function.py)
+
 
 class ViewOf:
     """What a view knows about its base (a tensor's `_view`; None for a tensor that owns
@@ -187,7 +189,7 @@ def step_into(t: Any, operand: Any, ufunc: Any) -> bool:
     if not (flags.writeable and flags.owndata):
         return False
     if type(src) is not float:
-        if type(src) is not np.ndarray or src is arr or not src.flags.owndata:
+        if type(src) is not _ndarray or src is arr or not src.flags.owndata:
             return False  # (sharing memory with t, or of no array type: checked in full)
         if src.dtype is not arr.dtype or src.shape != arr.shape:
             return False
