@@ -35,10 +35,6 @@ from .grad_mode import ThreadState, _thread
 if TYPE_CHECKING:
     from .tensor import Tensor
 
-# numpy's module has a `__getattr__`, so `np.ndarray` in a line run for every node is not
-# cached by Python (a call each time); a global of ours is (function.py does the same)
-_ndarray = np.ndarray
-
 
 def backward(
     tensor: Any, gradient: Any = None, retain_graph: bool | None = None, create_graph: bool = False
@@ -582,3 +578,8 @@ def _given_gradient(t: Any, gradient: Any, op: str) -> np.ndarray:
             )
         )
     return g.astype(t.dtype, copy=False)
+
+
+# numpy's module has a `__getattr__`, so `np.ndarray` in a line run for every node is not
+# cached by Python (a call each time); a global of ours is (function.py does the same)
+_ndarray = np.ndarray

@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from .engine import AccumulateGrad, Node
 
 tensor_numbers = itertools.count(1)  # every tensor's creation number, in the order made
-_ndarray = np.ndarray  # a global, cached where `np.ndarray` is not (core/function.py)
 
 
 def next_tensor_number() -> int:
@@ -1494,3 +1493,6 @@ def _add_torch_ops() -> None:
 
 
 _add_torch_ops()
+
+
+_ndarray = np.ndarray  # a global, cached where `np.ndarray` is not (core/function.py)

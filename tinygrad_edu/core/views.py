@@ -180,16 +180,17 @@ def step_into(t: Any, operand: Any, ufunc: Any) -> bool:
     # PERF: `check_overlap`, `check_writable`, `inplace` and `_into_storage` settle this case
     # in one pass here: their calls and their repeated reads (the thread's state, numpy's
     # flags) cost an optimizer's step more than the subtraction of a small weight
+    # An array that owns its memory has no `base` (a cheaper read than `flags.owndata`: the
+    # flags are a new object each time), nor a zero stride (a broadcast is a view)
     state = _thread.state
     arr = t._data
-    if state.enabled or state.observers or arr.dtype.kind != "f" or 0 in arr.strides:
+    if state.enabled or state.observers or arr.dtype.kind != "f" or arr.base is not None:
+        return False
+    if not arr.flags.writeable:
         return False
     src = operand._data if type(operand) is _tensor.Tensor else operand
-    flags = arr.flags
-    if not (flags.writeable and flags.owndata):
-        return False
     if type(src) is not float:
-        if type(src) is not _ndarray or src is arr or not src.flags.owndata:
+        if type(src) is not _ndarray or src is arr or src.base is not None:
             return False  # (sharing memory with t, or of no array type: checked in full)
         if src.dtype is not arr.dtype or src.shape != arr.shape:
             return False
