@@ -26,7 +26,7 @@ import numpy as np
 import tinygrad_edu.core.tensor as _tensor  # imported before Tensor exists: read `.Tensor` when used
 
 from . import engine, saved, source
-from .engine import Node, grad_node
+from .engine import Node, _ndarray, grad_node
 from .errors import ShapeError, message
 from .grad_mode import _thread
 
@@ -373,9 +373,6 @@ _is_ours = source.is_ours  # filename -> is it the package's own code (cached)
 _new = object.__new__
 _getframe = sys._getframe
 _weakref = weakref.ref
-# numpy's module has a `__getattr__`, so Python cannot cache `np.ndarray` in a line that runs
-# for every op: each read is a call (~200 instructions); a global of ours is a cached lookup
-_ndarray = np.ndarray
 
 # views.py subclasses Function, so it is imported once Function exists
 from . import views as _views  # noqa: E402

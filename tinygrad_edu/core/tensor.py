@@ -22,6 +22,7 @@ import numpy as np
 from . import function as _function
 from . import printing, source, torch_api, views
 from .dtypes import _default as _default_dtype
+from .engine import _ndarray
 from .errors import BackwardError, DataError, ShapeError, message
 from .grad_mode import _thread
 from .views import _var
@@ -1493,6 +1494,3 @@ def _add_torch_ops() -> None:
 
 
 _add_torch_ops()
-
-
-_ndarray = np.ndarray  # a global, cached where `np.ndarray` is not (core/function.py)

@@ -29,6 +29,7 @@ import tinygrad_edu.core.tensor as _tensor  # imported before Tensor exists: rea
 
 from . import function as _function
 from . import saved, source
+from .engine import _ndarray
 from .errors import DataError, InplaceError, ShapeError, message
 from .function import Function
 from .grad_fit import broadcasts_to
@@ -37,8 +38,6 @@ from .ops.common import compute_into, data, is_array, store_into, where
 
 if TYPE_CHECKING:
     from .tensor import Tensor
-
-_ndarray = np.ndarray  # a global, cached where `np.ndarray` is not (core/function.py)
 
 
 class ViewOf:
