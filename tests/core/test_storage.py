@@ -534,3 +534,46 @@ def test_second_derivatives_through_permute_keep_numpys_axis_order(dims):
     (gg,) = tg.grad(g.sum(), x)
     np.testing.assert_allclose(g.numpy(), 3 * x.numpy() ** 2)
     np.testing.assert_allclose(gg.numpy(), 6 * x.numpy())
+
+
+# `t[index] = value` where the value is a piece of `t` itself, as PyTorch decides it: a value
+# of one number fills the region; any other loses its leading axes of size 1 and is expanded
+# to the region, and is refused unless it then starts where the region starts with the same
+# strides (a size-1 axis the expand adds gets PyTorch's stride, not numpy's 0). `None`: the
+# write is refused; otherwise the numbers after it.
+SETITEM_ONTO_ITSELF = [
+    ((1, 2), "t[0:1:2] = t[-1]", None),  # fuzz seed 146372
+    ((2, 2), "t[0:1:2] = t[0]", None),
+    ((2, 3), "t[1:2:2] = t[1]", None),
+    ((2, 2), "t[0, 0:1] = t[0:1, 0:1]", None),  # a (1, 1) value is one number, stride 0
+    ((2, 2), "t[0:1:2, 0] = t[0, 0:1]", None),
+    ((1, 2), "t[0:1] = t[-1]", [0.0, 1.0]),
+    ((2, 2), "t[0:1] = t[0]", [0.0, 1.0, 2.0, 3.0]),
+    ((2, 2), "t[0:2] = t[0, 0]", [0.0, 0.0, 0.0, 0.0]),
+    ((2, 2), "t[0] = t[0, 0]", [0.0, 0.0, 2.0, 3.0]),
+    ((2, 2), "t[0:1, 0:1] = t[0, 0]", [0.0, 1.0, 2.0, 3.0]),
+    ((2, 2), "t[0] = t[0:1]", [0.0, 1.0, 2.0, 3.0]),
+    ((1, 3), "t[0] = t[0:1]", [0.0, 1.0, 2.0]),
+    ((2, 2), "t[0:1] = t[0][None]", [0.0, 1.0, 2.0, 3.0]),
+    ((2, 1, 3), "t[0:1, 0:1] = t[0]", [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]),
+    ((3,), "t[0:3:3] = t[0]", [0.0, 1.0, 2.0]),
+]
+
+
+@pytest.mark.parametrize("shape, statement, expected", SETITEM_ONTO_ITSELF)
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_setitem_of_a_piece_of_itself_is_written_or_refused_as_in_pytorch(
+    shape, statement, expected, requires_grad
+):
+    libs = [tg] if torch is None else [tg, torch]
+    for lib in libs:
+        t = lib.arange(float(np.prod(shape))).reshape(*shape).double()
+        if requires_grad:
+            t = t.requires_grad_() * 1
+        if expected is None:
+            error = tg.InplaceError if lib is tg else RuntimeError
+            with pytest.raises(error, match="shares some of its numbers|single memory location"):
+                exec(statement, {"t": t})
+        else:
+            exec(statement, {"t": t})
+            np.testing.assert_array_equal(val(t).ravel(), expected)

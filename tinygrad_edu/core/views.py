@@ -369,19 +369,49 @@ def _broadcast(arr: np.ndarray) -> bool:
     )
 
 
-def _same_numbers(a: np.ndarray, b: np.ndarray) -> bool:
+def _same_numbers(a: np.ndarray, b: np.ndarray, b_strides: tuple[int, ...] | None = None) -> bool:
     """Are `a` and `b` the same window on memory: start, shape and strides (PyTorch's "full
-    overlap")? One allowance: on an axis of size 1, numpy's `expand` (`np.broadcast_to`)
-    writes a zero stride where PyTorch keeps the tensor's own, so a zero stride there
-    matches any (`x.sub_(x.expand(x.shape))` runs in PyTorch)."""
-    return (
-        a.shape == b.shape
-        and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
-        and all(
-            sa == sb or (n == 1 and 0 in (sa, sb))
-            for n, sa, sb in zip(a.shape, a.strides, b.strides)
+    overlap")? `b_strides` are given for `b` expanded to `a`'s shape (`_expand_strides`).
+    One allowance: on an axis of size 1, numpy writes a zero stride where PyTorch keeps one
+    of its own (`x[None]`, numpy's expand), so a zero stride that numpy made matches any
+    there (`x.sub_(x.expand(x.shape))` runs in PyTorch)."""
+    if a.__array_interface__["data"][0] != b.__array_interface__["data"][0]:
+        return False
+    if b_strides is not None:  # computed as PyTorch does: a zero there is PyTorch's own
+        return all(
+            sa == sb or (n == 1 and sa == 0) for n, sa, sb in zip(a.shape, a.strides, b_strides)
         )
+    return a.shape == b.shape and all(
+        sa == sb or (n == 1 and 0 in (sa, sb)) for n, sa, sb in zip(a.shape, a.strides, b.strides)
     )
+
+
+def _expand_strides(src: np.ndarray, shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The strides PyTorch's setitem gives `src` once expanded to `shape`, or None where the
+    shapes do not broadcast (the op's own check names them). As `copy_to` in PyTorch: the
+    leading axes of size 1 are dropped first; an axis the expand adds in front gets 0 if it
+    is longer than 1, else its size after times the stride after (0 for the last axis); an
+    axis of size 1 stretched gets 0; any other keeps its stride."""
+    sizes, strides = list(src.shape), list(src.strides)
+    while sizes and sizes[0] == 1:
+        del sizes[0], strides[0]
+    if len(sizes) > len(shape):
+        return None
+    out = [0] * len(shape)
+    new = len(shape) - len(sizes)
+    for i in reversed(range(len(shape))):
+        if i >= new:
+            size, stride = sizes[i - new], strides[i - new]
+            if size != shape[i]:
+                if size != 1:
+                    return None
+                stride = 0
+        elif shape[i] != 1 or i + 1 == len(shape):
+            stride = 0
+        else:
+            stride = shape[i + 1] * out[i + 1]
+        out[i] = stride
+    return tuple(out)
 
 
 def check_overlap(
@@ -401,15 +431,19 @@ def check_overlap(
         return
     if not np.shares_memory(arr, src):
         return
-    if region is not None and src.shape != arr.shape and src.ndim <= arr.ndim:
-        # setitem expands the value to the region first, as PyTorch's does: `v[0:1] = x` for
-        # a (1, 3) view v of x writes x's numbers into themselves. (An in-place op compares
-        # its operand as it is: `v.sub_(x)` is refused in both)
-        try:
-            src = np.broadcast_to(src, arr.shape)
-        except ValueError:
-            pass  # shapes that do not broadcast: the op's own check names them
-    if same_ok and _same_numbers(arr, src):
+    expanded = None
+    if region is not None and src.shape != arr.shape:
+        # setitem writes as PyTorch's does: a one-number value fills the region (read once,
+        # nothing to refuse); any other is expanded to the region first, and its numbers are
+        # the region's when start and strides match: `v[0:1] = x` for a (1, 3) view v of x
+        # writes x's numbers into themselves, `t[0:1:2] = t[0]` is refused. (An in-place op
+        # compares its operand as it is: `v.sub_(x)` is refused in both)
+        if src.ndim == 0 and same_ok:
+            return
+        expanded = _expand_strides(src, arr.shape)
+        if expanded is None:
+            return  # shapes that do not broadcast: the op's own check names them
+    if same_ok and _same_numbers(arr, src, expanded):
         return  # the very same numbers, as in `x.add_(x)`: fine
     raise InplaceError(
         message(
