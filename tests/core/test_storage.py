@@ -280,6 +280,11 @@ def empty_view_of_a_leaf(lib):
     leaf(lib, [1.0, 2.0, 3.0])[0:0].mul_(2)
 
 
+def add_into_an_empty_expand_of_a_leaf(lib):
+    w = leaf(lib, [[]]).reshape(0, 1).detach().requires_grad_()
+    w.expand(0, 3).add_(1.0)  # no number changes, yet it is a view of a leaf (fuzz seed 414311)
+
+
 def write_a_column_of_an_expanded_tensor(lib):
     grid = zeros(lib, 3).expand(2, 3)
     grid[:, 0] = 9.0
@@ -337,6 +342,10 @@ REFUSED = {
     ),
     empty_view_of_a_leaf: (
         "mul_: this tensor (shape (0,)) is a view of this tensor (shape (3,)), a leaf, that "
+        "requires grad"
+    ),
+    add_into_an_empty_expand_of_a_leaf: (
+        "add_: this tensor (shape (0, 3)) is a view of this tensor (shape (0, 1)), a leaf, that "
         "requires grad"
     ),
     write_a_column_of_an_expanded_tensor: (

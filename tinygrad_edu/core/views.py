@@ -60,7 +60,12 @@ class ViewOf:
 def shares(view: np.ndarray, arr: np.ndarray) -> bool:
     """Is `view` a window on `arr`'s memory? (An empty window counts: it still is a view.)"""
     owner = arr.base if arr.base is not None else arr
-    return view.base is owner or view.base is arr or np.may_share_memory(view, arr)
+    base = view.base
+    if base is not None and type(base) is not _ndarray:
+        # as_strided (expand's) puts numpy's holder object between the view and the array:
+        # for an empty view, nothing else says whose window it is (no memory is shared)
+        base = getattr(base, "base", base)
+    return base is owner or base is arr or np.may_share_memory(view, arr)
 
 
 def track(out: Any, src: Any, cls: type, kwargs: dict[Any, Any]) -> None:
