@@ -417,7 +417,9 @@ class TG:
     min = staticmethod(lambda t, axis, keep: t.min(axis=axis, keepdims=keep))
     where = staticmethod(tg.where)
     matmul = staticmethod(lambda a, b: a @ b)
-    refresh = staticmethod(lambda t: None)
+    # the same read as PyTorch's side (torch_lib's refresh): reading `grad_fn` of a piece of
+    # unbind/split whose base changed in place raises in both
+    refresh = staticmethod(lambda t: t.grad_fn)
 
     @staticmethod
     def grad(outs, ins, create_graph):

@@ -7,6 +7,7 @@ at smooth points run everywhere (the same rules must still be the right derivati
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -630,6 +631,27 @@ def test_the_slope_of_a_square_root_at_negative_zero_is_pytorchs():
         return _grad_of(x)
 
     assert all(r == [INF, -1.0] for r in _both(program))
+
+
+def test_second_order_slopes_of_powers_at_negative_zero_are_pytorchs():
+    # PyTorch's pow backward is `exponent * x ** (exponent - 1)` with the exponent a number:
+    # under create_graph that power is one op (x ** -0.5 is 1 / sqrt(x), IEEE pow for any
+    # other), so its own slope at -0.0 has PyTorch's sign (fuzz seed 285434)
+    def program(lib, make, p):
+        x = make([0.0, 0.0])
+        y = (-x) ** p  # -x is -0.0
+        grad = tg.grad if lib is tg else lib.autograd.grad
+        (g,) = grad((y * 0.7).sum(), [x], create_graph=True)
+        (g * g).sum().backward()
+        return np.asarray(g.detach() if lib is not tg else g.numpy()).tolist(), _grad_of(x)
+
+    for p, expected in [(0.5, ([INF, INF], [-INF, -INF])), (1.5, ([0.0, 0.0], None))]:
+        for g, x_grad in _both(functools.partial(program, p=p)):
+            assert g == expected[0] and np.signbit(g).tolist() == [False, False]
+            if expected[1] is not None:
+                assert x_grad == expected[1]
+            else:
+                assert np.isnan(x_grad).all()  # 0 * inf, in both
 
 
 def test_a_second_order_gradient_through_fills_of_a_number_is_computed():
