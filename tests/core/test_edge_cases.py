@@ -654,6 +654,33 @@ def test_second_order_slopes_of_powers_at_negative_zero_are_pytorchs():
                 assert np.isnan(x_grad).all()  # 0 * inf, in both
 
 
+def test_a_second_order_slope_of_sigmoid_with_an_infinite_gradient_is_pytorchs():
+    # sigmoid's backward is one op under create_graph (PyTorch's sigmoid_backward): its slope
+    # in the saved output is g (1 - 2 s), one term, where the product g * s * (1 - s) gave
+    # inf - inf = nan beside an infinite gradient (fuzz seed 225802)
+    def program(lib, make):
+        x = make([-1.5])
+        loss = (0.0**x).sum() * -0.905 + x.sigmoid().sum() * -0.896  # 0 ** -1.5 = inf
+        grad = tg.grad if lib is tg else lib.autograd.grad
+        (g,) = grad(loss, [x], create_graph=True)
+        (g * g).sum().backward()
+        return _grad_of(x)
+
+    assert all(r == [-INF] for r in _both(program))
+
+
+def test_second_and_third_order_slopes_of_sigmoid_are_its_derivatives():
+    x = tg.tensor([-2.0, 0.3, 1.7], requires_grad=True)
+    (g,) = tg.grad(x.sigmoid().sum(), [x], create_graph=True)
+    (gg,) = tg.grad(g.sum(), [x], create_graph=True)
+    gg.sum().backward()
+    s = 1 / (1 + np.exp(-x.numpy()))
+    np.testing.assert_allclose(g.numpy(), s * (1 - s), rtol=1e-12)
+    np.testing.assert_allclose(gg.numpy(), s * (1 - s) * (1 - 2 * s), rtol=1e-12)
+    third = s * (1 - s) * (1 - 6 * s + 6 * s * s)  # d/dx of s (1 - s) (1 - 2 s)
+    np.testing.assert_allclose(x.grad.numpy(), third, rtol=1e-12)
+
+
 def test_a_second_order_gradient_through_fills_of_a_number_is_computed():
     # two 0-d array gradients add up to a numpy scalar; under create_graph the next rule
     # (fill_'s zeros) got it as it was and failed inside numpy (fuzz seed 1416591)

@@ -233,7 +233,31 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx: Any, g: Any) -> Any:
         (out,) = ctx.saved_tensors
-        return (g * out * (1 - out),)  # d(sigma)/da = sigma (1 - sigma)
+        return (sigmoid_slope(g, out),)  # d(sigma)/da = sigma (1 - sigma)
+
+
+def sigmoid_slope(g: Any, s: Any) -> Any:
+    """`g * s * (1 - s)`: on arrays computed, on Tensors (create_graph) the op below."""
+    if isinstance(g, np.ndarray) and isinstance(s, np.ndarray):
+        return g * s * (1 - s)
+    return SigmoidSlope.apply(g, s)
+
+
+class SigmoidSlope(Function):
+    """Sigmoid's backward as one op, as PyTorch's `sigmoid_backward`: its own slope in `s` is
+    then one term, `g (1 - 2 s)`. Recorded as the product `g * s * (1 - s)`, it would be two
+    terms of opposite signs, and an infinite `g` makes `inf - inf = nan` of them."""
+
+    @staticmethod
+    def forward(ctx: Any, g: Any, s: Any) -> Any:
+        ctx.save_for_backward(g, s)
+        return g * s * (1 - s)
+
+    @staticmethod
+    def backward(ctx: Any, gg: Any) -> Any:
+        g, s = ctx.saved_tensors
+        ng, ns = ctx.needs_input_grad
+        return (sigmoid_slope(gg, s) if ng else None), (gg * g * (1 - 2 * s) if ns else None)
 
 
 class Abs(Function):
