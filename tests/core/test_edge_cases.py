@@ -681,6 +681,24 @@ def test_second_and_third_order_slopes_of_sigmoid_are_its_derivatives():
     np.testing.assert_allclose(x.grad.numpy(), third, rtol=1e-12)
 
 
+def test_zeros_a_rule_makes_under_create_graph_carry_the_graph_on():
+    # zero_'s rule makes zeros as an array; under create_graph the engine makes it a Tensor,
+    # so abs's rule records `zeros * sgn(x)` and a second backward reaches x and runs its
+    # hook, as in PyTorch (fuzz seeds 740855, 744399)
+    def program(lib, make):
+        x = make([1.5, -2.0])
+        x.register_hook(lambda g: g + 1.0)
+        y = x.abs()
+        y.zero_()
+        grad = tg.grad if lib is tg else lib.autograd.grad
+        (g,) = grad(y.sum(), [x], create_graph=True)
+        assert g.requires_grad
+        (g * g).sum().backward()
+        return _grad_of(x)
+
+    assert all(r == [1.0, 1.0] for r in _both(program))
+
+
 def test_a_second_order_gradient_through_fills_of_a_number_is_computed():
     # two 0-d array gradients add up to a numpy scalar; under create_graph the next rule
     # (fill_'s zeros) got it as it was and failed inside numpy (fuzz seed 1416591)

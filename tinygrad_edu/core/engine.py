@@ -196,12 +196,13 @@ class Node:
             grads_in = _shown(self, g, grads_in, p)  # observers look at them first
         # a leaf may keep a gradient no one else holds as its `.grad`, without a copy
         to_leaf = self._to_leaf and _unshared_ok(self, g, grads_in, p)
-        grads = p.grads
+        # under create_graph every gradient is a Tensor, even an array a rule made (zeros)
+        grads, tensors = p.grads, p.create_graph
         for nxt, gi, (shape, dtype) in zip(self._next, grads_in, self._inputs_meta):
             if nxt is None or gi is None:
                 continue  # this input needs no gradient
-            if type(gi) is not _ndarray or gi.shape != shape or gi.dtype is not dtype:
-                gi = _fit(gi, shape, dtype, self, p.create_graph)  # broadcast, a number, a Tensor
+            if tensors or type(gi) is not _ndarray or gi.shape != shape or gi.dtype is not dtype:
+                gi = _fit(gi, shape, dtype, self, tensors)  # broadcast, a number, a Tensor
             # where paths meet, the gradients add up: why `a + a` gives 2
             grads[nxt] = grads[nxt] + gi if nxt in grads else gi
             if to_leaf and type(nxt) is AccumulateGrad and gi is not g and gi.base is None:
