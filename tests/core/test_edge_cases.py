@@ -699,6 +699,22 @@ def test_zeros_a_rule_makes_under_create_graph_carry_the_graph_on():
     assert all(r == [1.0, 1.0] for r in _both(program))
 
 
+def test_a_fill_through_an_index_into_an_expanded_tensor_in_a_graph_writes_its_numbers():
+    # the rows of `e` are one row in memory: writing e's new value back whole let the
+    # unchanged row, written last, undo the fill (fuzz seed 779806); only what the fill
+    # changed is written, as PyTorch's index fill does
+    def program(lib, make):
+        y = make([[1.0, 2.0, 3.0]]) * 1.0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # PyTorch: "index_put_ on expanded tensors"
+            y.expand(2, 2, 3)[[0]] = -0.5
+            z = make([[1.0, 2.0, 3.0]]) * 1.0
+            z.expand(3, 3)[[1, 2], [0, 2]] = 7.0
+        return np.asarray(y.tolist()).tolist(), np.asarray(z.tolist()).tolist()
+
+    assert all(r == ([[-0.5, -0.5, -0.5]], [[7.0, 2.0, 7.0]]) for r in _both(program))
+
+
 def test_a_second_order_gradient_through_fills_of_a_number_is_computed():
     # two 0-d array gradients add up to a numpy scalar; under create_graph the next rule
     # (fill_'s zeros) got it as it was and failed inside numpy (fuzz seed 1416591)

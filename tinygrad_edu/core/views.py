@@ -555,7 +555,17 @@ class CopySlices(Function):
     def forward(ctx: Any, base: Any, value: Any, view: Any) -> Any:
         ctx.view = view
         out = np.array(base, order="K", copy=True)
-        _window(out, view)[...] = value
+        window = _window(out, view)
+        if _broadcast(window):
+            # several elements are one number (a fill through an index into an expanded
+            # tensor): write only the elements the op changed, as PyTorch's index fill does,
+            # or an unchanged copy of the same number, written later, would undo it
+            changed = value != window
+            if window.dtype.kind == "f":  # -0.0 over 0.0 is a change too
+                changed |= np.signbit(value) != np.signbit(window)
+            window[changed] = np.broadcast_to(value, window.shape)[changed]
+        else:
+            window[...] = value
         return out
 
     @staticmethod
