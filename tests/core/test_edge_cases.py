@@ -715,6 +715,26 @@ def test_a_fill_through_an_index_into_an_expanded_tensor_in_a_graph_writes_its_n
     assert all(r == ([[-0.5, -0.5, -0.5]], [[7.0, 2.0, 7.0]]) for r in _both(program))
 
 
+def test_copying_an_expanded_tensors_own_numbers_into_it_in_a_graph_is_refused_in_backward():
+    # copy_ of the same window writes nothing, so PyTorch takes it at once, and refuses the
+    # gradient of the broadcast view in backward (fuzz seeds 836032, 288373)
+    def program(lib, make):
+        e = (make([[-2.0, 0.5, 2.0]]) * 1.0).expand(2, 3)
+        e.copy_(e)
+        e.copy_(e.squeeze(0))  # another tensor, the same numbers
+        try:
+            (e * 2.0).sum().backward()
+        except RuntimeError as err:  # tg.InplaceError is a RuntimeError
+            return (
+                "refused in backward"
+                if "memory location" in str(err) or "broadcast" in str(err)
+                else str(err)
+            )
+        return "no error"
+
+    assert all(r == "refused in backward" for r in _both(program))
+
+
 def test_a_second_order_gradient_through_fills_of_a_number_is_computed():
     # two 0-d array gradients add up to a numpy scalar; under create_graph the next rule
     # (fill_'s zeros) got it as it was and failed inside numpy (fuzz seed 1416591)

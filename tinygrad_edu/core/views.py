@@ -136,7 +136,10 @@ def inplace(
     package's (`Tensor.add_` and `_inplace`: 2), so the site's frame walk skips them."""
     # NOTE: filling a broadcast view is allowed, as in PyTorch (one value for all the elements
     # that share a number); its gradient is refused in CopySlices.backward, as PyTorch does
-    check_writable(t, op, fill=fill or op in ("fill_", "zero_"))
+    # copying a window's own numbers into it writes nothing (PyTorch's copy_ returns at once),
+    # so a broadcast view takes it as it takes a fill
+    same = op == "copy_" and _same_numbers(t._data, operand._data)
+    check_writable(t, op, fill=fill or op in ("fill_", "zero_") or same)
     state = _thread.state
     of = t._view
     if state.enabled:
