@@ -136,10 +136,7 @@ def inplace(
     package's (`Tensor.add_` and `_inplace`: 2), so the site's frame walk skips them."""
     # NOTE: filling a broadcast view is allowed, as in PyTorch (one value for all the elements
     # that share a number); its gradient is refused in CopySlices.backward, as PyTorch does
-    # copying a window's own numbers into it writes nothing (PyTorch's copy_ returns at once),
-    # so a broadcast view takes it as it takes a fill
-    same = op == "copy_" and _same_numbers(t._data, operand._data)
-    check_writable(t, op, fill=fill or op in ("fill_", "zero_") or same)
+    check_writable(t, op, fill=_one_value(op, fill, t, operand))
     state = _thread.state
     of = t._view
     if state.enabled:
@@ -177,6 +174,14 @@ def inplace(
         _produced(t._grad_fn, t)
         _watch_saved_output(t._grad_fn, t)
     return t
+
+
+def _one_value(op: str, fill: bool, t: Any, operand: Any) -> bool:
+    """Does the op write one value everywhere (a fill), or nothing (a copy_ of a window's
+    own numbers, which PyTorch's copy_ returns from at once)? A broadcast view takes both."""
+    if fill or op in ("fill_", "zero_"):
+        return True
+    return op == "copy_" and _same_numbers(t._data, operand._data)
 
 
 def step_into(t: Any, operand: Any, ufunc: Any) -> bool:
