@@ -141,15 +141,7 @@ def inplace(
     of = t._view
     if state.enabled:
         _refuse_leaf_change(t, op)
-        old = _snapshot(t)  # ops that save their input need the old values
-        _retire(t, old)
-        if of is not None and of.ops is not None and _hooked(old._grad_fn, len(of.ops)):
-            # NOTE: as in PyTorch, the new values are computed from a fresh cut of the base,
-            # not through the view's own node: a hook registered on the view (or on a view
-            # it was cut from) before the change sees only gradients that reach the old
-            # values by other paths (without hooks the two nodes send the same gradients,
-            # so the view's own node is kept)
-            old._grad_fn = _fresh_cut(of, t._grad_fn)
+        old, own = _old_values(t, of)  # ops that save their input need the old values
     else:
         src = _into_storage(t, operand, state.observers) if ufunc is not None else None
         if src is not None:
@@ -161,6 +153,8 @@ def inplace(
             return t
         old = t  # nothing can be saved
     result = fn(old)
+    if state.enabled:
+        old._grad_fn = own
     _check_same_shape(t, op, result)
     if state.enabled and of is not None and (result._requires_grad or of.base._requires_grad):
         _refuse_unrecordable_view(t, of, op)
@@ -174,6 +168,22 @@ def inplace(
         _produced(t._grad_fn, t)
         _watch_saved_output(t._grad_fn, t)
     return t
+
+
+def _old_values(t: Any, of: ViewOf | None) -> tuple[Any, Any]:
+    """A snapshot of `t` for the op to compute from, and the node that made `t`'s numbers."""
+    old = _snapshot(t)
+    _retire(t, old)
+    own = old._grad_fn
+    if of is not None and of.ops is not None and _hooked(own, len(of.ops)):
+        # NOTE: as in PyTorch, the new values are computed from a fresh cut of the base,
+        # not through the view's own node: a hook registered on the view (or on a view
+        # it was cut from) before the change sees only gradients that reach the old
+        # values by other paths. What the op saves of them leads to the view's own node
+        # (`inplace` puts it back), as PyTorch's saved `self`: a second backward runs the
+        # hooks (without hooks the two nodes send the same gradients: the own one is kept)
+        old._grad_fn = _fresh_cut(of, t._grad_fn)
+    return old, own
 
 
 def _one_value(op: str, fill: bool, t: Any, operand: Any) -> bool:
