@@ -148,13 +148,13 @@ def _whole_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _power(a: Any, b: Any) -> Any:
     """`a ** (b - 1)` as PyTorch's kernel computes it for a number `b`: for b = 0.5 it is
-    `1 / sqrt(a)`, which keeps the sign of a zero (-inf at -0.0, where IEEE pow gives +inf).
-    On Tensors (`create_graph`) that is `a ** -0.5`, one op as in PyTorch, whose own slope is
-    `-0.5 a ** -1.5` (+inf at -0.0), not that of 1 / sqrt(a) (-inf there)."""
-    e = float(data(b))  # a number, as PyTorch's `exponent - 1` (a tensor exponent is IEEE pow)
-    if e == 0.5:
-        return 1.0 / np.sqrt(a) if isinstance(a, np.ndarray) else a**-0.5
-    return a ** (e - 1)
+    `1 / sqrt(a)`, which keeps the sign of a zero (-inf at -0.0, where IEEE pow gives +inf)."""
+    if isinstance(a, np.ndarray):
+        return 1.0 / np.sqrt(a) if data(b) == 0.5 else a ** (b - 1)
+    # on Tensors (create_graph), one Pow with `b - 1` taken as a number, as PyTorch's: so
+    # its own slope is PyTorch's too (-0.5 a ** -1.5 = +inf at -0.0, where 1 / sqrt(a)'s is
+    # -inf; a tensor exponent would be IEEE pow)
+    return Pow.apply(a, b - 1, rsqrt=bool(data(b) == 0.5))
 
 
 class Exp(Function):
