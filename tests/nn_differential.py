@@ -782,7 +782,7 @@ def differ(p: NNProgram, torch_lib_: Any, records: list | None = None) -> Mismat
     if records is not None:  # the caller wants them too (the campaign prints both errors)
         records[:] = [ours, theirs]
     m = compare(ours, theirs)
-    if m is not None and m.kind in ("param", "state", "loss", "grad", "buffer", "clip"):
+    if m is not None and m.kind in _NUMBERS:
         if any(s.get("saturated") for s in ours.snapshots + theirs.snapshots):
             return Mismatch("bce-saturated", m.detail, m.silent)
     if (
@@ -793,18 +793,17 @@ def differ(p: NNProgram, torch_lib_: Any, records: list | None = None) -> Mismat
         # PyTorch refused an in-place activation's backward: is ours the out-of-place answer?
         # (ours the same with inplace=True dropped, and that program PyTorch's, or PyTorch's
         # but for a difference accepted below: noise through a LayerNorm over one number)
-        out_of_place = _out_of_place(p)
-        if compare(ours, run(out_of_place, TG)) is None:
-            again = differ(out_of_place, torch_lib_)
-            if again is None or known(again) is not None:
-                return Mismatch("inplace-activation", m.detail, m.silent)
+        runs: list = []
+        again = differ(_out_of_place(p), torch_lib_, runs)
+        if compare(ours, runs[0]) is None and (again is None or known(again) is not None):
+            return Mismatch("inplace-activation", m.detail, m.silent)
     if m is not None and m.kind == "grad" and compare(ours, theirs, atol=TINY) is None:
         return Mismatch("tiny-gradient", m.detail, m.silent)  # noise of size < TINY
     if m is not None and m.kind in ("param", "state"):  # the gradients agreed: the step?
         snapped = compare(run(p, _snap_tiny(TG)), run(p, _snap_tiny(torch_lib_)))
         if snapped is None:
             return Mismatch("tiny-gradient", m.detail, m.silent)
-    if m is not None and m.kind in ("param", "state", "loss", "grad", "buffer", "clip"):
+    if m is not None and m.kind in _NUMBERS:
         # rounding noise at a kink? (every layer's output rounded to a multiple of GRID in
         # both libraries, the gradients left as they are but for the noise above: TINY)
         snapped_tg, snapped_torch = (
@@ -815,6 +814,8 @@ def differ(p: NNProgram, torch_lib_: Any, records: list | None = None) -> Mismat
             return Mismatch("kink-noise", m.detail, m.silent)
     return m
 
+
+_NUMBERS = ("param", "state", "loss", "grad", "buffer", "clip")  # mismatch kinds in values
 
 _INPLACE_REFUSAL = re.compile(r"modified by an inplace operation|In-place leakyReLu backward")
 
