@@ -93,6 +93,73 @@ def test_deep_chain_backward_without_recursion_and_clean_teardown():
     assert sys.getrecursionlimit() == limit
 
 
+def test_a_long_graph_gives_the_cyclic_collector_one_object_per_op():
+    # Python's cyclic collector walks every object that can hold others, and a long graph
+    # is walked again at each full collection: a tuple of edges, a weak reference to the
+    # output or a saved entry per op made W3 (benchmarks/README.md) half as slow again
+    x = leaf(0.5, -0.25)
+    gc.collect()
+    before = len(gc.get_objects())
+    y = x
+    for i in range(3000):
+        y = y * 0.9 if i % 3 == 0 else y + 0.1 if i % 3 == 1 else y.tanh()
+    gc.collect()  # also stops tracking the tuples that hold nothing it walks (saved entries)
+    gc.collect()  # ... and those that held only such tuples
+    per_op = (len(gc.get_objects()) - before) / 3000
+    assert 1.0 <= per_op < 1.01  # the nodes: 3,000 of them
+
+
+def test_an_op_first_run_without_a_graph_still_makes_nodes_of_one_object():
+    # CPython shares one key table among a class's instances and stops growing it after
+    # about 30 instances: an op run 40 times under no_grad (ctx without node fields) must
+    # not leave each of its later nodes with a dict of its own
+    class Twice(tg.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2.0
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return grad_output * 2.0
+
+    x = leaf(0.5, -0.25)
+    with tg.no_grad():
+        for _ in range(40):
+            Twice.apply(x)
+    gc.collect()
+    before = len(gc.get_objects())
+    y = x
+    for _ in range(1000):
+        y = Twice.apply(y)
+    gc.collect()
+    assert (len(gc.get_objects()) - before) / 1000 < 1.01
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0**1000, 2.0**1000]  # and they still run backward
+
+
+def test_a_node_finds_its_output_while_the_output_lives():
+    x = leaf(1.0, 2.0)
+    h = x * 2.0
+    mul = h.grad_fn
+    y = h.tanh()
+    assert mul.output() is h and y.grad_fn.output() is y
+    del h  # the graph does not keep it alive
+    assert mul.output() is None
+    later = x + 1.0  # made after the last look
+    assert later.grad_fn.output() is later
+    m = x * 1.0
+    m.add_(1.0)  # the in-place op's node has m as its output now
+    assert m.grad_fn.name == "AddBackward" and m.grad_fn.output() is m
+    # the Mul's output is m's old values, a snapshot that no one holds (views._retire)
+    assert m.grad_fn.next_functions[0][0].output() is None
+    before = tg.core.function.retain_outputs(True)  # the live view's setting
+    try:
+        kept = (x * 3.0).grad_fn
+    finally:
+        tg.core.function.retain_outputs(before)
+    assert kept.output() is not None and kept.output().grad_fn is kept
+
+
 # --- retain_graph and freed graphs ---------------------------------------------------------
 
 

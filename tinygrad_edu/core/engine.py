@@ -158,7 +158,14 @@ class Node:
     in; docs/architecture.md ("The node view") lists them.
     """
 
-    _next: tuple[Any, ...] = ()  # per input, the node its gradient goes to (None: it needs none)
+    # per input, the node its gradient goes to (None: it needs none), read as `_next`.
+    # NOTE: fields of the node, not a tuple it holds: Python's cyclic collector walks every
+    # object that holds others, a tuple of nodes was one more per op, and in a 100,000-op
+    # graph the collector's walks took a third of the time (benchmarks/README.md, W3)
+    _arity = 0  # how many inputs
+    _edge0: Node | None = None
+    _edge1: Node | None = None
+    _edges_more: tuple[Node | None, ...] = ()  # the third input's onwards (where, cat)
     _code: Any = None  # where the learner built it: code object and bytecode offset
     _offset = 0
     _scope: tuple[Any, ...] = ()  # module path while an nn.Module ran, e.g. ("net", "0")
@@ -182,6 +189,15 @@ class Node:
         """The rule: d(root)/d(output) in, one d(root)/d(input) per input out (`Function`)."""
         raise NotImplementedError
 
+    def _edges(self) -> tuple[Node | None, ...]:
+        if self._arity == 1:
+            return (self._edge0,)
+        if self._arity == 2:
+            return (self._edge0, self._edge1)
+        return (self._edge0, self._edge1, *self._edges_more)[: self._arity]
+
+    _next = property(_edges, doc="Per input, the node its gradient goes to (None: it needs none).")
+
     def run(self, g: Any, p: Pass) -> None:
         """One step of backward: the gradient of this node's output in; each input's
         gradient, in its input's shape and dtype, added into that input's slot (`p.grads`)."""
@@ -190,15 +206,16 @@ class Node:
         grads_in = _on_tensors(self, g) if p.create_graph else self.backward(self, g)
         if type(grads_in) is not tuple:
             grads_in = tuple(grads_in) if isinstance(grads_in, list) else (grads_in,)
-        if len(grads_in) != len(self._next):
-            raise count_error(self.name, self.site, len(grads_in), len(self._next))
+        edges = self._next
+        if len(grads_in) != len(edges):
+            raise count_error(self.name, self.site, len(grads_in), len(edges))
         if p.here.observers:
             grads_in = _shown(self, g, grads_in, p)  # observers look at them first
         # a leaf may keep a gradient no one else holds as its `.grad`, without a copy
         to_leaf = self._to_leaf and _unshared_ok(self, g, grads_in, p)
         # under create_graph every gradient is a Tensor, even an array a rule made (zeros)
         grads, tensors = p.grads, p.create_graph
-        for nxt, gi, (shape, dtype) in zip(self._next, grads_in, self._inputs_meta):
+        for nxt, gi, (shape, dtype) in zip(edges, grads_in, self._inputs_meta):
             if nxt is None or gi is None:
                 continue  # this input needs no gradient
             if tensors or type(gi) is not _ndarray or gi.shape != shape or gi.dtype is not dtype:
@@ -220,17 +237,16 @@ class Node:
     @property
     def next_functions(self) -> tuple[Any, ...]:
         """`((node, 0), ...)`, one pair per input; `(None, 0)` where no grad is needed."""
-        # NOTE: `_next` holds the nodes alone; a pair per input would be one more object
-        # per edge for the cyclic garbage collector to scan while a long graph is built
         return tuple(zip(self._next, itertools.repeat(0)))
 
-    # NOTE: the attributes every graph walk reads from each of 100,000s of nodes are
-    # properties made of `attrgetter`: read-only like the others, but with no Python call
     input_nodes = property(
-        operator.attrgetter("_next"),
+        _edges,
         doc="`(node, ...)`, one per input, None where no grad is needed: `next_functions` "
         "without PyTorch's pairs (a graph walk's cheaper read).",
     )
+
+    # NOTE: the attributes every graph walk reads from each of 100,000s of nodes are
+    # properties made of `attrgetter`: read-only like the others, but with no Python call
     creation_number = property(
         operator.attrgetter("_id"),
         doc="Nodes are numbered in the order they were made (one counter per process).",
@@ -295,6 +311,7 @@ class AccumulateGrad(Node):
     # the gradient on its way here that nothing else holds (set by the engine): the leaf may
     # keep it as its `.grad` without a copy
     _unshared: Any = None
+    _next = ()  # the end of the path: no inputs
 
     def __init__(self, variable: Tensor) -> None:
         self.variable = variable

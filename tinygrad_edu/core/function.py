@@ -15,6 +15,7 @@ Core layer: numpy and the standard library only.
 
 from __future__ import annotations
 
+import gc
 import sys
 import weakref
 from collections.abc import Callable
@@ -108,6 +109,15 @@ class Function(Node):
         # attribute read on its nodes slower, and backward reads several per node
         for i, name in enumerate(cls.__dict__.get("saved_names", ())):
             setattr(cls, f"_saved_{name}", property(_saved_getter(i)))
+        # NOTE: CPython keeps the fields of a class's instances in one key table shared by
+        # them all, and lets it grow only while the class has made fewer than about 30
+        # instances; an instance with a field missing from it gets a dict of its own (one
+        # more object for the cyclic collector per node, and slower reads). An op that first
+        # runs 30 times under no_grad, where its ctx gets no node fields, would leave every
+        # later node of it so: the fields `apply` fills in go into the table now, at once
+        primer = object.__new__(cls)
+        for name in _NODE_FIELDS:
+            object.__setattr__(primer, name, None)
         # Only the package's own ops can be looked up by name (export refuses the rest).
         if cls.__module__.startswith("tinygrad_edu."):
             OPS.setdefault(cls.__name__, cls)
@@ -252,7 +262,14 @@ class Function(Node):
         out: Any,
     ) -> None:
         """Make this ctx the node behind `out`: what backward and the graph views read."""
-        self._next = tuple(edges)
+        # per input, the node its gradient goes to, kept in fields of the node (`Node._next`)
+        self._arity = n = len(edges)
+        if n:
+            self._edge0 = edges[0]
+            if n > 1:
+                self._edge1 = edges[1]
+                if n > 2:
+                    self._edges_more = tuple(edges[2:])
         # the shape and dtype of each input and of the output: a gradient must have them
         # (the engine sums it back where forward broadcast), and drawings show them
         metas = []
@@ -275,8 +292,11 @@ class Function(Node):
             self._scope = tuple(here.scope)
         if self._to_save:
             self._saved = saved.entries(self, args, result, out)
-        # a weak reference, so the graph does not keep every intermediate tensor alive
-        self._out_ref = out if _config["retain_outputs"] else _weakref(out)
+        # the output's number, by which `output()` finds it while it lives: the graph keeps
+        # no intermediate alive unless the live view asks it to
+        self._out_number = out._id
+        if _config["retain_outputs"]:
+            self._out_ref = out
         out._requires_grad = True
         out._grad_fn = self
         if here.saved_hooks and self._saved:
@@ -304,12 +324,45 @@ class Function(Node):
         what = f"failed on inputs of shape {shown}: {text}"
         return type(err)(message(op, what, source.here(), hint))
 
+    _out_number = 0  # the output tensor's creation number (0: not made by `apply`)
+    _out_ref: Tensor | None = None  # the output itself, while `retain_outputs` is on
+
     def output(self) -> Any:
         """The tensor this node produced, if it is still alive (for drawing)."""
-        ref = getattr(self, "_out_ref", None)
-        if ref is None or isinstance(ref, _tensor.Tensor):
-            return ref
-        return ref()
+        if self._out_ref is not None:
+            return self._out_ref
+        return _alive.find(self._out_number) if self._out_number else None
+
+
+class _Alive:
+    """Finds a tensor that is still alive by its creation number (`Function.output()`).
+
+    NOTE: a node does not point at its output (nor does PyTorch's): a weak reference per
+    node was one more object per op for Python's cyclic collector to walk, and in a
+    100,000-op graph its walks took a third of the time (benchmarks/README.md, W3). Only
+    drawings and debug tools ask, so the tensors are found then, among the objects the
+    collector tracks (every Tensor is one): one pass over them, made again only once a
+    tensor has been made since. One that died since is seen as dead through its weak
+    reference.
+    """
+
+    def __init__(self) -> None:
+        self.refs: dict[int, Callable[[], Any]] = {}  # creation number -> weak reference
+        self.next_number = 0  # the number the next tensor was to get when `refs` was made
+
+    def find(self, number: int) -> Tensor | None:
+        now = _tensor.next_tensor_number()
+        if now != self.next_number:
+            tensor_type = _tensor.Tensor
+            found = (o for o in gc.get_objects() if issubclass(type(o), tensor_type))
+            # (one whose construction raised has no number, and is no node's output)
+            self.refs = {o._id: _weakref(o) for o in found if hasattr(o, "_id")}
+            self.next_number = now
+        ref = self.refs.get(number)
+        return ref() if ref is not None else None
+
+
+_alive = _Alive()
 
 
 def _saved_getter(i: int) -> Callable[[Function], Any]:
@@ -369,6 +422,25 @@ def _own_storage(
         out._data = out._data.copy()
 
 
+# the fields `apply` and `_record` fill in on a node (`Function.__init_subclass__`)
+_NODE_FIELDS = (
+    "needs_input_grad",
+    "_to_save",
+    "_to_leaf",
+    "_arity",
+    "_edge0",
+    "_edge1",
+    "_edges_more",
+    "_inputs_meta",
+    "_out_meta",
+    "_code",
+    "_offset",
+    "_id",
+    "_scope",
+    "_saved",
+    "_out_number",
+    "_out_ref",
+)
 _is_ours = source.is_ours  # filename -> is it the package's own code (cached)
 _new = object.__new__
 _getframe = sys._getframe

@@ -107,7 +107,7 @@ def _freed_message(node: Function) -> str:
     )
 
 
-def modified_message(node: Function, vc: list[Any], version: int) -> str:
+def modified_message(node: Function, vc: np.ndarray, version: int) -> str:
     """The InplaceError's text: the op that saved the value, and the line that changed it."""
     where = source.resolve(vc[1])
     changed = f" at {where}" if where is not None else ""

@@ -211,7 +211,7 @@ class Tensor(torch_api.TorchMethods):
     _data: np.ndarray
     _requires_grad: bool
     _grad_fn: Node | None  # the node that made it (None for a leaf)
-    _counter: list[Any] | None
+    _counter: np.ndarray | None  # see `_vc`
     _id: int
     _view: Any  # a views.ViewOf for a view of another tensor's storage, else None
     name: str | None = None  # a label for graphs and error messages
@@ -367,17 +367,21 @@ class Tensor(torch_api.TorchMethods):
         self.requires_grad_(flag)
 
     @property
-    def _vc(self) -> list[Any]:
+    def _vc(self) -> np.ndarray:
         """The version counter, `[version, site of the last in-place change]`: shared by
         every view and detach()ed alias of one storage, bumped by each in-place change."""
         # NOTE: made when first needed (an in-place change, a saved value, a view): most
-        # tensors never need one, and a long graph then holds one object fewer per op
+        # tensors never need one, and a long graph then holds one object fewer per op.
+        # A numpy array of two Python objects, not a list: numpy arrays are invisible to
+        # Python's cyclic collector, and so, once it has looked at them, are the saved
+        # entries that hold one (tuples of such objects). A 100,000-op graph then has that
+        # many fewer objects for every full collection to walk (benchmarks/README.md, W3)
         if self._counter is None:
-            self._counter = [0, None]
+            self._counter = _NEW_COUNTER.copy()
         return self._counter
 
     @_vc.setter
-    def _vc(self, counter: list[Any]) -> None:
+    def _vc(self, counter: np.ndarray) -> None:
         self._counter = counter
 
     @property
@@ -1209,6 +1213,7 @@ _REFLECTED = {
 }
 
 _constants: dict[Any, Any] = {}  # (number, dtype) -> read-only 0-d array
+_NEW_COUNTER = np.array([0, None], dtype=object)  # what `_vc` copies: version 0, no site
 _INT64 = np.dtype(np.int64)
 
 

@@ -351,7 +351,10 @@ def _fresh_cut(of: ViewOf, old: Any) -> Any:
 
 
 def _produced(node: Any, t: Any) -> None:
-    node._out_ref = t if _function._config["retain_outputs"] else weakref.ref(t)
+    """`node`'s output is now `t`: the tensor an in-place op wrote into, or the snapshot
+    of the values it replaced (`_retire`)."""
+    node._out_number = t._id
+    node._out_ref = t if _function._config["retain_outputs"] else None
 
 
 def check_writable(t: Any, op: str, region: np.ndarray | None = None, fill: bool = False) -> None:
