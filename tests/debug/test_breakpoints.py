@@ -131,3 +131,20 @@ def test_interactive_lands_in_pdb_at_the_learner_line(tmp_path, commands):
     finally:
         child.close(force=True)
     assert child.exitstatus == 0
+
+
+def test_a_backward_breakpoint_looks_for_live_tensors_once_not_once_per_node(monkeypatch):
+    # a node finds its output among the live objects (core/function.py, `_Alive`); the
+    # breakpoint makes a tensor at every node, which must not set off a new search each
+    import gc
+
+    searches = []
+    get_objects = gc.get_objects
+    monkeypatch.setattr(gc, "get_objects", lambda *a: searches.append(1) or get_objects(*a))
+    x = tg.tensor([0.5, -0.25], requires_grad=True)
+    y = x
+    for i in range(300):
+        y = y * 0.9 if i % 2 else y.tanh()
+    with break_on(phase="backward", name="no such name", action="record"):
+        y.sum().backward()
+    assert 1 <= len(searches) <= 2

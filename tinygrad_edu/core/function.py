@@ -109,17 +109,18 @@ class Function(Node):
         # attribute read on its nodes slower, and backward reads several per node
         for i, name in enumerate(cls.__dict__.get("saved_names", ())):
             setattr(cls, f"_saved_{name}", property(_saved_getter(i)))
-        # NOTE: CPython keeps the fields of a class's instances in one key table shared by
-        # them all, and lets it grow only while the class has made fewer than about 30
-        # instances; an instance with a field missing from it gets a dict of its own (one
-        # more object for the cyclic collector per node, and slower reads). An op that first
-        # runs 30 times under no_grad, where its ctx gets no node fields, would leave every
-        # later node of it so: the fields `apply` fills in go into the table now, at once
-        primer = object.__new__(cls)
-        for name in _NODE_FIELDS:
-            object.__setattr__(primer, name, None)
         # Only the package's own ops can be looked up by name (export refuses the rest).
         if cls.__module__.startswith("tinygrad_edu."):
+            # NOTE: CPython keeps the fields of a class's instances in one key table shared
+            # by them all, and lets it grow only while the class has made fewer than about
+            # 30 instances; an instance with a field missing from it gets a dict of its own
+            # (one more object for the cyclic collector per node, and slower reads). An op
+            # first run 30 times under no_grad, where its ctx gets no node fields, would
+            # leave every later node of it so: the fields `apply` fills in go into the
+            # table now. (Not for a learner's op: making one runs its code, `__del__`.)
+            primer = object.__new__(cls)
+            for name in _NODE_FIELDS:
+                setattr(primer, name, None)
             OPS.setdefault(cls.__name__, cls)
             cls._fresh_output = not cls._is_view  # a learner's op is checked for aliasing
             cls._own_rule = True
@@ -341,23 +342,24 @@ class _Alive:
     node was one more object per op for Python's cyclic collector to walk, and in a
     100,000-op graph its walks took a third of the time (benchmarks/README.md, W3). Only
     drawings and debug tools ask, so the tensors are found then, among the objects the
-    collector tracks (every Tensor is one): one pass over them, made again only once a
-    tensor has been made since. One that died since is seen as dead through its weak
-    reference.
+    collector tracks (every Tensor is one), in one pass. Numbers only grow, so a number
+    below `known` that the last pass did not find is a tensor that had died by then: a
+    new pass is made only for a number from after it. One that died since is seen as
+    dead through its weak reference.
     """
 
     def __init__(self) -> None:
         self.refs: dict[int, Callable[[], Any]] = {}  # creation number -> weak reference
-        self.next_number = 0  # the number the next tensor was to get when `refs` was made
+        self.known = 0  # every tensor numbered below it was alive in `refs`, or dead
 
     def find(self, number: int) -> Tensor | None:
-        now = _tensor.next_tensor_number()
-        if now != self.next_number:
+        if number >= self.known:
             tensor_type = _tensor.Tensor
             found = (o for o in gc.get_objects() if issubclass(type(o), tensor_type))
             # (one whose construction raised has no number, and is no node's output)
             self.refs = {o._id: _weakref(o) for o in found if hasattr(o, "_id")}
-            self.next_number = now
+            # `number` was given out before this pass, and so was every one it found
+            self.known = max(number, max(self.refs, default=0)) + 1
         ref = self.refs.get(number)
         return ref() if ref is not None else None
 

@@ -304,6 +304,17 @@ class Tensor(torch_api.TorchMethods):
     # caller made, wrapped as a constant Tensor with no copy and no checks
     wrap = _make
 
+    def __setstate__(self, state: Any) -> None:
+        """A copy (`copy.copy`, `copy.deepcopy`, pickle) is a tensor of its own: the fields
+        of the one copied, and a creation number of its own (drawings and `output()` tell
+        tensors apart by it)."""
+        fields, slots = state if isinstance(state, tuple) else (state, None)
+        if fields:
+            self.__dict__.update(fields)
+        for name, value in (slots or {}).items():
+            object.__setattr__(self, name, value)
+        self._id = next(tensor_numbers)
+
     # --- attributes ---------------------------------------------------------------------
 
     @property
