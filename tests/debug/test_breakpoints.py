@@ -1,3 +1,4 @@
+import gc
 import os
 import sys
 import textwrap
@@ -136,8 +137,6 @@ def test_interactive_lands_in_pdb_at_the_learner_line(tmp_path, commands):
 def test_a_backward_breakpoint_looks_for_live_tensors_once_not_once_per_node(monkeypatch):
     # a node finds its output among the live objects (core/function.py, `_Alive`); the
     # breakpoint makes a tensor at every node, which must not set off a new search each
-    import gc
-
     searches = []
     get_objects = gc.get_objects
     monkeypatch.setattr(gc, "get_objects", lambda *a: searches.append(1) or get_objects(*a))

@@ -265,12 +265,12 @@ class Function(Node):
         """Make this ctx the node behind `out`: what backward and the graph views read."""
         # per input, the node its gradient goes to, kept in fields of the node (`Node._next`)
         self._arity = n = len(edges)
-        if n:
+        if n > 0:
             self._edge0 = edges[0]
-            if n > 1:
-                self._edge1 = edges[1]
-                if n > 2:
-                    self._edges_more = tuple(edges[2:])
+        if n > 1:
+            self._edge1 = edges[1]
+        if n > 2:
+            self._edges_more = tuple(edges[2:])
         # the shape and dtype of each input and of the output: a gradient must have them
         # (the engine sums it back where forward broadcast), and drawings show them
         metas = []
