@@ -22,11 +22,23 @@ around it. This script times the chain four ways, in turns:
   shape and dtype against its input's. Still without the rest of tinygrad_edu: the
   `Function` / `ctx` API learners write ops with, views, observers (debug tools, the
   tracer), module paths, hooks, `create_graph`, saved-tensor hooks;
+- `function_api`: `checked` written through the op API tinygrad_edu's ops are made of and
+  its lessons teach (`class Mul(Function)` with `forward(ctx, ...)` and
+  `backward(ctx, g)`, `Mul.apply(x, c)`, `ctx.save_for_backward`, `ctx.saved_tensors`,
+  `ctx.needs_input_grad`; the ctx is the node), at its cheapest: the same checks, nothing
+  else of tinygrad_edu's;
 - `tinygrad_edu`: the same chain through `Tensor`, with all of those.
 
 The gap between `bare` and numpy is what any Python autograd pays for the graph itself;
 from `bare` to `checked`, what the per-op checks cost at the least; from `checked` to
-tinygrad_edu, the rest of the API. On a 100,000-op chain (`--ops 100000`) Python's cyclic
+`function_api`, what the op API costs at the least; from there to tinygrad_edu, the rest
+of the API.
+
+`--idiom` times the learner's parameter update instead, `with no_grad(): p -= lr * p.grad`
+on a (128, 64) float64 parameter: numpy's `a -= lr * g`; `wrapper`, the least any Python
+tensor library does for it (a `with` block that turns the grad mode off, `__rmul__` making
+a new tensor, `__isub__` writing into the parameter's storage and bumping its version),
+with none of the checks; tinygrad_edu; and PyTorch eager on one thread, if installed. On a 100,000-op chain (`--ops 100000`) Python's cyclic
 garbage collector adds its own share to every side that keeps a Python object per op;
 `--gc-off` shows the times without it.
 """
@@ -161,6 +173,138 @@ def _tanh_rule(g: np.ndarray, saved: tuple) -> tuple:
     return (g * (1 - y * y),)
 
 
+# --- function_api: checked, through the op API of tinygrad_edu's ops and lessons -------------
+
+
+class ApiTensor:
+    """A tensor whose ops are `Op` classes, run through `Op.apply` (as `Tensor`'s are)."""
+
+    __slots__ = ("value", "grad_fn", "version", "__weakref__")
+
+    def __init__(self, value: np.ndarray) -> None:
+        self.value, self.grad_fn, self.version = value, None, [0]
+
+    def __mul__(self, c: float) -> ApiTensor:
+        return MulOp.apply(self, c)
+
+    def __add__(self, c: float) -> ApiTensor:
+        return AddOp.apply(self, c)
+
+    def tanh(self) -> ApiTensor:
+        return TanhOp.apply(self)
+
+    def backward(self) -> None:
+        grads = {self.grad_fn: np.ones_like(self.value)}
+        for node in _in_backward_order(self.grad_fn, lambda node: node.parents):
+            g = grads.pop(node)
+            for parent, gi, meta in zip(node.parents, node.backward(node, g), node.inputs_meta):
+                if parent is None or gi is None:
+                    continue  # a constant, or a leaf (this floor keeps no leaf gradients)
+                if gi.shape != meta[0] or gi.dtype is not meta[1]:
+                    raise ValueError(f"a gradient of shape {gi.shape} for an input of {meta[0]}")
+                grads[parent] = gi if parent not in grads else grads[parent] + gi
+            node.saved = None
+
+
+class Op:
+    """An op as a learner writes one: `forward` and `backward` static methods taking `ctx`,
+    the node, which is an instance of the op's class (as in tinygrad_edu and PyTorch)."""
+
+    to_save: tuple = ()
+
+    def save_for_backward(self, *values) -> None:
+        self.to_save = values
+
+    @property
+    def saved_tensors(self) -> tuple:
+        values = []
+        for value, version, saved_at in self.saved:
+            if version is not None and version[0] != saved_at:
+                raise RuntimeError("a value saved for backward was changed in place")
+            values.append(value)
+        return tuple(values)
+
+    @classmethod
+    def apply(cls, *args) -> ApiTensor:
+        ctx = object.__new__(cls)
+        arrays, parents, metas, needs = [], [], [], []
+        for a in args:  # any number of inputs, each a tensor or a constant
+            if type(a) is ApiTensor:
+                x = a.value
+                meta = (x.shape, x.dtype)
+                metas.append(_metas.setdefault(meta, meta))
+                arrays.append(x)
+                parents.append(a.grad_fn)
+                needs.append(True)
+            else:
+                arrays.append(a)
+                parents.append(None)
+                metas.append(None)
+                needs.append(False)
+        pattern = tuple(needs)
+        ctx.needs_input_grad = _metas.setdefault(pattern, pattern)
+        result = cls.forward(ctx, *arrays)
+        out = ApiTensor(result)
+        state = getattr(_thread, "state", None) or _GradMode
+        if not state.enabled:
+            return out
+        ctx.parents, ctx.inputs_meta = tuple(parents), tuple(metas)
+        caller = sys._getframe(2)  # the learner's line (the caller of `__mul__`)
+        ctx.code, ctx.offset = caller.f_code, caller.f_lasti
+        saved = []
+        for value in ctx.to_save:  # each with the version counter of the tensor it came from
+            if value is result:
+                saved.append((value, out.version, 0))
+            else:
+                for a in args:
+                    if type(a) is ApiTensor and a.value is value:
+                        saved.append((value, a.version, a.version[0]))
+                        break
+                else:  # a constant: nothing can change it
+                    saved.append((value, None, None))
+        ctx.saved = tuple(saved)
+        ctx.output = weakref.ref(out)
+        ctx.id = next(_node_ids)
+        out.grad_fn = ctx
+        return out
+
+
+class MulOp(Op):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        na, nb = ctx.needs_input_grad
+        return (g * b if na else None), (g * a if nb else None)
+
+
+class AddOp(Op):
+    @staticmethod
+    def forward(ctx, a, b):
+        return a + b
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, g
+
+
+class TanhOp(Op):
+    @staticmethod
+    def forward(ctx, a):
+        y = np.tanh(a)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return (g * (1 - y * y),)
+
+
 # --- the chain, each way --------------------------------------------------------------------
 
 
@@ -173,17 +317,104 @@ def chain(make, n_ops: int):
     return run
 
 
+# --- the update idiom, each way ---------------------------------------------------------------
+
+
+class _NoGrad:
+    """`with no_grad():` at its cheapest: the thread's grad mode off, then back."""
+
+    def __enter__(self) -> None:
+        state = getattr(_thread, "state", None) or _GradMode
+        self.state, self.before, state.enabled = state, state.enabled, False
+
+    def __exit__(self, *exc: object) -> None:
+        self.state.enabled = self.before
+
+
+class Wrapper:
+    """The least a tensor library's parameter is for the update: numbers, a version, a grad."""
+
+    __slots__ = ("value", "version", "grad")
+
+    def __init__(self, value: np.ndarray) -> None:
+        self.value, self.version, self.grad = value, [0], None
+
+    def __rmul__(self, c: float) -> Wrapper:
+        return Wrapper(self.value * c)
+
+    def __isub__(self, other: Wrapper) -> Wrapper:
+        np.subtract(self.value, other.value, out=self.value)
+        self.version[0] += 1
+        return self
+
+
+def idiom_sides(shape: tuple[int, int] = (128, 64), lr: float = 0.01) -> dict:
+    """`with no_grad(): p -= lr * p.grad`, each way, as functions running it 200 times."""
+    import tinygrad_edu as tg
+
+    rng = np.random.default_rng(0)
+    a, g = rng.standard_normal(shape), rng.standard_normal(shape)
+    w = Wrapper(rng.standard_normal(shape))
+    w.grad = Wrapper(rng.standard_normal(shape))
+    p = tg.tensor(rng.standard_normal(shape), requires_grad=True)
+    p.grad = tg.tensor(rng.standard_normal(shape))
+
+    def numpy_update() -> None:
+        nonlocal a
+        for _ in range(200):
+            a -= lr * g
+
+    def wrapper() -> None:
+        nonlocal w
+        for _ in range(200):
+            with _NoGrad():
+                w -= lr * w.grad
+
+    def ours() -> None:
+        nonlocal p
+        for _ in range(200):
+            with tg.no_grad():
+                p -= lr * p.grad
+
+    sides = {"numpy": numpy_update, "wrapper": wrapper, "tinygrad_edu": ours}
+    try:
+        import torch
+    except ImportError:
+        return sides
+    torch.set_num_threads(1)
+    tp = torch.tensor(rng.standard_normal(shape), requires_grad=True)
+    tp.grad = torch.tensor(rng.standard_normal(shape))
+
+    def pytorch() -> None:
+        nonlocal tp
+        for _ in range(200):
+            with torch.no_grad():
+                tp -= lr * tp.grad
+
+    sides["pytorch"] = pytorch
+    return sides
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ops", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--gc-off", action="store_true", help="time with the cyclic GC off")
+    parser.add_argument("--idiom", action="store_true", help="time the parameter update instead")
     args = parser.parse_args()
+    if args.idiom:
+        times = in_turns(idiom_sides(), args.repeats)
+        print(
+            f"with no_grad(): p -= lr * p.grad, (128, 64) float64, best of {args.repeats} in turns"
+        )
+        report(times, 200, "us", "numpy")
+        return
     n = args.ops
     sides = {
         "numpy": chain_numpy(n),
         "bare": chain(Bare, n),
         "checked": chain(Checked, n),
+        "function_api": chain(ApiTensor, n),
         "tinygrad_edu": chain_tg(n),
     }
     if args.gc_off:
@@ -192,14 +423,19 @@ def main() -> None:
     gc.enable()
     print(
         f"W2 chain of {n} ops, best of {args.repeats} in turns"
-        f"{', cyclic GC off' if args.gc_off else ''}; paired: median ratio to numpy"
+        f"{', cyclic GC off' if args.gc_off else ''}; paired: median ratio"
     )
+    report(times, n, "us/op", "numpy", "checked")
+
+
+def report(times: dict, n: int, unit: str, *bases: str) -> None:
+    """Each side's best time per run of `n`, and its ratios to `bases` (best; paired median)."""
     for name, t in times.items():
-        paired = statistics.median(a / b for a, b in zip(t, times["numpy"]))
-        print(
-            f"  {name:<13} {min(t) / n * 1e6:6.2f} us/op   {min(t) / min(times['numpy']):5.2f}x"
-            f"   paired {paired:5.2f}x"
-        )
+        ratios = []
+        for base in bases:
+            paired = statistics.median(a / b for a, b in zip(t, times[base]))
+            ratios.append(f"{min(t) / min(times[base]):5.2f}x {base} (paired {paired:5.2f}x)")
+        print(f"  {name:<13} {min(t) / n * 1e6:6.2f} {unit:<6} " + "   ".join(ratios))
 
 
 if __name__ == "__main__":

@@ -9,10 +9,11 @@ change to a hot path (benchmarks/README.md). Run one part under valgrind; each
         --dump-before=os_getppid --callgrind-out-file=/tmp/cg.out $PY benchmarks/callgrind_parts.py w2
     grep -h '^summary:' /tmp/cg.out.2 /tmp/cg.out.3        # W2's forward, backward
 
-Parts: `w2` (forward, backward of 2,000 ops), `checked` (bench_floor's floor, the same),
-`w1` (20 steps), `idiom` (200 `with tg.no_grad(): p -= lr * p.grad`, then numpy's
-`a -= lr * g` 200 times). `GC_OFF=1` turns the cyclic collector off for the counted parts
-(its passes depend on what ran before, so a small change is clearest without them).
+Parts: `w2` (forward, backward of 2,000 ops), `checked` and `function_api` (bench_floor's
+floors, the same), `w1` (20 steps), `idiom` (200 `with tg.no_grad(): p -= lr * p.grad`,
+then numpy's `a -= lr * g` and bench_floor's `wrapper`, 200 times each). `GC_OFF=1` turns
+the cyclic collector off for the counted parts (its passes depend on what ran before, so a
+small change is clearest without them).
 Count both trees of a comparison from one path (copy each there in turn): the path alone
 moves a count by up to 1 k per op through hash-table layouts. Import once before
 counting after an edit, or the `.pyc` compile lands in one of the runs.
@@ -28,7 +29,7 @@ sys.modules["torch"] = None  # type: ignore[assignment]  # bench_core's PyTorch 
 
 import numpy as np  # noqa: E402
 from bench_core import chain_ops, w1_tg  # noqa: E402
-from bench_floor import Checked  # noqa: E402
+from bench_floor import ApiTensor, Checked, idiom_sides  # noqa: E402
 from workloads import moons  # noqa: E402
 
 import tinygrad_edu as tg  # noqa: E402
@@ -55,8 +56,8 @@ def w2() -> None:
     mark()
 
 
-def checked() -> None:
-    c0 = Checked(np.linspace(-1, 1, 4))
+def checked(make=Checked) -> None:
+    c0 = make(np.linspace(-1, 1, 4))
     for _ in range(2):
         chain_ops(c0, N).backward()
     counted()
@@ -78,31 +79,22 @@ def w1() -> None:
 
 
 def idiom() -> None:
-    rng = np.random.default_rng(0)
-    p = tg.tensor(rng.standard_normal((128, 64)), requires_grad=True)
-    p.grad = tg.tensor(rng.standard_normal((128, 64)))
-    a, g, lr = rng.standard_normal((128, 64)), rng.standard_normal((128, 64)), 0.01
-
-    def ours(n: int) -> None:
-        nonlocal p
-        for _ in range(n):
-            with tg.no_grad():
-                p -= lr * p.grad
-
-    def numpy_update(n: int) -> None:
-        nonlocal a
-        for _ in range(n):
-            a -= lr * g
-
-    ours(50)
-    numpy_update(50)
+    sides = idiom_sides()  # each runs the update 200 times
+    for side in sides.values():
+        side()
     counted()
-    mark()
-    ours(200)
-    mark()
-    numpy_update(200)
+    for name in ("tinygrad_edu", "numpy", "wrapper"):
+        mark()
+        sides[name]()
     mark()
 
 
 if __name__ == "__main__":
-    {"w2": w2, "checked": checked, "w1": w1, "idiom": idiom}[sys.argv[1]]()
+    parts = {
+        "w2": w2,
+        "checked": checked,
+        "function_api": lambda: checked(ApiTensor),
+        "w1": w1,
+        "idiom": idiom,
+    }
+    parts[sys.argv[1]]()
