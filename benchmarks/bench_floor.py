@@ -4,7 +4,7 @@ Run: `python benchmarks/bench_floor.py [--ops N] [--repeats R] [--gc-off]`.
 
 W2 (bench_core.py) is a chain of tiny ops, `* 0.9`, `+ 0.1`, `tanh` on 4 numbers, forward
 and backward: numpy's arithmetic is about 1 us a call, so what is timed is the Python
-around it. This script times the chain four ways, in turns:
+around it. This script times the chain five ways, in turns:
 
 - `numpy`: the hand-written forward and backward (bench_core's floor);
 - `bare`: the least a define-by-run autograd can do in Python, written here for the
