@@ -61,21 +61,30 @@ def _root(t: Any, gradient: Any, create_graph: bool, op: str) -> tuple[Node, Any
 
 def toposort(roots: Sequence[Node]) -> list[Node]:
     """Nodes reachable from `roots`, each before every node it sends gradients to."""
-    order: list[Node] = []
+    return [node for node, _ in _toposort_with_edges(roots)]
+
+
+def _toposort_with_edges(roots: Sequence[Node]) -> list[tuple[Node, tuple[Node | None, ...]]]:
+    """`toposort`'s order, each node with its edges (`edges_of`): read once, for the sort
+    and for the node's step."""
+    order = []
     visited: set[Node] = set()  # nodes hash by identity
-    stack: list[tuple[Node, bool]] = [(r, False) for r in reversed(roots)]
+    # (node, None): to visit; (node, edges): every node it sends gradients to is placed
+    stack: list[tuple[Node, Any]] = [(r, None) for r in reversed(roots)]
     while stack:
-        node, done = stack.pop()
-        if done:
-            order.append(node)
+        entry = stack.pop()
+        node, edges = entry
+        if edges is not None:
+            order.append(entry)
             continue
         if node in visited:
             continue
         visited.add(node)
-        stack.append((node, True))
-        for nxt in reversed(node._next):
+        edges = edges_of(node)
+        stack.append((node, edges))
+        for nxt in reversed(edges):
             if nxt is not None and nxt not in visited:
-                stack.append((nxt, False))
+                stack.append((nxt, None))
     order.reverse()
     return order
 
@@ -110,7 +119,7 @@ def steps(
     try:
         # topological order: a node runs only after every node that sends it a gradient,
         # so the gradient it passes on is complete
-        for node in toposort(list(grads)):
+        for node, edges in _toposort_with_edges(list(grads)):
             g = grads.pop(node, None)
             if g is None:
                 continue  # no gradient reaches it (it only fed a branch that needs none)
@@ -120,7 +129,7 @@ def steps(
                 capture[id(node)] = g  # tg.grad asked for this one
             # the chain rule, one step: the node's rule turns d(root)/d(its output) into
             # d(root)/d(each input), added into each input's slot in `grads`
-            node.run(g, p)
+            node.run(g, p, edges)
             if not retain_graph:
                 node._saved = None  # what forward saved is used up (a second backward explains)
             yield node, g
@@ -146,6 +155,17 @@ def _gc_paused() -> Iterator[None]:
 
 
 # --- the nodes: what `grad_fn` points at, each running its own backward step --------
+
+
+def edges_of(node: Node) -> tuple[Node | None, ...]:
+    """Per input of `node`, the node its gradient goes to (None: it needs none): `node._next`.
+    (The engine calls it straight: a property read costs a call through C on Python 3.11.)"""
+    n = node._arity
+    if n == 1:
+        return (node._edge0,)
+    if n == 2:
+        return (node._edge0, node._edge1)
+    return (node._edge0, node._edge1, *node._edges_more)[:n]
 
 
 class Node:
@@ -189,24 +209,20 @@ class Node:
         """The rule: d(root)/d(output) in, one d(root)/d(input) per input out (`Function`)."""
         raise NotImplementedError
 
-    def _edges(self) -> tuple[Node | None, ...]:
-        if self._arity == 1:
-            return (self._edge0,)
-        if self._arity == 2:
-            return (self._edge0, self._edge1)
-        return (self._edge0, self._edge1, *self._edges_more)[: self._arity]
+    _next = property(
+        edges_of,
+        doc="Per input, the node its gradient goes to (None: it needs none).",
+    )
 
-    _next = property(_edges, doc="Per input, the node its gradient goes to (None: it needs none).")
-
-    def run(self, g: Any, p: Pass) -> None:
+    def run(self, g: Any, p: Pass, edges: tuple[Node | None, ...]) -> None:
         """One step of backward: the gradient of this node's output in; each input's
-        gradient, in its input's shape and dtype, added into that input's slot (`p.grads`)."""
+        gradient, in its input's shape and dtype, added into the slot (`p.grads`) of the
+        node its input's edge goes to (`edges`, this node's `_next`)."""
         if type(g) is not _ndarray and not (p.create_graph and isinstance(g, _tensor.Tensor)):
             g = np.asarray(g)  # numpy turns 0-d sums (`g + g`) into scalars
         grads_in = _on_tensors(self, g) if p.create_graph else self.backward(self, g)
         if type(grads_in) is not tuple:
             grads_in = tuple(grads_in) if isinstance(grads_in, list) else (grads_in,)
-        edges = self._next
         if len(grads_in) != len(edges):
             raise count_error(self.name, self.site, len(grads_in), len(edges))
         if p.here.observers:
@@ -240,7 +256,7 @@ class Node:
         return tuple(zip(self._next, itertools.repeat(0)))
 
     input_nodes = property(
-        _edges,
+        edges_of,
         doc="`(node, ...)`, one per input, None where no grad is needed: `next_functions` "
         "without PyTorch's pairs (a graph walk's cheaper read).",
     )
@@ -325,7 +341,7 @@ class AccumulateGrad(Node):
     def _pre_hooks(self) -> list[Any] | None:  # type: ignore[override]
         return self.variable._hooks  # a leaf's hooks see its gradient before `.grad` does
 
-    def run(self, g: Any, p: Pass) -> None:
+    def run(self, g: Any, p: Pass, edges: tuple[Node | None, ...]) -> None:
         """The end of a path: `leaf.grad += g`, unless `tg.grad` only reads the gradient."""
         if p.accumulate:
             _accumulate(self.variable, g, p.create_graph, unshared=self._unshared is g)
