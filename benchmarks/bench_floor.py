@@ -1,6 +1,6 @@
 """How fast can any Python autograd run W2's chain? A floor, for reading bench_core's W2.
 
-Run: `python benchmarks/bench_floor.py [--ops N] [--repeats R] [--gc-off]`.
+Run: `python benchmarks/bench_floor.py [--ops N] [--repeats R] [--gc-off] [--idiom]`.
 
 W2 (bench_core.py) is a chain of tiny ops, `* 0.9`, `+ 0.1`, `tanh` on 4 numbers, forward
 and backward: numpy's arithmetic is about 1 us a call, so what is timed is the Python
@@ -25,22 +25,22 @@ around it. This script times the chain five ways, in turns:
 - `function_api`: `checked` written through the op API tinygrad_edu's ops are made of and
   its lessons teach (`class Mul(Function)` with `forward(ctx, ...)` and
   `backward(ctx, g)`, `Mul.apply(x, c)`, `ctx.save_for_backward`, `ctx.saved_tensors`,
-  `ctx.needs_input_grad`; the ctx is the node), at its cheapest: the same checks, nothing
-  else of tinygrad_edu's;
+  `ctx.needs_input_grad`; the ctx is the node), as cheaply as we, and a review after us,
+  could write it: the same checks, nothing else of tinygrad_edu's;
 - `tinygrad_edu`: the same chain through `Tensor`, with all of those.
 
 The gap between `bare` and numpy is what any Python autograd pays for the graph itself;
 from `bare` to `checked`, what the per-op checks cost at the least; from `checked` to
 `function_api`, what the op API costs at the least; from there to tinygrad_edu, the rest
-of the API.
+of the API. On a 100,000-op chain (`--ops 100000`) Python's cyclic garbage collector adds
+its own share to every side that keeps a Python object per op; `--gc-off` shows the times
+without it.
 
 `--idiom` times the learner's parameter update instead, `with no_grad(): p -= lr * p.grad`
 on a (128, 64) float64 parameter: numpy's `a -= lr * g`; `wrapper`, the least any Python
 tensor library does for it (a `with` block that turns the grad mode off, `__rmul__` making
 a new tensor, `__isub__` writing into the parameter's storage and bumping its version),
-with none of the checks; tinygrad_edu; and PyTorch eager on one thread, if installed. On a 100,000-op chain (`--ops 100000`) Python's cyclic
-garbage collector adds its own share to every side that keeps a Python object per op;
-`--gc-off` shows the times without it.
+with none of the checks; tinygrad_edu; and PyTorch eager on one thread, if installed.
 """
 
 from __future__ import annotations
@@ -184,95 +184,119 @@ class ApiTensor:
     def __init__(self, value: np.ndarray) -> None:
         self.value, self.grad_fn, self.version = value, None, [0]
 
+    # the operators call `apply`'s body straight: no classmethod binding, no `*args`
     def __mul__(self, c: float) -> ApiTensor:
-        return MulOp.apply(self, c)
+        return _apply(MulOp, (self, c))
 
     def __add__(self, c: float) -> ApiTensor:
-        return AddOp.apply(self, c)
+        return _apply(AddOp, (self, c))
 
     def tanh(self) -> ApiTensor:
-        return TanhOp.apply(self)
+        return _apply(TanhOp, (self,))
 
     def backward(self) -> None:
         grads = {self.grad_fn: np.ones_like(self.value)}
         for node in _in_backward_order(self.grad_fn, lambda node: node.parents):
             g = grads.pop(node)
+            # what the rule will read as `ctx.saved_tensors`, checked before it runs
+            for version, saved_at in node.versions:
+                if version[0] != saved_at:
+                    raise RuntimeError("a value saved for backward was changed in place")
             for parent, gi, meta in zip(node.parents, node.backward(node, g), node.inputs_meta):
-                if parent is None or gi is None:
-                    continue  # a constant, or a leaf (this floor keeps no leaf gradients)
+                if gi is None or meta is None:
+                    continue  # no gradient, or a constant's
                 if gi.shape != meta[0] or gi.dtype is not meta[1]:
                     raise ValueError(f"a gradient of shape {gi.shape} for an input of {meta[0]}")
-                grads[parent] = gi if parent not in grads else grads[parent] + gi
-            node.saved = None
+                if parent is not None:  # (a leaf's is dropped: this floor keeps no `.grad`)
+                    grads[parent] = gi if parent not in grads else grads[parent] + gi
+            node.saved_tensors = None
 
 
 class Op:
     """An op as a learner writes one: `forward` and `backward` static methods taking `ctx`,
-    the node, which is an instance of the op's class (as in tinygrad_edu and PyTorch)."""
+    the node, which is an instance of the op's class (as in tinygrad_edu and PyTorch).
 
-    to_save: tuple = ()
+    As cheap as we could make it (with a review's help): slots for what `_apply` fills in
+    (a learner's forward may still keep anything else on ctx, in its dict); `saved_tensors`
+    a plain attribute, whose versions backward checks before the rule reads it.
+    """
+
+    __slots__ = ("needs_input_grad", "saved_tensors", "versions", "parents", "inputs_meta")
+    __slots__ += ("code", "offset", "output", "id", "__dict__")
 
     def save_for_backward(self, *values) -> None:
-        self.to_save = values
-
-    @property
-    def saved_tensors(self) -> tuple:
-        values = []
-        for value, version, saved_at in self.saved:
-            if version is not None and version[0] != saved_at:
-                raise RuntimeError("a value saved for backward was changed in place")
-            values.append(value)
-        return tuple(values)
+        self.saved_tensors = values
 
     @classmethod
-    def apply(cls, *args) -> ApiTensor:
-        ctx = object.__new__(cls)
-        arrays, parents, metas, needs = [], [], [], []
-        for a in args:  # any number of inputs, each a tensor or a constant
+    def apply(cls, *args) -> ApiTensor:  # a learner's `MyOp.apply(x, ...)`
+        return _apply(cls, args)
+
+
+_ONE_TENSOR, _TENSOR_AND_CONSTANT = (True,), (True, False)
+
+
+def _apply(cls, args: tuple) -> ApiTensor:
+    ctx = object.__new__(cls)
+    ctx.saved_tensors = ()
+    first = args[0]
+    # the commonest inputs written out (one tensor; a tensor and a constant), then any others
+    if len(args) == 1 and type(first) is ApiTensor:
+        x = first.value
+        meta = (x.shape, x.dtype)
+        parents, metas = (first.grad_fn,), (_metas.setdefault(meta, meta),)
+        ctx.needs_input_grad = _ONE_TENSOR
+        result = cls.forward(ctx, x)
+    elif len(args) == 2 and type(first) is ApiTensor and type(args[1]) is not ApiTensor:
+        x = first.value
+        meta = (x.shape, x.dtype)
+        parents, metas = (first.grad_fn, None), (_metas.setdefault(meta, meta), None)
+        ctx.needs_input_grad = _TENSOR_AND_CONSTANT
+        result = cls.forward(ctx, x, args[1])
+    else:
+        arrays, parent_list, meta_list, needs = [], [], [], []
+        for a in args:
             if type(a) is ApiTensor:
                 x = a.value
                 meta = (x.shape, x.dtype)
-                metas.append(_metas.setdefault(meta, meta))
+                meta_list.append(_metas.setdefault(meta, meta))
                 arrays.append(x)
-                parents.append(a.grad_fn)
+                parent_list.append(a.grad_fn)
                 needs.append(True)
             else:
                 arrays.append(a)
-                parents.append(None)
-                metas.append(None)
+                parent_list.append(None)
+                meta_list.append(None)
                 needs.append(False)
-        pattern = tuple(needs)
+        parents, metas, pattern = tuple(parent_list), tuple(meta_list), tuple(needs)
         ctx.needs_input_grad = _metas.setdefault(pattern, pattern)
         result = cls.forward(ctx, *arrays)
-        out = ApiTensor(result)
-        state = getattr(_thread, "state", None) or _GradMode
-        if not state.enabled:
-            return out
-        ctx.parents, ctx.inputs_meta = tuple(parents), tuple(metas)
-        caller = sys._getframe(2)  # the learner's line (the caller of `__mul__`)
-        ctx.code, ctx.offset = caller.f_code, caller.f_lasti
-        saved = []
-        for value in ctx.to_save:  # each with the version counter of the tensor it came from
-            if value is result:
-                saved.append((value, out.version, 0))
-            else:
-                for a in args:
-                    if type(a) is ApiTensor and a.value is value:
-                        saved.append((value, a.version, a.version[0]))
-                        break
-                else:  # a constant: nothing can change it
-                    saved.append((value, None, None))
-        ctx.saved = tuple(saved)
-        ctx.output = weakref.ref(out)
-        ctx.id = next(_node_ids)
-        out.grad_fn = ctx
+    out = ApiTensor(result)
+    if not (getattr(_thread, "state", None) or _GradMode).enabled:
         return out
+    ctx.parents, ctx.inputs_meta = parents, metas
+    caller = sys._getframe(2)  # the learner's line: past `_apply` and the operator (or apply)
+    ctx.code, ctx.offset = caller.f_code, caller.f_lasti
+    versions = ()  # of each saved tensor: its version counter, and the version it had
+    for value in ctx.saved_tensors:
+        if value is result:
+            versions += ((out.version, 0),)
+        elif value is not None:
+            for a in args:
+                if type(a) is ApiTensor and a.value is value:
+                    versions += ((a.version, a.version[0]),)
+                    break  # (a constant, or a value made in forward: nothing can change it)
+    ctx.versions = versions
+    ctx.output = weakref.ref(out)
+    ctx.id = next(_node_ids)
+    out.grad_fn = ctx
+    return out
 
 
 class MulOp(Op):
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        na, nb = ctx.needs_input_grad
+        ctx.save_for_backward(a if nb else None, b if na else None)  # what backward will use
         return a * b
 
     @staticmethod
