@@ -327,7 +327,6 @@ class AccumulateGrad(Node):
     # the gradient on its way here that nothing else holds (set by the engine): the leaf may
     # keep it as its `.grad` without a copy
     _unshared: Any = None
-    _next = ()  # the end of the path: no inputs
 
     def __init__(self, variable: Tensor) -> None:
         self.variable = variable
