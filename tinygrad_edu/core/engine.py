@@ -226,7 +226,7 @@ class Node:
         if len(grads_in) != len(edges):
             raise count_error(self.name, self.site, len(grads_in), len(edges))
         if p.here.observers:
-            grads_in = _shown(self, g, grads_in, p)  # observers look at them first
+            grads_in = _shown(self, g, grads_in, p, edges)  # observers look at them first
         # a leaf may keep a gradient no one else holds as its `.grad`, without a copy
         to_leaf = self._to_leaf and _unshared_ok(self, g, grads_in, p)
         # under create_graph every gradient is a Tensor, even an array a rule made (zeros)
@@ -371,12 +371,14 @@ def _fit(gi: Any, shape: tuple[Any, ...], dtype: Any, node: Node, create_graph: 
     return gi
 
 
-def _shown(node: Node, g: Any, grads_in: tuple[Any, ...], p: Pass) -> list[Any]:
+def _shown(
+    node: Node, g: Any, grads_in: tuple[Any, ...], p: Pass, edges: tuple[Node | None, ...]
+) -> list[Any]:
     """The gradients a node sends, each fitted to its input (None where none is needed),
     for the observers who look at them before they are added up (anomaly mode,
     breakpoints, the stepper, tracing)."""
     fitted = []
-    for nxt, gi, (shape, dtype) in zip(node._next, grads_in, node._inputs_meta):
+    for nxt, gi, (shape, dtype) in zip(edges, grads_in, node._inputs_meta):
         if nxt is None or gi is None:
             gi = None
         elif type(gi) is not np.ndarray or gi.shape != shape or gi.dtype is not dtype:

@@ -265,7 +265,7 @@ def _hooked(node: Any, view_ops: int) -> bool:
             return False
         if node._pre_hooks:
             return True
-        node = node._next[0] if node._next else None
+        node = node._edge0  # the view op's one input (None past a leaf's AccumulateGrad)
     return False
 
 
