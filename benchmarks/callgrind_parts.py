@@ -56,7 +56,8 @@ def w2() -> None:
     mark()
 
 
-def checked(make=Checked) -> None:
+def floor(make) -> None:
+    """One of bench_floor's sides (`Checked`, `ApiTensor`): W2's chain, as `w2` counts it."""
     c0 = make(np.linspace(-1, 1, 4))
     for _ in range(2):
         chain_ops(c0, N).backward()
@@ -92,8 +93,8 @@ def idiom() -> None:
 if __name__ == "__main__":
     parts = {
         "w2": w2,
-        "checked": checked,
-        "function_api": lambda: checked(ApiTensor),
+        "checked": lambda: floor(Checked),
+        "function_api": lambda: floor(ApiTensor),
         "w1": w1,
         "idiom": idiom,
     }
